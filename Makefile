@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# l2cc build. `make` builds everything; `make test` sets up and runs the tests;
+# `make demo` sets up and runs the demo; `make bench` runs the benchmark.
+# V=1 shows the full commands.
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+CC      ?= gcc
+CLANG   ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+
+PKGS    := libbpf libxdp
+B       := build
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE \
+	   -Idaemon -Ibpf -I$(B) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
+BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ibpf \
+	   $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
+
+BPF_SRCS    := $(wildcard bpf/*.bpf.c)
+BPF_OBJS    := $(BPF_SRCS:bpf/%.bpf.c=$(B)/%.bpf.o)
+SKELS       := $(BPF_SRCS:bpf/%.bpf.c=$(B)/%.skel.h)
+
+LIB_SRCS    := $(wildcard daemon/*.c)
+LIB_OBJS    := $(LIB_SRCS:%.c=$(B)/%.o)
+SW_SRCS     := $(filter-out switchd/main.c,$(wildcard switchd/*.c))
+SW_OBJS     := $(SW_SRCS:%.c=$(B)/%.o)
+
+UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
+UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+BPFT_SRCS   := $(wildcard tests/bpf/test_*.c)
+BPFT_BINS   := $(BPFT_SRCS:tests/bpf/%.c=$(B)/tests/%)
+FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
+
+BINS := $(B)/bin/switchd $(B)/bin/l2ccctl
+
+all: $(BINS) $(BPF_OBJS) $(UNIT_BINS) $(BPFT_BINS)
+
+$(B)/%.bpf.o: bpf/%.bpf.c bpf/l2cc_shared.h
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/%.skel.h: $(B)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# Every C object may include a skeleton; generate them first.
+$(B)/%.o: %.c | $(SKELS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libl2cc.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/libswitchd.a: $(SW_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/bin/switchd: $(B)/switchd/main.o $(B)/libswitchd.a $(B)/libl2cc.a
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/bin/l2ccctl: $(B)/daemon/cli/l2ccctl.o $(B)/libl2cc.a
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libswitchd.a $(B)/libl2cc.a
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/test_bpf_%: $(B)/tests/bpf/test_bpf_%.o $(B)/libl2cc.a
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Fuzzers: libFuzzer with ASan/UBSan, one per decoder, built from the sources
+# directly so the sanitizers see the decoder code.
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-std=gnu11 -D_GNU_SOURCE -Idaemon -Ibpf -I$(B) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(SW_SRCS) | $(SKELS)
+	$(call msg,FUZZ,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(SW_SRCS) $(LDLIBS)
+
+fuzz: $(FUZZ_BINS)
+
+# ---- the two README commands and friends --------------------------------
+deps:
+	$(Q)scripts/setup.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all fuzz
+	$(Q)tests/run.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/demo.sh
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/bench.sh
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all deps test demo bench fuzz clean
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

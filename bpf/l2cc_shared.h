@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The kernel/user ABI of l2cc: map value layouts and wire constants that both
+ * the XDP programs in bpf/ and the daemons see. Fixed-width types only, so the
+ * same bytes mean the same thing on both sides. This is the only copy.
+ */
+#ifndef L2CC_SHARED_H
+#define L2CC_SHARED_H
+
+#include <linux/types.h>
+
+/* ---- Ethernet ---------------------------------------------------------- */
+#define L2CC_ETH_ALEN        6
+#define L2CC_ETH_HLEN        14
+#define L2CC_VLAN_HLEN       4
+#define L2CC_ETH_MIN_FRAME   60    /* without FCS: shorter frames are runts */
+#define L2CC_NPRIO           8     /* 802.1Q PCP values */
+
+#define L2CC_ETH_P_8021Q     0x8100
+#define L2CC_ETH_P_8021AD    0x88A8
+#define L2CC_ETH_P_MACCTRL   0x8808 /* 802.3 MAC control: PAUSE and PFC */
+#define L2CC_ETH_P_DATA_TAG  0x88B5 /* IEEE local experimental 1: l2cc data tag */
+#define L2CC_ETH_P_CTRL      0x88B6 /* IEEE local experimental 2: l2cc control */
+#define L2CC_ETH_P_CNTAG     0x22E9 /* 802.1Qau CN-TAG */
+#define L2CC_ETH_P_CNM       0x22E7 /* 802.1Qau congestion notification message */
+
+#define L2CC_MACCTRL_PAUSE   0x0001 /* 802.3 Annex 31B */
+#define L2CC_MACCTRL_PFC     0x0101 /* 802.1Qbb */
+
+/* Version carried in every 0x88B5/0x88B6 header (docs/wire-formats.md). */
+#define L2CC_WIRE_VERSION    1
+
+/* 0x88B6 control message types. */
+enum l2cc_ctrl_type {
+	L2CC_CTRL_CREDIT = 1,   /* switch-to-switch absolute credit limits */
+};
+
+/* ---- on-wire structures (network byte order; docs/wire-formats.md) ----- */
+
+/* 802.3 MAC control body after the ethertype: PAUSE uses quanta[0] only. */
+struct l2cc_macctrl {
+	__be16 opcode;
+	__be16 class_enable;    /* PFC: bit i = priority i; PAUSE: the 2-byte pause_time */
+	__be16 quanta[8];       /* PFC timers; for PAUSE only the first 2 bytes above count */
+} __attribute__((packed));
+
+/* Header of every 0x88B6 control message. */
+struct l2cc_ctrl_hdr {
+	__u8   version;         /* L2CC_WIRE_VERSION */
+	__u8   type;            /* enum l2cc_ctrl_type */
+	__be16 length;          /* bytes of body after this header */
+} __attribute__((packed));
+
+/* Credit unit carried in a CREDIT message. */
+enum l2cc_credit_unit { L2CC_CREDIT_BYTES = 0, L2CC_CREDIT_FRAMES = 1 };
+
+/*
+ * CREDIT body. limit[p] is absolute: the total number of units the peer may
+ * have sent on priority p since session `session` began (mod 2^64). An update
+ * that is lost is superseded by the next one, so nothing leaks. A new session
+ * id means the receiver restarted and the sender's count starts again at 0.
+ */
+struct l2cc_credit {
+	__u8   unit;            /* enum l2cc_credit_unit */
+	__u8   prio_mask;       /* bit p: limit[p] is valid */
+	__be16 reserved;
+	__be32 session;
+	__be64 limit[8];
+} __attribute__((packed));
+
+/* ---- XDP program ------------------------------------------------------- */
+
+/* Per-CPU counters kept by bpf/l2cc_xdp.bpf.c, one array slot each. */
+enum l2cc_xdp_stat {
+	L2CC_XDP_RX = 0,         /* frames seen */
+	L2CC_XDP_REDIRECT,       /* handed to the AF_XDP socket */
+	L2CC_XDP_NO_SOCKET,      /* no socket bound for this queue: fallback verdict */
+	L2CC_XDP_RUNT,           /* shorter than an Ethernet header: dropped */
+	L2CC_XDP_STAT_MAX,
+};
+
+/* Verdict when no AF_XDP socket is bound for the receive queue. */
+enum l2cc_xdp_fallback {
+	L2CC_XDP_FALLBACK_DROP = 0, /* a switch port: nothing for the kernel stack */
+	L2CC_XDP_FALLBACK_PASS = 1,
+};
+
+/* Program names, so a daemon can recognise (and clean up) a stale one of ours. */
+#define L2CC_XDP_PROG_NAME   "l2cc_xdp"
+
+/* xsks_map in bpf/l2cc_xdp.bpf.c is keyed by rx queue index: queues per port. */
+#define L2CC_XSKMAP_MAX      64
+
+/*
+ * bpf/xdp_fwd.bpf.c, the pure-XDP baseline: tx_port maps an ingress ifindex
+ * (key, __u32) to an egress ifindex (value, __u32).
+ */
+#define L2CC_XDP_FWD_PROG_NAME  "xdp_fwd"
+#define L2CC_XDP_PASS_PROG_NAME "xdp_pass"
+#define L2CC_XDP_FWD_MAX_PORTS  64
+
+#endif /* L2CC_SHARED_H */

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Wire formats (docs/wire-formats.md). Everything here runs on bytes that came
+ * off the wire, so every read is bounded by the length the caller gave us and
+ * multi-byte fields are loaded byte by byte: frames in a UMEM have no
+ * alignment guarantee, and casting to a packed struct pointer hides that from
+ * the reader. The structs in l2cc_shared.h define the layout; we use offsetof
+ * and sizeof on them so the two cannot drift.
+ */
+#include "wire.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+const uint8_t wire_macctrl_da[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+
+static inline uint16_t get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
+
+static inline void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static inline void put_be32(uint8_t *p, uint32_t v)
+{
+	put_be16(p, v >> 16);
+	put_be16(p + 2, v);
+}
+
+static inline void put_be64(uint8_t *p, uint64_t v)
+{
+	put_be32(p, v >> 32);
+	put_be32(p + 4, v);
+}
+
+static inline bool is_vlan_tpid(uint16_t et)
+{
+	return et == L2CC_ETH_P_8021Q || et == L2CC_ETH_P_8021AD;
+}
+
+int wire_parse_eth(const void *frame, size_t len, struct eth_info *ei)
+{
+	const uint8_t *p = frame;
+	size_t off = 2 * L2CC_ETH_ALEN;  /* the (outer) ethertype / TPID */
+	uint16_t et;
+
+	if (!p || len < L2CC_ETH_HLEN)
+		return -EINVAL;
+
+	memset(ei, 0, sizeof(*ei));
+	ei->dst = p;
+	ei->src = p + L2CC_ETH_ALEN;
+	et = get_be16(p + off);
+
+	/*
+	 * At most two tags (802.1ad S-tag + 802.1Q C-tag, or the older
+	 * 0x8100-in-0x8100 stacking). A third tag is left in place: the caller
+	 * sees ethertype 0x8100/0x88A8 and treats the frame as unknown rather
+	 * than us walking an attacker-chosen number of tags.
+	 */
+	while (ei->ntags < 2 && is_vlan_tpid(et)) {
+		/* TPID(2) TCI(2) then the next ethertype(2) must all be there. */
+		if (len < off + L2CC_VLAN_HLEN + 2)
+			return -EINVAL;
+		if (ei->ntags == 0) {
+			uint16_t tci = get_be16(p + off + 2);
+
+			/* Priority is the outer tag's: that is the one the
+			 * link (and a PFC peer) classifies on. */
+			ei->prio = tci >> 13;
+			ei->vid = tci & 0x0fff;
+		}
+		ei->ntags++;
+		off += L2CC_VLAN_HLEN;
+		et = get_be16(p + off);
+	}
+
+	ei->ethertype = et;
+	ei->hlen = off + 2;
+	return 0;
+}
+
+bool wire_is_link_local(const uint8_t *mac)
+{
+	return mac[0] == 0x01 && mac[1] == 0x80 && mac[2] == 0xc2 &&
+	       mac[3] == 0x00 && mac[4] == 0x00 && (mac[5] & 0xf0) == 0x00;
+}
+
+/* PAUSE body: opcode(2) pause_time(2). */
+#define MACCTRL_PAUSE_LEN 4
+/* PFC body: opcode(2) class-enable vector(2) eight timers(2 each). */
+#define MACCTRL_PFC_LEN   ((int)sizeof(struct l2cc_macctrl))
+
+int wire_parse_macctrl(const void *payload, size_t len, struct wire_macctrl *mc)
+{
+	const uint8_t *p = payload;
+	uint16_t opcode;
+	int i;
+
+	if (!p || len < 2)
+		return -EINVAL;
+	opcode = get_be16(p + offsetof(struct l2cc_macctrl, opcode));
+
+	switch (opcode) {
+	case L2CC_MACCTRL_PAUSE: {
+		uint16_t t;
+
+		if (len < MACCTRL_PAUSE_LEN)
+			return -EINVAL;
+		/* PAUSE's pause_time sits where PFC has its class-enable vector. */
+		t = get_be16(p + offsetof(struct l2cc_macctrl, class_enable));
+		mc->opcode = opcode;
+		mc->class_enable = 0xff;  /* PAUSE stops every priority */
+		for (i = 0; i < L2CC_NPRIO; i++)
+			mc->quanta[i] = t;
+		return 0;
+	}
+	case L2CC_MACCTRL_PFC:
+		if (len < (size_t)MACCTRL_PFC_LEN)
+			return -EINVAL;
+		mc->opcode = opcode;
+		/* Bits 8..15 are reserved by 802.1Qbb: only the low byte counts. */
+		mc->class_enable = p[offsetof(struct l2cc_macctrl, class_enable) + 1];
+		/* Timers of disabled classes are kept as sent; 802.1Qbb says the
+		 * receiver ignores them, and callers must check class_enable. */
+		for (i = 0; i < L2CC_NPRIO; i++)
+			mc->quanta[i] = get_be16(p + offsetof(struct l2cc_macctrl, quanta) + 2 * i);
+		return 0;
+	default:
+		/* Other MAC control opcodes exist (EPON's GATE/REPORT, ...) but
+		 * are not ours; let the caller count them apart from garbage. */
+		return -EOPNOTSUPP;
+	}
+}
+
+/* Write DA, SA and ethertype; zero the rest up to flen (padding included). */
+static uint8_t *put_eth(void *buf, size_t flen, const uint8_t src[6], uint16_t et)
+{
+	uint8_t *p = buf;
+
+	memset(p, 0, flen);
+	memcpy(p, wire_macctrl_da, L2CC_ETH_ALEN);
+	memcpy(p + L2CC_ETH_ALEN, src, L2CC_ETH_ALEN);
+	put_be16(p + 2 * L2CC_ETH_ALEN, et);
+	return p + L2CC_ETH_HLEN;
+}
+
+int wire_build_pause(void *buf, size_t buflen, const uint8_t src[6], uint16_t quanta)
+{
+	uint8_t *b;
+
+	if (buflen < L2CC_ETH_MIN_FRAME)
+		return -ENOSPC;
+	b = put_eth(buf, L2CC_ETH_MIN_FRAME, src, L2CC_ETH_P_MACCTRL);
+	put_be16(b + offsetof(struct l2cc_macctrl, opcode), L2CC_MACCTRL_PAUSE);
+	put_be16(b + offsetof(struct l2cc_macctrl, class_enable), quanta);
+	return L2CC_ETH_MIN_FRAME;
+}
+
+int wire_build_pfc(void *buf, size_t buflen, const uint8_t src[6],
+		   uint8_t class_enable, const uint16_t quanta[8])
+{
+	uint8_t *b;
+	int i;
+
+	/* 14 + 20 = 34 bytes of content, so the minimum frame always fits it. */
+	if (buflen < L2CC_ETH_MIN_FRAME)
+		return -ENOSPC;
+	b = put_eth(buf, L2CC_ETH_MIN_FRAME, src, L2CC_ETH_P_MACCTRL);
+	put_be16(b + offsetof(struct l2cc_macctrl, opcode), L2CC_MACCTRL_PFC);
+	put_be16(b + offsetof(struct l2cc_macctrl, class_enable), class_enable);
+	for (i = 0; i < L2CC_NPRIO; i++)
+		put_be16(b + offsetof(struct l2cc_macctrl, quanta) + 2 * i, quanta[i]);
+	return L2CC_ETH_MIN_FRAME;
+}
+
+uint64_t wire_quanta_to_ns(uint16_t quanta, uint64_t rate_bps)
+{
+	/* At most 65535 * 512 * 1e9 ~= 3.4e16: no overflow in 64 bits. */
+	uint64_t bit_ns = (uint64_t)quanta * 512 * 1000000000ull;
+
+	if (!rate_bps)
+		rate_bps = 10000000000ull;
+	/* Round up: honouring a pause a fraction of a ns too long is harmless,
+	 * too short could let a frame through the peer just asked us to hold. */
+	return bit_ns / rate_bps + (bit_ns % rate_bps != 0);
+}
+
+#define CTRL_HLEN   ((size_t)sizeof(struct l2cc_ctrl_hdr))
+#define CREDIT_LEN  ((size_t)sizeof(struct l2cc_credit))
+
+int wire_build_credit(void *buf, size_t buflen, const uint8_t src[6],
+		      const struct wire_credit *c)
+{
+	size_t flen = L2CC_ETH_HLEN + CTRL_HLEN + CREDIT_LEN;
+	uint8_t *h, *b;
+	int i;
+
+	/* 90 bytes today; the padding rule is kept should the body shrink. */
+	if (flen < L2CC_ETH_MIN_FRAME)
+		flen = L2CC_ETH_MIN_FRAME;
+	if (buflen < flen)
+		return -ENOSPC;
+	h = put_eth(buf, flen, src, L2CC_ETH_P_CTRL);
+	h[offsetof(struct l2cc_ctrl_hdr, version)] = L2CC_WIRE_VERSION;
+	h[offsetof(struct l2cc_ctrl_hdr, type)] = L2CC_CTRL_CREDIT;
+	put_be16(h + offsetof(struct l2cc_ctrl_hdr, length), CREDIT_LEN);
+
+	b = h + CTRL_HLEN;
+	b[offsetof(struct l2cc_credit, unit)] = c->unit;
+	b[offsetof(struct l2cc_credit, prio_mask)] = c->prio_mask;
+	/* reserved stays zero (put_eth cleared the frame) */
+	put_be32(b + offsetof(struct l2cc_credit, session), c->session);
+	for (i = 0; i < L2CC_NPRIO; i++)
+		put_be64(b + offsetof(struct l2cc_credit, limit) + 8 * i, c->limit[i]);
+	return (int)flen;
+}
+
+int wire_parse_ctrl(const void *payload, size_t len, const uint8_t **body, size_t *body_len)
+{
+	const uint8_t *p = payload;
+	size_t blen;
+	uint8_t type;
+
+	if (!p || len < CTRL_HLEN)
+		return -EINVAL;
+	/* A different version may lay out everything after it differently, so
+	 * nothing else is trusted; -EPROTO lets callers count a peer running
+	 * another release apart from corrupt frames. */
+	if (p[offsetof(struct l2cc_ctrl_hdr, version)] != L2CC_WIRE_VERSION)
+		return -EPROTO;
+	type = p[offsetof(struct l2cc_ctrl_hdr, type)];
+	if (type == 0)
+		return -EINVAL;
+	blen = get_be16(p + offsetof(struct l2cc_ctrl_hdr, length));
+	/* Bytes past `length` are Ethernet padding and are not part of the body. */
+	if (blen > len - CTRL_HLEN)
+		return -EINVAL;
+	*body = p + CTRL_HLEN;
+	*body_len = blen;
+	return type;
+}
+
+int wire_parse_credit(const uint8_t *body, size_t len, struct wire_credit *c)
+{
+	uint8_t unit;
+	int i;
+
+	/* Longer bodies are accepted so fields can be appended without a version bump. */
+	if (!body || len < CREDIT_LEN)
+		return -EINVAL;
+	unit = body[offsetof(struct l2cc_credit, unit)];
+	if (unit != L2CC_CREDIT_BYTES && unit != L2CC_CREDIT_FRAMES)
+		return -EINVAL;
+	c->unit = unit;
+	c->prio_mask = body[offsetof(struct l2cc_credit, prio_mask)];
+	c->session = get_be32(body + offsetof(struct l2cc_credit, session));
+	for (i = 0; i < L2CC_NPRIO; i++)
+		c->limit[i] = get_be64(body + offsetof(struct l2cc_credit, limit) + 8 * i);
+	return 0;
+}

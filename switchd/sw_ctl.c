@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * switchd's control socket commands, Prometheus metrics and JSON-lines time
+ * series. All of it runs on the control path, between two datapath passes.
+ */
+#define LOG_SUBSYS "ctl"
+#include "switch_private.h"
+#include "ctl.h"
+#include "l2cc_shared.h"
+#include "json.h"
+#include "log.h"
+#include "loop.h"
+#include "prom.h"
+#include "tseries.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+
+static const char *const fc_str[] = { "none", "pause", "pfc", "credit" };
+static const char *const role_str[] = { "host", "switch" };
+
+static void mac_str(const uint8_t *m, char *buf)
+{
+	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+static uint64_t port_paused_total(const struct sw_port *p, uint64_t now)
+{
+	uint64_t max = 0;
+
+	/* PAUSE stops all priorities at once: report the longest, not the sum. */
+	for (int i = 0; i < SW_NPRIO; i++) {
+		uint64_t t = sw_paused_ns(p, i, now);
+
+		if (t > max)
+			max = t;
+	}
+	return max;
+}
+
+static uint64_t port_drops(const struct sw_port *p)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < SW_DROP_MAX; i++)
+		n += p->st.drop[i];
+	return n;
+}
+
+static void emit_u64_arr(struct jw *w, const char *key, const uint64_t *v, int n)
+{
+	jw_arr_begin(w, key);
+	for (int i = 0; i < n; i++)
+		jw_u64(w, NULL, v[i]);
+	jw_arr_end(w);
+}
+
+/* The counters of one port: the same keys in `counters` and the time series. */
+static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bool full)
+{
+	uint64_t paused[SW_NPRIO];
+
+	for (int i = 0; i < SW_NPRIO; i++)
+		paused[i] = sw_paused_ns(p, i, s->now);
+	jw_u64(w, "rx_frames", p->st.rx_frames);
+	jw_u64(w, "rx_bytes", p->st.rx_bytes);
+	jw_u64(w, "tx_frames", p->st.tx_frames);
+	jw_u64(w, "tx_bytes", p->st.tx_bytes);
+	jw_u64(w, "drops", port_drops(p));
+	jw_obj_begin(w, "drop");
+	for (int i = 0; i < SW_DROP_MAX; i++)
+		jw_u64(w, sw_drop_names[i], p->st.drop[i]);
+	jw_obj_end(w);
+	jw_u64(w, "pause_tx", p->st.pause_tx);
+	jw_u64(w, "pause_rx", p->st.pause_rx);
+	jw_u64(w, "pfc_tx", p->st.pfc_tx);
+	jw_u64(w, "pfc_rx", p->st.pfc_rx);
+	jw_u64(w, "credit_tx", p->st.credit_tx);
+	jw_u64(w, "credit_rx", p->st.credit_rx);
+	jw_u64(w, "fc_ignored", p->st.fc_ignored);
+	jw_u64(w, "paused_ns", port_paused_total(p, s->now));
+	emit_u64_arr(w, "paused_ns_prio", paused, SW_NPRIO);
+	emit_u64_arr(w, "buffer", p->occ, SW_NPRIO);
+	emit_u64_arr(w, "buffer_peak", p->peak, SW_NPRIO);
+	jw_u64(w, "voq_frames", s->voq->out_total[p->idx]);
+	jw_u64(w, "xoff_mask", p->xoff_mask);
+	if (!full)
+		return;
+	jw_u64(w, "flood_tx", p->st.flood_tx);
+	jw_u64(w, "ctrl_tx_frames", p->st.ctrl_tx_frames);
+	jw_arr_begin(w, "prio");
+	for (int i = 0; i < SW_NPRIO; i++) {
+		const struct sw_prio_stats *ps = &p->st.prio[i];
+
+		jw_obj_begin(w, NULL);
+		jw_u64(w, "rx_frames", ps->rx_frames);
+		jw_u64(w, "rx_bytes", ps->rx_bytes);
+		jw_u64(w, "tx_frames", ps->tx_frames);
+		jw_u64(w, "tx_bytes", ps->tx_bytes);
+		jw_u64(w, "drop_buffer_full", ps->drop_buffer_full);
+		jw_u64(w, "pfc_tx", ps->pfc_tx);
+		jw_u64(w, "pfc_rx", ps->pfc_rx);
+		jw_u64(w, "credit_blocked", ps->credit_blocked);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	{
+		struct xport_xdp_stats xs;
+
+		xport_xdp_stats(p->xp, &xs);
+		jw_obj_begin(w, "xdp");
+		jw_u64(w, "rx_dropped", xs.rx_dropped);
+		jw_u64(w, "rx_invalid_descs", xs.rx_invalid_descs);
+		jw_u64(w, "tx_invalid_descs", xs.tx_invalid_descs);
+		jw_u64(w, "rx_ring_full", xs.rx_ring_full);
+		jw_u64(w, "rx_fill_ring_empty_descs", xs.rx_fill_ring_empty_descs);
+		jw_u64(w, "tx_ring_empty_descs", xs.tx_ring_empty_descs);
+		jw_u64(w, "prog_rx", xs.prog_rx);
+		jw_u64(w, "prog_redirect", xs.prog_redirect);
+		jw_u64(w, "prog_no_socket", xs.prog_no_socket);
+		jw_u64(w, "prog_runt", xs.prog_runt);
+		jw_u64(w, "kick_errors", p->xp->kick_errors);
+		jw_obj_end(w);
+	}
+}
+
+static int cmd_counters(struct jw *w, const char *args, void *ctx)
+{
+	struct sw *s = ctx;
+
+	s->now = loop_now_ns();
+	jw_obj_begin(w, NULL);
+	jw_str(w, "switch", s->cfg->name);
+	jw_obj_begin(w, "ports");
+	for (int i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+
+		if (args && *args && strcmp(args, p->cfg->name))
+			continue;
+		jw_obj_begin(w, p->cfg->name);
+		emit_port_counters(s, p, w, true);
+		jw_obj_end(w);
+	}
+	jw_obj_end(w);
+	jw_obj_end(w);
+	return 0;
+}
+
+static int cmd_ports(struct jw *w, const char *args, void *ctx)
+{
+	struct sw *s = ctx;
+	char mac[18];
+
+	s->now = loop_now_ns();
+	jw_obj_begin(w, NULL);
+	jw_arr_begin(w, "ports");
+	for (int i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+		uint8_t paused = 0xff;
+
+		for (int k = 0; k < SW_NPRIO; k++)
+			if (!p->pause_start[k] || p->paused_until[k] <= s->now)
+				paused &= ~(1u << k);
+		mac_str(p->xp->mac, mac);
+		jw_obj_begin(w, NULL);
+		jw_str(w, "name", p->cfg->name);
+		jw_str(w, "ifname", p->cfg->ifname);
+		jw_u64(w, "ifindex", p->xp->ifindex);
+		jw_str(w, "mac", mac);
+		jw_u64(w, "queue", p->cfg->queue);
+		jw_u64(w, "rate_bps", p->cfg->rate);
+		jw_u64(w, "burst_ns", p->wc.burst_ns);
+		jw_u64(w, "mtu", p->max_frame - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN);
+		jw_str(w, "flow_control", fc_str[p->cfg->fc]);
+		jw_str(w, "role", role_str[p->cfg->role]);
+		jw_str(w, "buffer_unit", p->unit_frames ? "frames" : "bytes");
+		jw_u64(w, "buffer", p->cap);
+		jw_u64(w, "xoff", p->xoff);
+		jw_u64(w, "xon", p->xon);
+		jw_u64(w, "paused_mask", paused);
+		jw_u64(w, "xoff_mask", p->xoff_mask);
+		if (p->cfg->fc == FC_CREDIT) {
+			int64_t avail[SW_NPRIO];
+
+			jw_bool(w, "credit_granted", p->credit_have);
+			jw_arr_begin(w, "credit_available");
+			for (int k = 0; k < SW_NPRIO; k++) {
+				avail[k] = (int64_t)(p->credit_limit[k] - p->credit_sent[k]);
+				jw_i64(w, NULL, p->credit_have ? avail[k] : 0);
+			}
+			jw_arr_end(w);
+		}
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+	return 0;
+}
+
+static int cmd_fdb(struct jw *w, const char *args, void *ctx)
+{
+	struct sw *s = ctx;
+	const struct fdb *f = s->fdb;
+	uint64_t now = loop_now_ns();
+	char mac[18];
+
+	jw_obj_begin(w, NULL);
+	jw_u64(w, "count", f->count);
+	jw_u64(w, "max", f->max_entries);
+	jw_u64(w, "learn_full", f->learn_full);
+	jw_u64(w, "moves", f->moves);
+	jw_arr_begin(w, "entries");
+	for (uint32_t i = 0; i <= f->mask; i++) {
+		const struct fdb_entry *e = &f->tab[i];
+		uint8_t m[6];
+
+		if (!e->key)
+			continue;
+		if (!e->is_static && f->aging_ns && now - e->last_seen_ns > f->aging_ns)
+			continue;
+		fdb_key_mac(e->key, m);
+		mac_str(m, mac);
+		jw_obj_begin(w, NULL);
+		jw_str(w, "mac", mac);
+		jw_u64(w, "vlan", fdb_key_vid(e->key));
+		jw_str(w, "port", s->ports[e->port].cfg->name);
+		jw_bool(w, "static", e->is_static);
+		if (!e->is_static)
+			jw_u64(w, "age_ms", (now - e->last_seen_ns) / 1000000);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+	return 0;
+}
+
+static int cmd_queues(struct jw *w, const char *args, void *ctx)
+{
+	struct sw *s = ctx;
+	const struct voq *v = s->voq;
+
+	jw_obj_begin(w, NULL);
+	jw_arr_begin(w, "outputs");
+	for (int o = 0; o < s->nports; o++) {
+		jw_obj_begin(w, NULL);
+		jw_str(w, "port", s->ports[o].cfg->name);
+		jw_u64(w, "frames", v->out_total[o]);
+		jw_arr_begin(w, "voqs");
+		for (int in = 0; in < s->nports; in++)
+			for (int p = 0; p < SW_NPRIO; p++) {
+				const struct voq_q *q = voq_q(v, in, o, p);
+
+				if (!q->frames)
+					continue;
+				jw_obj_begin(w, NULL);
+				jw_str(w, "input", s->ports[in].cfg->name);
+				jw_u64(w, "prio", p);
+				jw_u64(w, "frames", q->frames);
+				jw_u64(w, "bytes", q->bytes);
+				jw_obj_end(w);
+			}
+		jw_arr_end(w);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_arr_begin(w, "inputs");
+	for (int i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+
+		jw_obj_begin(w, NULL);
+		jw_str(w, "port", p->cfg->name);
+		jw_str(w, "unit", p->unit_frames ? "frames" : "bytes");
+		jw_u64(w, "capacity", p->cap);
+		emit_u64_arr(w, "occupancy", p->occ, SW_NPRIO);
+		emit_u64_arr(w, "peak", p->peak, SW_NPRIO);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+	return 0;
+}
+
+static int cmd_status(struct jw *w, const char *args, void *ctx)
+{
+	struct sw *s = ctx;
+	uint64_t fill = 0, tx = 0;
+	int err;
+
+	for (int i = 0; i < s->nports; i++) {
+		fill += s->ports[i].xp->fill_out;
+		tx += s->ports[i].xp->tx_out;
+	}
+	err = xport_check(s->umem, s->xps, s->nports);
+	jw_obj_begin(w, NULL);
+	jw_str(w, "daemon", "switchd");
+	jw_str(w, "name", s->cfg->name);
+	jw_double(w, "uptime_s", (loop_now_ns() - s->start_ns) / 1e9);
+	jw_u64(w, "ports", s->nports);
+	jw_u64(w, "loops", s->loops);
+	jw_u64(w, "wakeups", s->wakeups);
+	jw_obj_begin(w, "umem");
+	jw_u64(w, "frames", s->umem->nframes);
+	jw_u64(w, "frame_size", s->umem->frame_size);
+	jw_u64(w, "free", s->umem->nfree);
+	jw_u64(w, "held", s->umem->held);
+	jw_u64(w, "fill", fill);
+	jw_u64(w, "tx", tx);
+	jw_bool(w, "conserved", err == 0);
+	jw_obj_end(w);
+	jw_obj_end(w);
+	return 0;
+}
+
+static void prom_port(struct jw *w, const char *name, const char *type, const char *help,
+		      struct sw *s, uint64_t (*get)(struct sw *, struct sw_port *))
+{
+	char labels[256], esc[64], sw[64];
+
+	prom_family(w, name, type, help);
+	prom_label_escape(sw, sizeof(sw), s->cfg->name);
+	for (int i = 0; i < s->nports; i++) {
+		prom_label_escape(esc, sizeof(esc), s->ports[i].cfg->name);
+		snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\"", sw, esc);
+		prom_sample_u64(w, name, labels, get(s, &s->ports[i]));
+	}
+}
+
+#define GETTER(fn, expr) \
+	static uint64_t fn(struct sw *s, struct sw_port *p) { (void)s; return (expr); }
+GETTER(g_rx_frames, p->st.rx_frames)
+GETTER(g_rx_bytes, p->st.rx_bytes)
+GETTER(g_tx_frames, p->st.tx_frames)
+GETTER(g_tx_bytes, p->st.tx_bytes)
+GETTER(g_pause_tx, p->st.pause_tx)
+GETTER(g_pause_rx, p->st.pause_rx)
+GETTER(g_pfc_tx, p->st.pfc_tx)
+GETTER(g_pfc_rx, p->st.pfc_rx)
+GETTER(g_credit_tx, p->st.credit_tx)
+GETTER(g_credit_rx, p->st.credit_rx)
+GETTER(g_paused, port_paused_total(p, s->now))
+GETTER(g_voq, s->voq->out_total[p->idx])
+
+static int cmd_metrics(struct jw *w, const char *args, void *ctx)
+{
+	struct sw *s = ctx;
+	char labels[256], esc[64], sw[64];
+
+	s->now = loop_now_ns();
+	prom_port(w, "l2cc_switch_rx_frames_total", "counter", "Frames received", s, g_rx_frames);
+	prom_port(w, "l2cc_switch_rx_bytes_total", "counter", "Bytes received", s, g_rx_bytes);
+	prom_port(w, "l2cc_switch_tx_frames_total", "counter", "Frames sent", s, g_tx_frames);
+	prom_port(w, "l2cc_switch_tx_bytes_total", "counter", "Bytes sent", s, g_tx_bytes);
+	prom_port(w, "l2cc_switch_pause_tx_total", "counter", "802.3x PAUSE frames sent", s, g_pause_tx);
+	prom_port(w, "l2cc_switch_pause_rx_total", "counter", "802.3x PAUSE frames received", s, g_pause_rx);
+	prom_port(w, "l2cc_switch_pfc_tx_total", "counter", "PFC frames sent", s, g_pfc_tx);
+	prom_port(w, "l2cc_switch_pfc_rx_total", "counter", "PFC frames received", s, g_pfc_rx);
+	prom_port(w, "l2cc_switch_credit_tx_total", "counter", "Credit updates sent", s, g_credit_tx);
+	prom_port(w, "l2cc_switch_credit_rx_total", "counter", "Credit updates received", s, g_credit_rx);
+	prom_port(w, "l2cc_switch_paused_ns_total", "counter",
+		  "Time the port's egress was held by PAUSE/PFC from its peer", s, g_paused);
+	prom_port(w, "l2cc_switch_voq_frames", "gauge", "Frames queued for this output", s, g_voq);
+
+	prom_label_escape(sw, sizeof(sw), s->cfg->name);
+	prom_family(w, "l2cc_switch_drops_total", "counter", "Frames dropped, by reason");
+	for (int i = 0; i < s->nports; i++) {
+		prom_label_escape(esc, sizeof(esc), s->ports[i].cfg->name);
+		for (int r = 0; r < SW_DROP_MAX; r++) {
+			snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\",reason=\"%s\"",
+				 sw, esc, sw_drop_names[r]);
+			prom_sample_u64(w, "l2cc_switch_drops_total", labels, s->ports[i].st.drop[r]);
+		}
+	}
+	prom_family(w, "l2cc_switch_buffer", "gauge",
+		    "Input buffer occupancy per priority (frames or bytes, see l2ccctl ports)");
+	for (int i = 0; i < s->nports; i++) {
+		prom_label_escape(esc, sizeof(esc), s->ports[i].cfg->name);
+		for (int p = 0; p < SW_NPRIO; p++) {
+			snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\",prio=\"%d\"",
+				 sw, esc, p);
+			prom_sample_u64(w, "l2cc_switch_buffer", labels, s->ports[i].occ[p]);
+		}
+	}
+	prom_family(w, "l2cc_switch_fdb_entries", "gauge", "Addresses in the forwarding database");
+	snprintf(labels, sizeof(labels), "switch=\"%s\"", sw);
+	prom_sample_u64(w, "l2cc_switch_fdb_entries", labels, s->fdb->count);
+	prom_family(w, "l2cc_switch_umem_free_frames", "gauge", "Frames in the free pool");
+	prom_sample_u64(w, "l2cc_switch_umem_free_frames", labels, s->umem->nfree);
+	return 0;
+}
+
+void sw_stats_tick(struct sw *s)
+{
+	struct timespec rt;
+	struct jw w;
+
+	if (!s->ts)
+		return;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	jw_init(&w);
+	jw_obj_begin(&w, NULL);
+	jw_double(&w, "t", rt.tv_sec + rt.tv_nsec / 1e9);
+	jw_str(&w, "daemon", "switchd");
+	jw_str(&w, "name", s->cfg->name);
+	jw_obj_begin(&w, "ports");
+	for (int i = 0; i < s->nports; i++) {
+		jw_obj_begin(&w, s->ports[i].cfg->name);
+		emit_port_counters(s, &s->ports[i], &w, false);
+		jw_obj_end(&w);
+	}
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+	if (!w.err && tseries_write_line(s->ts, jw_str_get(&w)))
+		pr_warn_rl("time series %s: write failed\n", s->cfg->stats_file);
+	jw_free(&w);
+}
+
+static void sw_ctl_event(void *ctx, int fd, uint32_t events)
+{
+	struct sw *s = ctx;
+
+	ctl_handle(s->ctl, fd);
+}
+
+int sw_ctl_init(struct sw *s)
+{
+	int fds[4], n, err;
+
+	err = ctl_create(&s->ctl, s->cfg->ctl_socket);
+	if (err) {
+		pr_err("control socket %s: %s\n", s->cfg->ctl_socket, strerror(-err));
+		return err;
+	}
+	ctl_register(s->ctl, "status", "daemon, uptime and UMEM frame accounting", cmd_status, s);
+	ctl_register(s->ctl, "ports", "ports with rate, flow control, thresholds, pause state",
+		     cmd_ports, s);
+	ctl_register(s->ctl, "fdb", "learned and static forwarding entries", cmd_fdb, s);
+	ctl_register(s->ctl, "queues", "VOQ and input buffer occupancy", cmd_queues, s);
+	ctl_register(s->ctl, "counters", "per port (and priority) counters [PORT]", cmd_counters, s);
+	ctl_register(s->ctl, "metrics", "Prometheus text exposition", cmd_metrics, s);
+	if (s->cfg->metrics_listen[0]) {
+		err = ctl_listen_http(s->ctl, s->cfg->metrics_listen, "metrics");
+		if (err) {
+			pr_err("metrics_listen %s: %s\n", s->cfg->metrics_listen, strerror(-err));
+			return err;
+		}
+	}
+	n = ctl_fds(s->ctl, fds, 4);
+	for (int i = 0; i < n; i++) {
+		err = loop_add_fd(s->loop, fds[i], EPOLLIN, sw_ctl_event, s);
+		if (err)
+			return err;
+	}
+	if (s->cfg->stats_file[0]) {
+		err = tseries_open(&s->ts, s->cfg->stats_file);
+		if (err) {
+			pr_err("stats_file %s: %s\n", s->cfg->stats_file, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+void sw_ctl_fini(struct sw *s)
+{
+	if (s->ts)
+		tseries_close(s->ts);
+	s->ts = NULL;
+	if (s->ctl)
+		ctl_destroy(s->ctl);
+	s->ctl = NULL;
+}

@@ -1,0 +1,821 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The switchd datapath: receive on every port, classify, learn, admit into
+ * the input buffer (per port and priority), queue in a VOQ, and transmit from
+ * each output at its emulated line rate, honouring PAUSE/PFC/credits from the
+ * peer and generating them toward it. Nothing here allocates or logs
+ * unthrottled; frames move as descriptors.
+ */
+#define LOG_SUBSYS "switch"
+#include "switch_private.h"
+#include "log.h"
+#include "loop.h"
+#include "wire.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#define SW_RX_BATCH_MAX 256
+#define SW_AGE_INTERVAL_NS 1000000000ull
+#define SW_CREDIT_KEEPALIVE_NS 50000000ull
+
+const char *const sw_drop_names[SW_DROP_MAX] = {
+	[SW_DROP_MALFORMED] = "malformed",
+	[SW_DROP_OVERSIZE] = "oversize",
+	[SW_DROP_BUFFER_FULL] = "buffer_full",
+	[SW_DROP_FILTERED] = "filtered",
+	[SW_DROP_LINK_LOCAL] = "link_local",
+	[SW_DROP_FORGED] = "forged",
+	[SW_DROP_UNSUPPORTED] = "unsupported",
+	[SW_DROP_NO_FRAME] = "no_frame",
+};
+
+/* ---- egress pause state ------------------------------------------------- */
+
+/* Fold a pause that has run out into the accumulated paused time. */
+static void sw_pause_settle(struct sw_port *p, int prio, uint64_t now)
+{
+	if (p->pause_start[prio] && p->paused_until[prio] <= now) {
+		p->paused_acc[prio] += p->paused_until[prio] - p->pause_start[prio];
+		p->pause_start[prio] = 0;
+	}
+}
+
+uint64_t sw_paused_ns(const struct sw_port *p, int prio, uint64_t now)
+{
+	uint64_t t = p->paused_acc[prio];
+
+	if (p->pause_start[prio]) {
+		uint64_t end = p->paused_until[prio] < now ? p->paused_until[prio] : now;
+
+		t += end - p->pause_start[prio];
+	}
+	return t;
+}
+
+static void sw_pause_apply(struct sw_port *p, int prio, uint16_t quanta, uint64_t now)
+{
+	sw_pause_settle(p, prio, now);
+	if (!quanta) {
+		if (p->pause_start[prio]) {
+			p->paused_acc[prio] += now - p->pause_start[prio];
+			p->pause_start[prio] = 0;
+		}
+		p->paused_until[prio] = 0;
+		return;
+	}
+	if (!p->pause_start[prio])
+		p->pause_start[prio] = now;
+	p->paused_until[prio] = now + wire_quanta_to_ns(quanta, p->cfg->rate);
+}
+
+/* Priorities this port may send data on now (not paused). */
+static uint8_t sw_tx_prio_mask(struct sw_port *p, uint64_t now)
+{
+	uint8_t mask = 0xff;
+
+	for (int i = 0; i < SW_NPRIO; i++) {
+		if (!p->pause_start[i])
+			continue;
+		sw_pause_settle(p, i, now);
+		if (p->pause_start[i])
+			mask &= ~(1u << i);
+	}
+	return mask;
+}
+
+/* ---- control frames ----------------------------------------------------- */
+
+/* Queue a control frame built by the caller into a fresh umem frame. */
+static void *sw_ctrl_begin(struct sw *s, struct sw_port *p, int64_t *idx)
+{
+	if (p->ctrl_n == SW_CTRLQ) {
+		p->st.drop[SW_DROP_NO_FRAME]++;
+		return NULL;
+	}
+	*idx = umem_alloc(s->umem);
+	if (*idx < 0) {
+		p->st.drop[SW_DROP_NO_FRAME]++;
+		return NULL;
+	}
+	s->faddr[*idx] = umem_addr(s->umem, *idx);
+	return umem_data(s->umem, s->faddr[*idx]);
+}
+
+static void sw_ctrl_commit(struct sw *s, struct sw_port *p, int64_t idx, int len)
+{
+	uint32_t slot;
+
+	if (len < 0) {
+		umem_free(s->umem, idx);
+		return;
+	}
+	slot = (p->ctrl_head + p->ctrl_n) % SW_CTRLQ;
+	p->ctrlq[slot] = idx;
+	p->ctrl_len[slot] = len;
+	p->ctrl_n++;
+}
+
+static bool sw_send_pause(struct sw *s, struct sw_port *p, uint8_t prio_mask, bool on)
+{
+	uint16_t q = on ? p->cfg->pause_quanta : 0;
+	int64_t idx;
+	void *buf;
+	int len;
+
+	buf = sw_ctrl_begin(s, p, &idx);
+	if (!buf)
+		return false;
+	if (p->cfg->fc == FC_PFC) {
+		uint16_t quanta[SW_NPRIO] = { 0 };
+
+		for (int i = 0; i < SW_NPRIO; i++)
+			if (prio_mask & (1u << i))
+				quanta[i] = q;
+		len = wire_build_pfc(buf, s->umem->frame_size, p->xp->mac, prio_mask, quanta);
+		for (int i = 0; i < SW_NPRIO; i++)
+			if (prio_mask & (1u << i))
+				p->st.prio[i].pfc_tx++;
+		p->st.pfc_tx++;
+	} else {
+		len = wire_build_pause(buf, s->umem->frame_size, p->xp->mac, q);
+		p->st.pause_tx++;
+	}
+	sw_ctrl_commit(s, p, idx, len);
+	return len > 0;
+}
+
+static void sw_send_credit(struct sw *s, struct sw_port *p)
+{
+	struct wire_credit c = {
+		.unit = p->unit_frames ? L2CC_CREDIT_FRAMES : L2CC_CREDIT_BYTES,
+		.prio_mask = 0xff,
+		.session = p->session,
+	};
+	int64_t idx;
+	void *buf;
+	int len;
+
+	buf = sw_ctrl_begin(s, p, &idx);
+	if (!buf)
+		return;
+	for (int i = 0; i < SW_NPRIO; i++) {
+		c.limit[i] = p->freed[i] + p->cap;
+		p->adv_freed[i] = p->freed[i];
+	}
+	len = wire_build_credit(buf, s->umem->frame_size, p->xp->mac, &c);
+	sw_ctrl_commit(s, p, idx, len);
+	p->st.credit_tx++;
+	p->credit_last_ns = s->now;
+}
+
+/* ---- input buffer and flow control toward the upstream sender ----------- */
+
+static inline uint64_t sw_units(const struct sw_port *p, uint32_t len)
+{
+	return p->unit_frames ? 1 : len;
+}
+
+/* After occupancy changed: XOFF/XON for pause and PFC, credit updates. */
+static void sw_fc_update(struct sw *s, struct sw_port *p, int prio)
+{
+	switch (p->cfg->fc) {
+	case FC_PAUSE: {
+		bool over = false, under = true;
+
+		for (int i = 0; i < SW_NPRIO; i++) {
+			if (p->occ[i] >= p->xoff)
+				over = true;
+			if (p->occ[i] > p->xon)
+				under = false;
+		}
+		if (over && !p->xoff_mask) {
+			if (sw_send_pause(s, p, 0xff, true)) {
+				p->xoff_mask = 1;
+				p->xoff_sent_ns[0] = s->now;
+			}
+		} else if (p->xoff_mask && under) {
+			if (sw_send_pause(s, p, 0xff, false))
+				p->xoff_mask = 0;
+		}
+		break;
+	}
+	case FC_PFC: {
+		uint8_t bit = 1u << prio;
+
+		if (p->occ[prio] >= p->xoff && !(p->xoff_mask & bit)) {
+			if (sw_send_pause(s, p, bit, true)) {
+				p->xoff_mask |= bit;
+				p->xoff_sent_ns[prio] = s->now;
+			}
+		} else if ((p->xoff_mask & bit) && p->occ[prio] <= p->xon) {
+			if (sw_send_pause(s, p, bit, false))
+				p->xoff_mask &= ~bit;
+		}
+		break;
+	}
+	case FC_CREDIT:
+		if (p->freed[prio] - p->adv_freed[prio] >= p->credit_step)
+			sw_send_credit(s, p);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Try to take room for a frame in the input buffer of (p, prio). */
+static bool sw_admit(struct sw_port *p, int prio, uint32_t len)
+{
+	uint64_t u = sw_units(p, len);
+
+	if (p->occ[prio] + u > p->cap)
+		return false;
+	p->occ[prio] += u;
+	if (p->occ[prio] > p->peak[prio])
+		p->peak[prio] = p->occ[prio];
+	return true;
+}
+
+/* A data frame left the input buffer of (p, prio) or never entered it. In
+ * credit mode the sender counted it either way, so it is freed either way:
+ * a drop must not leak credits. */
+static void sw_release(struct sw *s, struct sw_port *p, int prio, uint32_t len, bool charged)
+{
+	uint64_t u = sw_units(p, len);
+
+	if (charged)
+		p->occ[prio] -= u;
+	p->freed[prio] += u;
+	sw_fc_update(s, p, prio);
+}
+
+static void sw_drop_frame(struct sw *s, struct sw_port *p, uint32_t idx, enum sw_drop why)
+{
+	p->st.drop[why]++;
+	umem_free(s->umem, idx);
+}
+
+/* ---- receive ------------------------------------------------------------ */
+
+static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const uint8_t *pl, size_t len)
+{
+	struct wire_macctrl mc;
+	int err = wire_parse_macctrl(pl, len, &mc);
+
+	if (err) {
+		p->st.drop[err == -EOPNOTSUPP ? SW_DROP_UNSUPPORTED : SW_DROP_MALFORMED]++;
+		return;
+	}
+	if (mc.opcode == L2CC_MACCTRL_PAUSE) {
+		p->st.pause_rx++;
+		if (p->cfg->fc != FC_PAUSE) {
+			p->st.fc_ignored++;
+			return;
+		}
+		for (int i = 0; i < SW_NPRIO; i++)
+			sw_pause_apply(p, i, mc.quanta[0], s->now);
+		return;
+	}
+	p->st.pfc_rx++;
+	if (p->cfg->fc != FC_PFC) {
+		p->st.fc_ignored++;
+		return;
+	}
+	for (int i = 0; i < SW_NPRIO; i++) {
+		if (!(mc.class_enable & (1u << i)))
+			continue;
+		p->st.prio[i].pfc_rx++;
+		sw_pause_apply(p, i, mc.quanta[i], s->now);
+	}
+}
+
+static void sw_rx_credit(struct sw *s, struct sw_port *p, const uint8_t *body, size_t len)
+{
+	struct wire_credit c;
+
+	if (wire_parse_credit(body, len, &c)) {
+		p->st.drop[SW_DROP_MALFORMED]++;
+		return;
+	}
+	p->st.credit_rx++;
+	if (p->cfg->fc != FC_CREDIT) {
+		p->st.fc_ignored++;
+		return;
+	}
+	/* A new session (the peer restarted) or unit: our count starts again. */
+	if (!p->credit_have || c.session != p->peer_session || c.unit != p->credit_unit) {
+		memset(p->credit_sent, 0, sizeof(p->credit_sent));
+		p->peer_session = c.session;
+		p->credit_unit = c.unit;
+		p->credit_have = true;
+	}
+	for (int i = 0; i < SW_NPRIO; i++)
+		if (c.prio_mask & (1u << i))
+			p->credit_limit[i] = c.limit[i];
+}
+
+/* A frame to 01:80:C2:00:00:0x: consumed here, never forwarded. */
+static void sw_rx_link_local(struct sw *s, struct sw_port *p, const struct eth_info *ei,
+			     const uint8_t *frame, uint32_t len)
+{
+	const uint8_t *pl = frame + ei->hlen;
+	size_t plen = len - ei->hlen;
+
+	if (ei->ethertype == L2CC_ETH_P_MACCTRL) {
+		sw_rx_macctrl(s, p, pl, plen);
+	} else if (ei->ethertype == L2CC_ETH_P_CTRL) {
+		const uint8_t *body;
+		size_t blen;
+		int type = wire_parse_ctrl(pl, plen, &body, &blen);
+
+		if (type < 0) {
+			p->st.drop[type == -EPROTO ? SW_DROP_UNSUPPORTED : SW_DROP_MALFORMED]++;
+		} else if (p->cfg->role == ROLE_HOST) {
+			/* Only switches grant credits: a host could otherwise make
+			 * us overrun the buffer of whatever it claims to be. */
+			p->st.drop[SW_DROP_FORGED]++;
+		} else if (type == L2CC_CTRL_CREDIT) {
+			sw_rx_credit(s, p, body, blen);
+		} else {
+			p->st.drop[SW_DROP_UNSUPPORTED]++;
+		}
+	} else {
+		p->st.drop[SW_DROP_LINK_LOCAL]++;
+	}
+}
+
+static void sw_enqueue(struct sw *s, struct sw_port *in, uint32_t out, int prio,
+		       uint32_t idx, uint32_t len, bool charged)
+{
+	s->fcharged[idx] = charged;
+	voq_push(s->voq, in->idx, out, prio, idx, len);
+}
+
+/* Unknown unicast, broadcast, multicast: a copy to every other port. The
+ * original frame goes to the first port; copies are new frames (flooding is
+ * rare, and it keeps every frame in exactly one place). Only the original
+ * counts in the input buffer, as one frame would in a real switch. */
+static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, uint32_t len)
+{
+	const void *src = umem_data(s->umem, s->faddr[idx]);
+	bool placed = false;
+
+	for (int o = 0; o < s->nports; o++) {
+		int64_t c;
+
+		if ((uint32_t)o == p->idx)
+			continue;
+		if (!placed) {
+			sw_enqueue(s, p, o, prio, idx, len, true);
+			placed = true;
+			continue;
+		}
+		c = umem_alloc(s->umem);
+		if (c < 0) {
+			p->st.drop[SW_DROP_NO_FRAME]++;
+			continue;
+		}
+		s->faddr[c] = umem_addr(s->umem, c);
+		memcpy(umem_data(s->umem, s->faddr[c]), src, len);
+		sw_enqueue(s, p, o, prio, c, len, false);
+		p->st.flood_tx++;
+	}
+	if (!placed) {
+		/* A one-port switch: nowhere to go. */
+		sw_release(s, p, prio, len, true);
+		sw_drop_frame(s, p, idx, SW_DROP_FILTERED);
+	}
+}
+
+static void sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
+{
+	uint32_t idx = umem_idx(s->umem, addr);
+	const uint8_t *frame = umem_data(s->umem, addr);
+	struct eth_info ei;
+	int out, prio;
+
+	s->faddr[idx] = addr;
+	p->st.rx_frames++;
+	p->st.rx_bytes += len;
+	if (wire_parse_eth(frame, len, &ei)) {
+		sw_drop_frame(s, p, idx, SW_DROP_MALFORMED);
+		return;
+	}
+	if (wire_is_link_local(ei.dst)) {
+		sw_rx_link_local(s, p, &ei, frame, len);
+		umem_free(s->umem, idx);
+		return;
+	}
+	prio = ei.prio;
+	p->st.prio[prio].rx_frames++;
+	p->st.prio[prio].rx_bytes += len;
+	if (len > p->max_frame || wire_is_multicast(ei.src)) {
+		sw_release(s, p, prio, len, false);
+		sw_drop_frame(s, p, idx, len > p->max_frame ? SW_DROP_OVERSIZE
+							    : SW_DROP_MALFORMED);
+		return;
+	}
+	fdb_learn(s->fdb, ei.src, ei.vid, p->idx, s->now);
+	out = wire_is_multicast(ei.dst) ? -ENOENT : fdb_lookup(s->fdb, ei.dst, ei.vid, s->now);
+	if (out == (int)p->idx) {
+		sw_release(s, p, prio, len, false);
+		sw_drop_frame(s, p, idx, SW_DROP_FILTERED);
+		return;
+	}
+	if (!sw_admit(p, prio, len)) {
+		p->st.prio[prio].drop_buffer_full++;
+		sw_release(s, p, prio, len, false);
+		sw_drop_frame(s, p, idx, SW_DROP_BUFFER_FULL);
+		return;
+	}
+	if (out >= 0)
+		sw_enqueue(s, p, out, prio, idx, len, true);
+	else
+		sw_flood(s, p, prio, idx, len);
+	sw_fc_update(s, p, prio);
+}
+
+static bool sw_rx_port(struct sw *s, struct sw_port *p)
+{
+	struct xdp_desc d[SW_RX_BATCH_MAX];
+	uint32_t n, i;
+
+	n = xport_rx(p->xp, d, s->cfg->batch);
+	for (i = 0; i < n; i++)
+		sw_rx_frame(s, p, d[i].addr, d[i].len);
+	return n > 0;
+}
+
+/* ---- transmit ----------------------------------------------------------- */
+
+static void sw_tx_frame(struct sw *s, struct sw_port *p, uint32_t idx, uint32_t len)
+{
+	xport_tx_one(p->xp, s->faddr[idx], len);
+	wclock_charge(&p->wc, len);
+	p->st.tx_frames++;
+	p->st.tx_bytes += len;
+}
+
+static bool sw_tx_port(struct sw *s, struct sw_port *p)
+{
+	uint32_t space = xport_tx_space(p->xp);
+	uint32_t sent = 0;
+	uint8_t mask;
+
+	/* Control frames first: MAC control is not subject to PAUSE, and a
+	 * paused port must still be able to pause its own upstream. */
+	while (p->ctrl_n && space && wclock_ready(&p->wc, s->now)) {
+		uint32_t idx = p->ctrlq[p->ctrl_head];
+
+		sw_tx_frame(s, p, idx, p->ctrl_len[p->ctrl_head]);
+		p->st.ctrl_tx_frames++;
+		p->ctrl_head = (p->ctrl_head + 1) % SW_CTRLQ;
+		p->ctrl_n--;
+		space--;
+		sent++;
+	}
+	if (!s->voq->out_total[p->idx])
+		goto kick;
+	mask = sw_tx_prio_mask(p, s->now);
+	while (space && mask && wclock_ready(&p->wc, s->now)) {
+		uint32_t in, prio, idx, len;
+		struct sw_port *ip;
+
+		if (!voq_select(s->voq, p->idx, mask, &in, &prio))
+			break;
+		idx = voq_head(s->voq, in, p->idx, prio);
+		len = s->voq->len[idx];
+		if (p->cfg->fc == FC_CREDIT) {
+			uint64_t u = p->credit_unit == L2CC_CREDIT_FRAMES ? 1 : len;
+
+			if (!p->credit_have ||
+			    (int64_t)(p->credit_limit[prio] - p->credit_sent[prio] - u) < 0) {
+				p->st.prio[prio].credit_blocked++;
+				mask &= ~(1u << prio);
+				continue;
+			}
+			p->credit_sent[prio] += u;
+		}
+		voq_pop(s->voq, in, p->idx, prio);
+		ip = &s->ports[in];
+		sw_tx_frame(s, p, idx, len);
+		p->st.prio[prio].tx_frames++;
+		p->st.prio[prio].tx_bytes += len;
+		sw_release(s, ip, prio, len, s->fcharged[idx]);
+		space--;
+		sent++;
+	}
+kick:
+	if (p->xp->tx_pending)
+		xport_kick(p->xp);
+	return sent > 0;
+}
+
+/* ---- timers ------------------------------------------------------------- */
+
+static void sw_port_timers(struct sw *s, struct sw_port *p)
+{
+	/* Refresh an XOFF before the peer's pause timer runs out. */
+	if (p->xoff_mask && (p->cfg->fc == FC_PAUSE || p->cfg->fc == FC_PFC)) {
+		for (int i = 0; i < SW_NPRIO; i++) {
+			if (!(p->xoff_mask & (1u << i)))
+				continue;
+			if (s->now - p->xoff_sent_ns[i] >= p->pause_ns / 2 &&
+			    sw_send_pause(s, p, p->cfg->fc == FC_PFC ? 1u << i : 0xff, true))
+				p->xoff_sent_ns[i] = s->now;
+		}
+	}
+	if (p->cfg->fc == FC_CREDIT && s->now >= p->credit_next_ns) {
+		bool changed = memcmp(p->freed, p->adv_freed, sizeof(p->freed)) != 0;
+
+		if (changed || s->now - p->credit_last_ns >= SW_CREDIT_KEEPALIVE_NS)
+			sw_send_credit(s, p);
+		p->credit_next_ns = s->now + p->cfg->credit_interval;
+	}
+}
+
+bool sw_poll(struct sw *s)
+{
+	bool work = false;
+	int i;
+
+	s->now = loop_now_ns();
+	s->loops++;
+	for (i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+
+		xport_reclaim(p->xp);
+		xport_refill(p->xp);
+		work |= sw_rx_port(s, p);
+	}
+	for (i = 0; i < s->nports; i++) {
+		sw_port_timers(s, &s->ports[i]);
+		work |= sw_tx_port(s, &s->ports[i]);
+	}
+	if (s->now >= s->next_age_ns) {
+		fdb_age(s->fdb, s->now);
+		s->next_age_ns = s->now + SW_AGE_INTERVAL_NS;
+	}
+	if (s->cfg->stats_interval && s->now >= s->next_stats_ns) {
+		sw_stats_tick(s);
+		s->next_stats_ns += s->cfg->stats_interval;
+		if (s->next_stats_ns < s->now)
+			s->next_stats_ns = s->now + s->cfg->stats_interval;
+	}
+	return work;
+}
+
+static inline void sw_min(uint64_t *d, uint64_t t)
+{
+	if (t < *d)
+		*d = t;
+}
+
+uint64_t sw_next_deadline(const struct sw *s)
+{
+	uint64_t d = s->next_age_ns;
+	int i;
+
+	if (s->cfg->stats_interval)
+		sw_min(&d, s->next_stats_ns);
+	for (i = 0; i < s->nports; i++) {
+		const struct sw_port *p = &s->ports[i];
+		bool backlog = p->ctrl_n || s->voq->out_total[i];
+
+		if (p->cfg->fc == FC_CREDIT)
+			sw_min(&d, p->credit_next_ns);
+		if (p->xoff_mask)
+			for (int k = 0; k < SW_NPRIO; k++)
+				if (p->xoff_mask & (1u << k))
+					sw_min(&d, p->xoff_sent_ns[k] + p->pause_ns / 2);
+		/* Frames the kernel has not completed yet: look again soon, the
+		 * completion ring does not wake epoll. */
+		if (p->xp->tx_out || p->xp->tx_pending)
+			sw_min(&d, s->now + 200000);
+		if (!backlog)
+			continue;
+		if (!xport_tx_space(p->xp))
+			sw_min(&d, s->now + 20000);
+		sw_min(&d, wclock_next(&p->wc));
+		for (int k = 0; k < SW_NPRIO; k++)
+			if (p->pause_start[k])
+				sw_min(&d, p->paused_until[k]);
+	}
+	return d;
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+static uint64_t sw_qty_units(const struct sw_port *p, const struct cfg_qty *q)
+{
+	if (q->frames == p->unit_frames)
+		return q->n;
+	/* Thresholds in the other unit than the buffer: convert with full frames. */
+	return q->frames ? q->n * p->max_frame : (q->n + p->max_frame - 1) / p->max_frame;
+}
+
+void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
+{
+	const struct port_cfg *c = p->cfg;
+	uint64_t burst = c->burst, headroom;
+
+	p->max_frame = (c->mtu ? c->mtu : p->xp->mtu) + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN;
+	if (!burst) {
+		/* Two frames, or 100 us of line rate: enough to batch sends at
+		 * high rates without a timer per frame. */
+		burst = 2ull * p->max_frame;
+		if (c->rate / 8 / 10000 > burst)
+			burst = c->rate / 8 / 10000;
+	}
+	wclock_init(&p->wc, c->rate, burst, c->wire_overhead);
+	p->unit_frames = c->buffer.frames;
+	p->cap = c->buffer.n;
+	/* Room needed above XOFF: what the peer may already have in flight when
+	 * the PAUSE reaches it (its burst and the frame on the wire) plus the
+	 * PAUSE frame's own wait behind a frame on our side. */
+	headroom = burst + 2ull * p->max_frame;
+	if (p->unit_frames)
+		headroom = (headroom + p->max_frame - 1) / p->max_frame;
+	if (c->xoff.set)
+		p->xoff = sw_qty_units(p, &c->xoff);
+	else
+		p->xoff = p->cap > headroom ? p->cap - headroom : (p->cap + 1) / 2;
+	if (c->xon.set) {
+		p->xon = sw_qty_units(p, &c->xon);
+	} else {
+		uint64_t gap = p->unit_frames ? 2 : 2ull * p->max_frame;
+
+		p->xon = p->xoff > gap ? p->xoff - gap : 0;
+	}
+	if (p->xon >= p->xoff)
+		p->xon = p->xoff ? p->xoff - 1 : 0;
+	p->pause_ns = wire_quanta_to_ns(c->pause_quanta, c->rate);
+	/* Advertise credits after an eighth of the buffer is freed (at least
+	 * one unit); small buffers get an update per frame, as IB does. */
+	p->credit_step = p->cap / 8 ? p->cap / 8 : 1;
+	if ((c->fc == FC_PAUSE || c->fc == FC_PFC) && p->cap <= headroom)
+		pr_warn("port %s: buffer (%llu %s) is not above the headroom PAUSE needs "
+			"(%llu): frames may be lost; use flow_control = credit or a larger buffer\n",
+			c->name, (unsigned long long)p->cap, p->unit_frames ? "frames" : "bytes",
+			(unsigned long long)headroom);
+}
+
+static void sw_voq_free(void *ctx, uint32_t frame, uint32_t in)
+{
+	struct sw *s = ctx;
+
+	umem_free(s->umem, frame);
+}
+
+void sw_destroy(struct sw *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	sw_ctl_fini(s);
+	for (i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+
+		while (p->ctrl_n) {
+			umem_free(s->umem, p->ctrlq[p->ctrl_head]);
+			p->ctrl_head = (p->ctrl_head + 1) % SW_CTRLQ;
+			p->ctrl_n--;
+		}
+		xport_close(p->xp);
+	}
+	if (s->voq)
+		voq_drain(s->voq, sw_voq_free, s);
+	voq_destroy(s->voq);
+	fdb_destroy(s->fdb);
+	umem_destroy(s->umem);
+	loop_destroy(s->loop);
+	free(s->faddr);
+	free(s->fcharged);
+	free(s);
+}
+
+/* Frames for the shared umem: every port's fill and TX rings, plus what its
+ * input buffers can hold (a byte budget counted in minimum-size frames,
+ * bounded so a large buffer does not pin gigabytes). */
+static uint32_t sw_umem_frames(const struct sw_cfg *cfg)
+{
+	uint64_t n = 64;
+
+	if (cfg->umem_frames)
+		return cfg->umem_frames;
+	for (int i = 0; i < cfg->nports; i++) {
+		const struct cfg_qty *b = &cfg->ports[i].buffer;
+		uint64_t per_prio = b->frames ? b->n : (b->n + L2CC_ETH_MIN_FRAME - 1) /
+							   L2CC_ETH_MIN_FRAME;
+		uint64_t buf = per_prio * SW_NPRIO;
+
+		if (buf > 4096 && per_prio <= 4096)
+			buf = 4096;
+		else if (buf > 4096)
+			buf = per_prio;
+		n += 2 * cfg->ring_size + buf + SW_CTRLQ;
+	}
+	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
+}
+
+static uint32_t sw_frame_size(const struct sw_cfg *cfg)
+{
+	if (cfg->frame_size)
+		return cfg->frame_size;
+	for (int i = 0; i < cfg->nports; i++)
+		if (cfg->ports[i].mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN > 2048)
+			return 4096;
+	return 2048;
+}
+
+int sw_create(struct sw **out, struct sw_cfg *cfg)
+{
+	uint32_t nframes = sw_umem_frames(cfg);
+	struct sw *s;
+	int i, err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cfg = cfg;
+	s->now = s->start_ns = loop_now_ns();
+	err = loop_create(&s->loop);
+	if (err)
+		goto err;
+	err = loop_catch_signals(s->loop);
+	if (err) {
+		pr_err("signals: %s\n", strerror(-err));
+		goto err;
+	}
+	s->faddr = calloc(nframes, sizeof(*s->faddr));
+	s->fcharged = calloc(nframes, sizeof(*s->fcharged));
+	if (!s->faddr || !s->fcharged) {
+		err = -ENOMEM;
+		goto err;
+	}
+	err = umem_create(&s->umem, nframes, sw_frame_size(cfg), cfg->ring_size);
+	if (err)
+		goto err;
+	err = fdb_create(&s->fdb, cfg->fdb_size, cfg->fdb_aging);
+	if (err)
+		goto err;
+	err = voq_create(&s->voq, cfg->nports, nframes, cfg->sched);
+	if (err)
+		goto err;
+	for (i = 0; i < cfg->nports; i++) {
+		struct port_cfg *pc = &cfg->ports[i];
+		struct sw_port *p = &s->ports[i];
+		struct xport_opts o = {
+			.queue = pc->queue,
+			.ring_size = cfg->ring_size,
+			.skb_mode = pc->xdp_mode == XDP_MODE_SKB,
+			.fallback_pass = false,
+		};
+
+		p->cfg = pc;
+		p->idx = i;
+		err = xport_open(&p->xp, s->umem, pc->ifname, &o);
+		if (err) {
+			pr_err("port %s: cannot open %s: %s\n", pc->name, pc->ifname, strerror(-err));
+			goto err;
+		}
+		s->xps[i] = p->xp;
+		s->nports = i + 1;
+		if (pc->mtu && pc->mtu > p->xp->mtu)
+			pr_warn("port %s: mtu %llu is above %s's MTU %u\n", pc->name,
+				(unsigned long long)pc->mtu, pc->ifname, p->xp->mtu);
+		sw_port_apply_cfg(s, p);
+		p->session = (uint32_t)(s->start_ns ^ (s->start_ns >> 32) ^ (uint32_t)i * 2654435761u);
+		p->credit_next_ns = s->now;
+		err = loop_add_fd(s->loop, p->xp->fd, EPOLLIN, NULL, NULL);
+		if (err)
+			goto err;
+		xport_refill(p->xp);
+	}
+	for (i = 0; i < cfg->nstatic; i++) {
+		const struct fdb_static_cfg *st = &cfg->statics[i];
+		int port = -1;
+
+		for (int k = 0; k < cfg->nports; k++)
+			if (!strcmp(cfg->ports[k].name, st->port))
+				port = k;
+		err = port < 0 ? -ENOENT : fdb_add_static(s->fdb, st->mac, st->vlan, port);
+		if (err) {
+			pr_err("static fdb entry for port %s: %s\n", st->port, strerror(-err));
+			goto err;
+		}
+	}
+	s->next_age_ns = s->now + SW_AGE_INTERVAL_NS;
+	s->next_stats_ns = s->now;
+	err = sw_ctl_init(s);
+	if (err)
+		goto err;
+	*out = s;
+	return 0;
+err:
+	sw_destroy(s);
+	return err;
+}

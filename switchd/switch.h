@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * switchd: an input-buffered lossless Ethernet switch over AF_XDP.
+ * The daemon is a library (tests and fuzzers link it); main.c only calls
+ * switchd_main().
+ */
+#ifndef L2CC_SWITCH_H
+#define L2CC_SWITCH_H
+
+#include <stdint.h>
+#include "config.h"
+
+#define SW_MAX_PORTS   64
+#define SW_MAX_STATIC  256
+#define SW_NPRIO       8
+
+enum fc_mode { FC_NONE = 0, FC_PAUSE, FC_PFC, FC_CREDIT };
+enum port_role { ROLE_HOST = 0, ROLE_SWITCH };
+enum xdp_mode { XDP_MODE_NATIVE = 0, XDP_MODE_SKB };
+
+struct port_cfg {
+	char name[16];
+	char ifname[16];
+	uint64_t queue;
+	uint64_t rate;              /* bit/s, 0 = unlimited */
+	uint64_t burst;             /* bytes, 0 = automatic */
+	uint64_t wire_overhead;     /* bytes charged per frame on top of its length */
+	uint64_t mtu;               /* 0 = the interface's */
+	struct cfg_qty buffer;      /* input buffer per priority */
+	struct cfg_qty xoff, xon;   /* thresholds; derived when not set */
+	int fc;                     /* enum fc_mode */
+	int role;                   /* enum port_role */
+	uint64_t pause_quanta;
+	uint64_t credit_interval;   /* ns: periodic credit refresh */
+	int xdp_mode;
+};
+
+struct fdb_static_cfg {
+	uint8_t mac[6];
+	char port[16];
+	uint64_t vlan;
+};
+
+struct sw_cfg {
+	char name[32];
+	char ctl_socket[108];
+	char metrics_listen[64];
+	char stats_file[256];
+	uint64_t stats_interval;    /* ns */
+	uint64_t fdb_aging;         /* ns */
+	uint64_t fdb_size;
+	int sched;                  /* enum voq_sched */
+	uint64_t frame_size;
+	uint64_t ring_size;
+	uint64_t batch;
+	uint64_t umem_frames;       /* 0 = automatic */
+	int log_level;
+	struct port_cfg ports[SW_MAX_PORTS];
+	int nports;
+	struct fdb_static_cfg statics[SW_MAX_STATIC];
+	int nstatic;
+};
+
+/* The config schema (switchd/sw_config.c). */
+extern const struct cfg_section sw_cfg_sections[];
+extern const size_t sw_cfg_nsections;
+
+/* Load a config file plus "section.key=value" overrides, then validate. */
+int sw_cfg_load(struct sw_cfg *cfg, const char *path, char *const *overrides, int noverrides,
+		char *err, size_t errlen);
+
+int switchd_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* switchd internals shared by its .c files (datapath, config, control). */
+#ifndef L2CC_SWITCH_PRIVATE_H
+#define L2CC_SWITCH_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "switch.h"
+#include "fdb.h"
+#include "voq.h"
+#include "wclock.h"
+#include "xport.h"
+
+struct loop;
+struct ctl;
+struct tseries;
+
+/* Why a frame was dropped: one counter each, per port. */
+enum sw_drop {
+	SW_DROP_MALFORMED = 0,  /* runt, cut VLAN tag, multicast source, bad control body */
+	SW_DROP_OVERSIZE,       /* longer than the port's MTU allows */
+	SW_DROP_BUFFER_FULL,    /* input buffer full (tail drop) */
+	SW_DROP_FILTERED,       /* destination is on the port it came from */
+	SW_DROP_LINK_LOCAL,     /* 01:80:C2:00:00:0x we do not speak (STP, LLDP, ...) */
+	SW_DROP_FORGED,         /* switch-only control frame from a host port */
+	SW_DROP_UNSUPPORTED,    /* unknown MAC control opcode or l2cc control type/version */
+	SW_DROP_NO_FRAME,       /* no free frame for a flood copy or a control frame */
+	SW_DROP_MAX
+};
+extern const char *const sw_drop_names[SW_DROP_MAX];
+
+struct sw_prio_stats {
+	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
+	uint64_t drop_buffer_full;
+	uint64_t pfc_tx, pfc_rx;
+	uint64_t credit_blocked;    /* times a frame waited for credits */
+};
+
+struct sw_port_stats {
+	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
+	uint64_t drop[SW_DROP_MAX];
+	uint64_t pause_tx, pause_rx, pfc_tx, pfc_rx, credit_tx, credit_rx;
+	uint64_t fc_ignored;        /* PAUSE/PFC/credit received but not configured */
+	uint64_t flood_tx;          /* frames sent as flood copies */
+	uint64_t ctrl_tx_frames;
+	struct sw_prio_stats prio[SW_NPRIO];
+};
+
+#define SW_CTRLQ 16
+
+struct sw_port {
+	struct port_cfg *cfg;
+	uint32_t idx;
+	struct xport *xp;
+	struct wclock wc;
+	uint32_t max_frame;         /* MTU + header + two VLAN tags */
+
+	/* Input buffer, per priority, in units of frames or bytes. */
+	bool unit_frames;
+	uint64_t cap, xoff, xon;
+	uint64_t occ[SW_NPRIO], peak[SW_NPRIO];
+	uint64_t pause_ns;          /* what our pause_quanta mean at this port's rate */
+	uint8_t xoff_mask;          /* priorities we hold paused upstream (PAUSE: bit 0) */
+	uint64_t xoff_sent_ns[SW_NPRIO];
+
+	/* Credit receiver: what we have freed, and what we last advertised. */
+	uint32_t session;
+	uint64_t freed[SW_NPRIO], adv_freed[SW_NPRIO];
+	uint64_t credit_step;
+	uint64_t credit_next_ns, credit_last_ns;
+
+	/* Egress: pause received from the peer, credits granted by the peer. */
+	uint64_t paused_until[SW_NPRIO], pause_start[SW_NPRIO], paused_acc[SW_NPRIO];
+	bool credit_have;
+	uint8_t credit_unit;
+	uint32_t peer_session;
+	uint64_t credit_limit[SW_NPRIO], credit_sent[SW_NPRIO];
+
+	/* Control frames waiting to go out ahead of data (not subject to pause). */
+	uint32_t ctrlq[SW_CTRLQ];
+	uint16_t ctrl_len[SW_CTRLQ];
+	uint32_t ctrl_head, ctrl_n;
+
+	struct sw_port_stats st;
+};
+
+struct sw {
+	struct sw_cfg *cfg;
+	struct umem *umem;
+	struct sw_port ports[SW_MAX_PORTS];
+	struct xport *xps[SW_MAX_PORTS];
+	int nports;
+	struct fdb *fdb;
+	struct voq *voq;
+	uint64_t *faddr;            /* [nframes]: descriptor address of a held frame */
+	uint8_t *fcharged;          /* [nframes]: counted in its input buffer (not a flood copy) */
+	struct loop *loop;
+	struct ctl *ctl;
+	struct tseries *ts;
+	uint64_t now;
+	uint64_t start_ns;
+	uint64_t next_stats_ns, next_age_ns;
+	uint64_t loops, wakeups;
+	bool stop, reload;
+};
+
+/* Datapath (switch.c). */
+int sw_create(struct sw **out, struct sw_cfg *cfg);
+void sw_destroy(struct sw *s);
+/* One pass over every port: completions, RX, TX, timers. Returns true if it did work. */
+bool sw_poll(struct sw *s);
+/* The earliest time something is due (pacing, pause expiry, timers). */
+uint64_t sw_next_deadline(const struct sw *s);
+/* Re-apply per-port settings after a reload (rates, thresholds). */
+void sw_port_apply_cfg(struct sw *s, struct sw_port *p);
+uint64_t sw_paused_ns(const struct sw_port *p, int prio, uint64_t now);
+
+/* Control socket, metrics and time series (sw_ctl.c). */
+int sw_ctl_init(struct sw *s);
+void sw_ctl_fini(struct sw *s);
+void sw_stats_tick(struct sw *s);
+
+#endif

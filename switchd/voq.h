@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Virtual output queues: one FIFO per (input port, output port, priority),
+ * linked through a per-frame `next` array so queueing never allocates. Each
+ * output arbitrates round-robin across input ports within a priority, and
+ * strict priority (7 highest) or round-robin across priorities.
+ */
+#ifndef L2CC_VOQ_H
+#define L2CC_VOQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VOQ_NONE UINT32_MAX
+#define VOQ_NPRIO 8
+
+enum voq_sched { VOQ_SCHED_STRICT = 0, VOQ_SCHED_RR = 1 };
+
+struct voq_q {
+	uint32_t head, tail;
+	uint32_t frames;
+	uint64_t bytes;
+};
+
+struct voq {
+	uint32_t nports;
+	uint32_t nframes;
+	enum voq_sched sched;
+	uint32_t *next;         /* [nframes] */
+	uint16_t *len;          /* [nframes]: frame length, for byte counts */
+	struct voq_q *q;        /* [in][out][prio] */
+	uint16_t *rr_in;        /* [out][prio]: next input to serve */
+	uint8_t *rr_prio;       /* [out]: next priority to serve (RR scheduling) */
+	uint32_t *out_frames;   /* [out][prio]: frames waiting for this output */
+	uint64_t *out_bytes;    /* [out][prio] */
+	uint32_t *out_total;    /* [out]: frames waiting, all priorities (Santos cnt1) */
+};
+
+int voq_create(struct voq **out, uint32_t nports, uint32_t nframes, enum voq_sched sched);
+void voq_destroy(struct voq *v);
+
+static inline struct voq_q *voq_q(const struct voq *v, uint32_t in, uint32_t out, uint32_t prio)
+{
+	return &v->q[((size_t)in * v->nports + out) * VOQ_NPRIO + prio];
+}
+
+void voq_push(struct voq *v, uint32_t in, uint32_t out, uint32_t prio, uint32_t frame,
+	      uint16_t len);
+/* Remove and return the head of (in, out, prio); VOQ_NONE if empty. */
+uint32_t voq_pop(struct voq *v, uint32_t in, uint32_t out, uint32_t prio);
+static inline uint32_t voq_head(const struct voq *v, uint32_t in, uint32_t out, uint32_t prio)
+{
+	const struct voq_q *q = voq_q(v, in, out, prio);
+
+	return q->frames ? q->head : VOQ_NONE;
+}
+
+/* Choose what output `out` sends next among priorities in prio_mask: sets
+ * *in and *prio and returns true, or false if nothing eligible waits. The
+ * round-robin pointers move only when voq_pop() takes the frame. */
+bool voq_select(const struct voq *v, uint32_t out, uint8_t prio_mask, uint32_t *in,
+		uint32_t *prio);
+
+/* Take every frame queued from or to a port (a port going away); calls fn per frame. */
+void voq_drain(struct voq *v, void (*fn)(void *ctx, uint32_t frame, uint32_t in), void *ctx);
+
+#endif

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * BPF_PROG_TEST_RUN tests of bpf/l2cc_xdp.bpf.c and bpf/xdp_fwd.bpf.c, as
+ * tables of {input frame, expected verdict, expected counter} in the style of
+ * katran's BpfTester.
+ *
+ * Cases that need real devices (an AF_XDP socket in xsks_map, ifindexes in a
+ * devmap) use a veth pair in a private network namespace: the test unshares
+ * its own netns first, so nothing it creates is visible outside and the
+ * kernel removes it all when the process exits. No XDP program is ever
+ * attached to a device; test runs do not need one.
+ *
+ * A case the kernel cannot run prints "SKIP <name>: <why>" and counts
+ * neither as passed nor as failed. Not root, or no BPF: exit 77.
+ */
+#define LOG_SUBSYS "test"
+#include "log.h"
+
+#include <errno.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include <linux/if_xdp.h>
+#include <xdp/xsk.h>
+
+#include "l2cc_shared.h"
+#include "l2cc_xdp.skel.h"
+#include "xdp_fwd.skel.h"
+
+#include "../unit/check.h"
+
+#define VETH0 "l2cct0"
+#define VETH1 "l2cct1"
+
+/* ---- frames ------------------------------------------------------------ */
+
+/*
+ * A 64-byte l2cc data frame (no FCS; well above L2CC_ETH_MIN_FRAME):
+ *   dst 02:00:00:00:00:02, src 02:00:00:00:00:01 (locally administered)
+ *   ethertype 0x88b5 (IEEE local experimental 1: l2cc data tag)
+ *   50 bytes of payload, zero
+ */
+static const uint8_t frame_64[64] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02,     /* dst */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01,     /* src */
+	0x88, 0xb5,                             /* ethertype */
+};
+
+/* 13 bytes: one short of an Ethernet header (the ethertype is cut in half). */
+static const uint8_t frame_runt[13] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02,     /* dst */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01,     /* src */
+	0x88,                                   /* first byte of the ethertype */
+};
+
+/* ---- the private netns fixture ------------------------------------------ */
+
+static struct {
+	bool veth_ok;           /* the veth pair exists and is up */
+	const char *veth_why;   /* why not */
+	int ifindex0, ifindex1;
+
+	struct xsk_socket *xsk; /* AF_XDP socket bound to VETH0 queue 0 */
+	const char *xsk_why;    /* why there is none */
+	char xsk_err[128];
+	struct xsk_umem *umem;
+	void *umem_area;
+	size_t umem_size;
+	struct xsk_ring_prod fq;
+	struct xsk_ring_cons cq, rx;
+} env;
+
+#define XSK_NFRAMES 64
+
+static int sh(const char *cmd)
+{
+	int rc = system(cmd);
+
+	if (rc != 0)
+		printf("    '%s' failed (status %d)\n", cmd, rc);
+	return rc;
+}
+
+static void env_setup(void)
+{
+	struct xsk_umem_config ucfg = {
+		.fill_size = XSK_NFRAMES,
+		.comp_size = XSK_NFRAMES,
+		.frame_size = XSK_UMEM__DEFAULT_FRAME_SIZE,
+	};
+	struct xsk_socket_config scfg = {
+		.rx_size = XSK_NFRAMES,
+		.tx_size = XSK_NFRAMES,
+		/* Only the socket: the program under test is ours, not libxdp's. */
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_COPY,
+	};
+	int err;
+
+	if (sh("ip link set lo up") ||
+	    sh("ip link add " VETH0 " type veth peer name " VETH1) ||
+	    sh("ip link set " VETH0 " up") || sh("ip link set " VETH1 " up")) {
+		env.veth_why = "cannot create a veth pair in the private netns";
+		env.xsk_why = env.veth_why;
+		return;
+	}
+	env.ifindex0 = if_nametoindex(VETH0);
+	env.ifindex1 = if_nametoindex(VETH1);
+	if (!env.ifindex0 || !env.ifindex1) {
+		env.veth_why = "veth pair has no ifindex";
+		env.xsk_why = env.veth_why;
+		return;
+	}
+	env.veth_ok = true;
+
+	env.umem_size = (size_t)XSK_NFRAMES * XSK_UMEM__DEFAULT_FRAME_SIZE;
+	env.umem_area = mmap(NULL, env.umem_size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (env.umem_area == MAP_FAILED) {
+		env.umem_area = NULL;
+		env.xsk_why = "cannot mmap a UMEM";
+		return;
+	}
+	err = xsk_umem__create(&env.umem, env.umem_area, env.umem_size,
+			       &env.fq, &env.cq, &ucfg);
+	if (err) {
+		snprintf(env.xsk_err, sizeof(env.xsk_err),
+			 "xsk_umem__create: %s", strerror(-err));
+		env.xsk_why = env.xsk_err;
+		env.umem = NULL;
+		return;
+	}
+	err = xsk_socket__create(&env.xsk, VETH0, 0, env.umem, &env.rx, NULL,
+				 &scfg);
+	if (err) {
+		snprintf(env.xsk_err, sizeof(env.xsk_err),
+			 "xsk_socket__create on %s (copy mode): %s", VETH0,
+			 strerror(-err));
+		env.xsk_why = env.xsk_err;
+		env.xsk = NULL;
+	}
+}
+
+static void env_teardown(void)
+{
+	if (env.xsk)
+		xsk_socket__delete(env.xsk);
+	if (env.umem)
+		xsk_umem__delete(env.umem);
+	if (env.umem_area)
+		munmap(env.umem_area, env.umem_size);
+	/* The netns dies with us anyway; deleting one end removes both. */
+	if (env.veth_ok)
+		sh("ip link del " VETH0);
+}
+
+/* ---- a RUN() that also knows SKIP --------------------------------------- */
+
+static const char *skip_why;
+static int check_skipped;
+
+#define SKIP_CASE(why) do { skip_why = (why); return; } while (0)
+
+#define RUN_CASE(name, fn, arg) do {                                       \
+	check_failed_now = 0;                                              \
+	skip_why = NULL;                                                   \
+	fn(arg);                                                           \
+	if (check_failed_now) {                                            \
+		check_failed++;                                            \
+		printf("FAIL %s\n", (name));                               \
+	} else if (skip_why) {                                             \
+		check_skipped++;                                           \
+		printf("SKIP %s: %s\n", (name), skip_why);                 \
+	} else {                                                           \
+		check_passed++;                                            \
+		printf("ok   %s\n", (name));                               \
+	}                                                                  \
+} while (0)
+
+/* ---- running a program -------------------------------------------------- */
+
+enum ingress { IN_DEFAULT, IN_VETH0, IN_VETH1 };
+
+static int ingress_ifindex(enum ingress in)
+{
+	return in == IN_VETH0 ? env.ifindex0 : in == IN_VETH1 ? env.ifindex1 : 0;
+}
+
+/*
+ * One test run of prog_fd on frame. With IN_VETH*, an xdp_md context names
+ * that device and rx queue 0 as the ingress; with IN_DEFAULT the kernel uses
+ * the netns's loopback. Returns 0 or a negative errno from the kernel; the
+ * verdict in *verdict, the output frame checked against the input (none of
+ * these programs rewrites frames).
+ */
+static int test_run(int prog_fd, const uint8_t *frame, size_t len,
+		    enum ingress in, int *verdict)
+{
+	uint8_t out[256];
+	struct xdp_md ctx = {
+		.data_end = len,
+		.ingress_ifindex = ingress_ifindex(in),
+		.rx_queue_index = 0,
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = frame,
+		.data_size_in = len,
+		.data_out = out,
+		.data_size_out = sizeof(out),
+		.repeat = 1,
+	);
+	int err;
+
+	if (in != IN_DEFAULT) {
+		opts.ctx_in = &ctx;
+		opts.ctx_size_in = sizeof(ctx);
+	}
+	err = bpf_prog_test_run_opts(prog_fd, &opts);
+	if (err)
+		return -errno;
+	*verdict = opts.retval;
+	CHECK_EQ(opts.data_size_out, len);
+	if (opts.data_size_out == len)
+		CHECK_MEM(out, frame, len);
+	return 0;
+}
+
+static const char *verdict_name(int v)
+{
+	static const char *const names[] = {
+		"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT",
+	};
+
+	return v >= 0 && v <= XDP_REDIRECT ? names[v] : "?";
+}
+
+#define CHECK_VERDICT(got, want) do {                                      \
+	if ((got) != (want)) {                                             \
+		printf("    %s:%d: verdict %s, expected %s\n", __FILE__,   \
+		       __LINE__, verdict_name(got), verdict_name(want));   \
+		check_failed_now++;                                        \
+	}                                                                  \
+} while (0)
+
+/* ---- l2cc_xdp ----------------------------------------------------------- */
+
+struct l2cc_case {
+	const char *name;
+	const uint8_t *frame;
+	size_t len;
+	uint32_t fallback;      /* cfg_fallback, set in rodata before load */
+	bool socket;            /* a real AF_XDP socket in xsks_map[0] */
+	enum ingress in;
+	int verdict;
+	int stat;               /* the counter that must go up by one, besides RX */
+};
+
+static const struct l2cc_case l2cc_cases[] = {
+	{ "l2cc_xdp: 13-byte runt is dropped",
+	  frame_runt, sizeof(frame_runt), L2CC_XDP_FALLBACK_DROP, false,
+	  IN_DEFAULT, XDP_DROP, L2CC_XDP_RUNT },
+	{ "l2cc_xdp: exactly an Ethernet header is not a runt",
+	  frame_64, L2CC_ETH_HLEN, L2CC_XDP_FALLBACK_DROP, false,
+	  IN_DEFAULT, XDP_DROP, L2CC_XDP_NO_SOCKET },
+	{ "l2cc_xdp: no socket, default fallback drops",
+	  frame_64, sizeof(frame_64), L2CC_XDP_FALLBACK_DROP, false,
+	  IN_DEFAULT, XDP_DROP, L2CC_XDP_NO_SOCKET },
+	{ "l2cc_xdp: no socket, fallback PASS passes",
+	  frame_64, sizeof(frame_64), L2CC_XDP_FALLBACK_PASS, false,
+	  IN_DEFAULT, XDP_PASS, L2CC_XDP_NO_SOCKET },
+	{ "l2cc_xdp: no socket on the veth queue, fallback PASS passes",
+	  frame_64, sizeof(frame_64), L2CC_XDP_FALLBACK_PASS, false,
+	  IN_VETH0, XDP_PASS, L2CC_XDP_NO_SOCKET },
+	{ "l2cc_xdp: AF_XDP socket on the queue redirects",
+	  frame_64, sizeof(frame_64), L2CC_XDP_FALLBACK_DROP, true,
+	  IN_VETH0, XDP_REDIRECT, L2CC_XDP_REDIRECT },
+	{ "l2cc_xdp: AF_XDP socket redirects whatever the fallback",
+	  frame_64, sizeof(frame_64), L2CC_XDP_FALLBACK_PASS, true,
+	  IN_VETH0, XDP_REDIRECT, L2CC_XDP_REDIRECT },
+};
+
+/* Sum of one xdp_stats slot over all possible CPUs. */
+static int stat_sum(int map_fd, uint32_t idx, uint64_t *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+	int i, err;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(map_fd, &idx, vals) ? -errno : 0;
+	*sum = 0;
+	for (i = 0; !err && i < ncpu; i++)
+		*sum += vals[i];
+	free(vals);
+	return err;
+}
+
+static int stats_read(int map_fd, uint64_t st[L2CC_XDP_STAT_MAX])
+{
+	int i, err;
+
+	for (i = 0; i < L2CC_XDP_STAT_MAX; i++) {
+		err = stat_sum(map_fd, i, &st[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void run_l2cc_case(const struct l2cc_case *c)
+{
+	uint64_t before[L2CC_XDP_STAT_MAX], after[L2CC_XDP_STAT_MAX];
+	struct l2cc_xdp_bpf *skel;
+	int err, verdict = -1, i;
+	uint32_t key = 0;
+
+	if (c->in != IN_DEFAULT && !env.veth_ok)
+		SKIP_CASE(env.veth_why);
+	if (c->socket && !env.xsk)
+		SKIP_CASE(env.xsk_why);
+
+	skel = l2cc_xdp_bpf__open();
+	CHECK(skel != NULL);
+	if (!skel)
+		return;
+	skel->rodata->cfg_fallback = c->fallback;
+	err = l2cc_xdp_bpf__load(skel);
+	CHECK_EQ(err, 0);
+	if (err)
+		goto out;
+
+	if (c->socket) {
+		int fd = xsk_socket__fd(env.xsk);
+
+		err = bpf_map_update_elem(bpf_map__fd(skel->maps.xsks_map),
+					  &key, &fd, BPF_ANY);
+		CHECK_EQ(err, 0);
+		if (err)
+			goto out;
+	}
+
+	err = stats_read(bpf_map__fd(skel->maps.xdp_stats), before);
+	CHECK_EQ(err, 0);
+	if (err)
+		goto out;
+
+	err = test_run(bpf_program__fd(skel->progs.l2cc_xdp), c->frame,
+		       c->len, c->in, &verdict);
+	if (err == -EINVAL && c->in != IN_DEFAULT) {
+		skip_why = "kernel refuses an xdp_md ctx_in naming a device";
+		goto out;
+	}
+	if (err == -EINVAL && c->len < L2CC_ETH_HLEN) {
+		skip_why = "kernel refuses test-run frames shorter than ETH_HLEN";
+		goto out;
+	}
+	CHECK_EQ(err, 0);
+	if (err)
+		goto out;
+	CHECK_VERDICT(verdict, c->verdict);
+
+	err = stats_read(bpf_map__fd(skel->maps.xdp_stats), after);
+	CHECK_EQ(err, 0);
+	if (err)
+		goto out;
+	for (i = 0; i < L2CC_XDP_STAT_MAX; i++) {
+		uint64_t want = before[i] + (i == L2CC_XDP_RX || i == c->stat);
+
+		if (after[i] != want) {
+			printf("    counter %d: %" PRIu64 ", expected %" PRIu64 "\n",
+			       i, after[i], want);
+			check_failed_now++;
+		}
+	}
+out:
+	l2cc_xdp_bpf__destroy(skel);
+}
+
+/* The name the daemons look for must be the name the object carries. */
+static void test_l2cc_xdp_prog_name(void)
+{
+	struct l2cc_xdp_bpf *skel = l2cc_xdp_bpf__open();
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	int err;
+
+	CHECK(skel != NULL);
+	if (!skel)
+		return;
+	CHECK(strcmp(bpf_program__name(skel->progs.l2cc_xdp),
+		     L2CC_XDP_PROG_NAME) == 0);
+	CHECK_EQ(bpf_map__max_entries(skel->maps.xsks_map), L2CC_XSKMAP_MAX);
+	CHECK_EQ(bpf_map__max_entries(skel->maps.xdp_stats), L2CC_XDP_STAT_MAX);
+	CHECK_EQ(skel->rodata->cfg_fallback, L2CC_XDP_FALLBACK_DROP);
+	err = l2cc_xdp_bpf__load(skel);
+	CHECK_EQ(err, 0);
+	if (!err) {
+		err = bpf_obj_get_info_by_fd(
+			bpf_program__fd(skel->progs.l2cc_xdp), &info, &len);
+		CHECK_EQ(err, 0);
+		CHECK(strcmp(info.name, L2CC_XDP_PROG_NAME) == 0);
+		CHECK_EQ(info.type, BPF_PROG_TYPE_XDP);
+	}
+	l2cc_xdp_bpf__destroy(skel);
+}
+
+/* ---- xdp_fwd / xdp_pass ------------------------------------------------- */
+
+enum fwd_prog { P_FWD, P_PASS };
+
+struct fwd_case {
+	const char *name;
+	enum fwd_prog prog;
+	enum ingress in;        /* tx_port maps VETH0 -> VETH1 only */
+	int verdict;
+};
+
+static const struct fwd_case fwd_cases[] = {
+	{ "xdp_fwd: mapped ingress port redirects",
+	  P_FWD, IN_VETH0, XDP_REDIRECT },
+	{ "xdp_fwd: unmapped ingress port drops",
+	  P_FWD, IN_VETH1, XDP_DROP },
+	{ "xdp_fwd: loopback ingress (no ctx) drops",
+	  P_FWD, IN_DEFAULT, XDP_DROP },
+	{ "xdp_pass: passes",
+	  P_PASS, IN_DEFAULT, XDP_PASS },
+	{ "xdp_pass: passes on a veth",
+	  P_PASS, IN_VETH1, XDP_PASS },
+};
+
+static void run_fwd_case(const struct fwd_case *c)
+{
+	struct xdp_fwd_bpf *skel;
+	int err, verdict = -1;
+	struct bpf_program *prog;
+
+	if (c->in != IN_DEFAULT && !env.veth_ok)
+		SKIP_CASE(env.veth_why);
+
+	skel = xdp_fwd_bpf__open_and_load();
+	CHECK(skel != NULL);
+	if (!skel)
+		return;
+
+	if (env.veth_ok) {
+		__u32 key = env.ifindex0, val = env.ifindex1;
+
+		err = bpf_map_update_elem(bpf_map__fd(skel->maps.tx_port),
+					  &key, &val, BPF_ANY);
+		CHECK_EQ(err, 0);
+		if (err)
+			goto out;
+	}
+
+	prog = c->prog == P_FWD ? skel->progs.xdp_fwd : skel->progs.xdp_pass;
+	err = test_run(bpf_program__fd(prog), frame_64, sizeof(frame_64),
+		       c->in, &verdict);
+	if (err == -EINVAL && c->in != IN_DEFAULT) {
+		skip_why = "kernel refuses an xdp_md ctx_in naming a device";
+		goto out;
+	}
+	CHECK_EQ(err, 0);
+	if (!err)
+		CHECK_VERDICT(verdict, c->verdict);
+out:
+	xdp_fwd_bpf__destroy(skel);
+}
+
+static void test_xdp_fwd_prog_names(void)
+{
+	struct xdp_fwd_bpf *skel = xdp_fwd_bpf__open();
+
+	CHECK(skel != NULL);
+	if (!skel)
+		return;
+	CHECK(strcmp(bpf_program__name(skel->progs.xdp_fwd),
+		     L2CC_XDP_FWD_PROG_NAME) == 0);
+	CHECK(strcmp(bpf_program__name(skel->progs.xdp_pass),
+		     L2CC_XDP_PASS_PROG_NAME) == 0);
+	CHECK_EQ(bpf_map__max_entries(skel->maps.tx_port),
+		 L2CC_XDP_FWD_MAX_PORTS);
+	xdp_fwd_bpf__destroy(skel);
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+int main(void)
+{
+	struct l2cc_xdp_bpf *probe;
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (geteuid() != 0) {
+		printf("SKIP bpf: needs root\n");
+		return 77;
+	}
+	/* A private netns: our veths and sockets vanish when we exit. */
+	if (unshare(CLONE_NEWNET)) {
+		printf("SKIP bpf: unshare(CLONE_NEWNET): %s\n", strerror(errno));
+		return 77;
+	}
+	/* libbpf is noisy while probing: show its errors only. */
+	log_init("test_bpf", LOG_LVL_ERR);
+	probe = l2cc_xdp_bpf__open_and_load();
+	if (!probe) {
+		printf("SKIP bpf: cannot load an XDP program: %s\n",
+		       strerror(errno));
+		return 77;
+	}
+	l2cc_xdp_bpf__destroy(probe);
+
+	env_setup();
+
+	RUN(test_l2cc_xdp_prog_name);
+	for (i = 0; i < sizeof(l2cc_cases) / sizeof(l2cc_cases[0]); i++)
+		RUN_CASE(l2cc_cases[i].name, run_l2cc_case, &l2cc_cases[i]);
+	RUN(test_xdp_fwd_prog_names);
+	for (i = 0; i < sizeof(fwd_cases) / sizeof(fwd_cases[0]); i++)
+		RUN_CASE(fwd_cases[i].name, run_fwd_case, &fwd_cases[i]);
+
+	env_teardown();
+	if (check_skipped)
+		printf("# skipped: %d\n", check_skipped);
+	return check_summary();
+}

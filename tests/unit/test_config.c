@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Unit tests for the table-driven configuration parser (daemon/config.c).
+ * A small schema of its own ([global] and labelled [port X]) covers every
+ * value type, so these tests do not move when the daemon's tables change.
+ */
+#include "check.h"
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ---- the test schema ---------------------------------------------------- */
+
+static const char *const fc_names[] = { "none", "pause", "pfc", "credit", NULL };
+
+struct tglobal {
+	char name[8];
+	int64_t prio;
+	uint64_t queues;
+	bool ecn;
+	uint64_t rate;
+	uint64_t buf;
+	struct cfg_qty xoff;
+	int fc;
+	uint64_t tick;
+	uint8_t mac[6];
+};
+
+struct tport {
+	char label[24];
+	char ifname[16];
+	uint64_t rate;
+	struct cfg_qty headroom;
+	int fc;
+	bool enabled;
+	uint64_t mtu;
+};
+
+#define MAX_PORTS 3
+
+struct tctx {
+	struct tglobal g;
+	bool have_g;
+	struct tport ports[MAX_PORTS];
+	int nports;
+};
+
+#define G(f) offsetof(struct tglobal, f)
+#define P(f) offsetof(struct tport, f)
+
+static const struct cfg_item global_items[] = {
+	{ .key = "name", .type = CFG_STR, .off = G(name), .size = sizeof(((struct tglobal *)0)->name),
+	  .def = "s1", .min = 1, .max = 0, .help = "switch name" },
+	{ .key = "prio", .type = CFG_INT, .off = G(prio), .def = "0", .min = -10, .max = 10,
+	  .help = "priority" },
+	{ .key = "queues", .type = CFG_UINT, .off = G(queues), .def = "8", .min = 1, .max = 8,
+	  .help = "queues per port" },
+	{ .key = "ecn", .type = CFG_BOOL, .off = G(ecn), .def = "yes", .min = 1, .max = 0,
+	  .help = "mark | not drop" },
+	{ .key = "rate", .type = CFG_RATE, .off = G(rate), .def = "10G", .min = 0,
+	  .max = 100000000000LL, .help = "default port rate" },
+	{ .key = "buf", .type = CFG_SIZE, .off = G(buf), .def = "1M", .min = 1024, .max = 1 << 30,
+	  .help = "shared buffer" },
+	{ .key = "xoff", .type = CFG_QTY, .off = G(xoff), .def = "64K", .min = 1, .max = 0,
+	  .help = "pause threshold" },
+	{ .key = "fc", .type = CFG_ENUM, .off = G(fc), .def = "pfc", .min = 1, .max = 0,
+	  .names = fc_names, .help = "flow control" },
+	{ .key = "tick", .type = CFG_DURATION, .off = G(tick), .def = "10ms", .min = 1000,
+	  .max = 1000000000, .help = "control period" },
+	{ .key = "mac", .type = CFG_MAC, .off = G(mac), .min = 1, .max = 0, .help = "switch MAC" },
+};
+
+static const struct cfg_item port_items[] = {
+	{ .key = "ifname", .type = CFG_STR, .off = P(ifname), .size = sizeof(((struct tport *)0)->ifname),
+	  .min = 1, .max = 0, .help = "interface" },
+	{ .key = "rate", .type = CFG_RATE, .off = P(rate), .def = "unlimited", .min = 1, .max = 0,
+	  .help = "line rate" },
+	{ .key = "headroom", .type = CFG_QTY, .off = P(headroom), .min = 1, .max = 0,
+	  .help = "headroom" },
+	{ .key = "fc", .type = CFG_ENUM, .off = P(fc), .def = "none", .min = 1, .max = 0,
+	  .names = fc_names, .help = "flow control" },
+	{ .key = "enabled", .type = CFG_BOOL, .off = P(enabled), .def = "on", .min = 1, .max = 0,
+	  .help = "admin state" },
+	{ .key = "mtu", .type = CFG_UINT, .off = P(mtu), .def = "1500", .min = 68, .max = 9216,
+	  .help = "MTU" },
+};
+
+static void *global_open(void *ctx, const char *label, char *err, size_t errlen)
+{
+	struct tctx *t = ctx;
+
+	t->have_g = true;
+	return &t->g;
+}
+
+static void *global_find(void *ctx, const char *label)
+{
+	struct tctx *t = ctx;
+
+	return t->have_g ? &t->g : NULL;
+}
+
+static void *port_open(void *ctx, const char *label, char *err, size_t errlen)
+{
+	struct tctx *t = ctx;
+	struct tport *p;
+
+	if (t->nports == MAX_PORTS) {
+		snprintf(err, errlen, "too many ports, expected at most %d", MAX_PORTS);
+		return NULL;
+	}
+	p = &t->ports[t->nports++];
+	snprintf(p->label, sizeof(p->label), "%s", label);
+	return p;
+}
+
+static void *port_find(void *ctx, const char *label)
+{
+	struct tctx *t = ctx;
+	int i;
+
+	for (i = 0; i < t->nports; i++)
+		if (!strcmp(t->ports[i].label, label))
+			return &t->ports[i];
+	return NULL;
+}
+
+static const struct cfg_section secs[] = {
+	{ .name = "global", .labelled = false, .items = global_items,
+	  .nitems = sizeof(global_items) / sizeof(global_items[0]), .open = global_open,
+	  .help = "Switch-wide settings.", .find = global_find },
+	{ .name = "port", .labelled = true, .items = port_items,
+	  .nitems = sizeof(port_items) / sizeof(port_items[0]), .open = port_open,
+	  .help = "One switch port.", .find = port_find },
+};
+#define NSECS (sizeof(secs) / sizeof(secs[0]))
+
+static struct tctx T;
+static char err[512];
+
+static int parse(const char *text)
+{
+	memset(&T, 0, sizeof(T));
+	memset(err, 0, sizeof(err));
+	return cfg_parse_string("s1.conf", text, secs, NSECS, &T, err, sizeof(err));
+}
+
+/* ---- value parsers ------------------------------------------------------ */
+
+static void test_parse_rate(void)
+{
+	static const struct { const char *s; uint64_t v; } good[] = {
+		{ "100M", 100000000ULL }, { "1G", 1000000000ULL }, { "2.5G", 2500000000ULL },
+		{ "1500k", 1500000ULL }, { "1500K", 1500000ULL }, { "0", 0 },
+		{ "unlimited", 0 }, { "Unlimited", 0 }, { "1T", 1000000000000ULL },
+		{ "100Mbit", 100000000ULL }, { "1Gbps", 1000000000ULL }, { "1 G", 1000000000ULL },
+		{ "0.001G", 1000000ULL }, { "25.000G", 25000000000ULL }, { "123", 123 },
+	};
+	static const char *const bad[] = {
+		"", "fast", "1.5", "G", "1.G", ".5G", "-1M", "1e9", "1X", "1Gb", "0x10",
+		" 1G", "99999999999999999999", "20000000T", "1.5 bit",
+	};
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 12345;
+		CHECK_EQ(cfg_parse_rate(good[i].s, &v), 0);
+		CHECK_EQ(v, good[i].v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 12345;
+		if (cfg_parse_rate(bad[i], &v) != -EINVAL)
+			printf("    rate \"%s\" accepted\n", bad[i]), check_failed_now++;
+		CHECK_EQ(v, 12345);
+	}
+}
+
+static void test_parse_size(void)
+{
+	static const struct { const char *s; uint64_t v; } good[] = {
+		{ "1500", 1500 }, { "64K", 65536 }, { "64k", 65536 }, { "1M", 1048576 },
+		{ "1G", 1073741824ULL }, { "64KiB", 65536 }, { "64KB", 65536 },
+		{ "2 MiB", 2097152 }, { "9000B", 9000 }, { "0", 0 },
+	};
+	static const char *const bad[] = {
+		"", "1.5K", "64X", "K", "-1", "64 KiBB", "17179869184G", "64iB", "1e3",
+	};
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 7;
+		CHECK_EQ(cfg_parse_size(good[i].s, &v), 0);
+		CHECK_EQ(v, good[i].v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		if (cfg_parse_size(bad[i], &v) != -EINVAL)
+			printf("    size \"%s\" accepted\n", bad[i]), check_failed_now++;
+		CHECK_EQ(v, 7);
+	}
+}
+
+static void test_parse_qty(void)
+{
+	struct cfg_qty q;
+
+	memset(&q, 0, sizeof(q));
+	CHECK_EQ(cfg_parse_qty("4frames", &q), 0);
+	CHECK_EQ(q.n, 4);
+	CHECK(q.frames && q.set);
+
+	memset(&q, 0, sizeof(q));
+	CHECK_EQ(cfg_parse_qty("16 frames", &q), 0);
+	CHECK_EQ(q.n, 16);
+	CHECK(q.frames);
+
+	memset(&q, 0, sizeof(q));
+	CHECK_EQ(cfg_parse_qty("3f", &q), 0);
+	CHECK_EQ(q.n, 3);
+	CHECK(q.frames);
+
+	CHECK_EQ(cfg_parse_qty("1frame", &q), 0);
+	CHECK_EQ(q.n, 1);
+
+	CHECK_EQ(cfg_parse_qty("64K", &q), 0);
+	CHECK_EQ(q.n, 65536);
+	CHECK(!q.frames && q.set);
+
+	CHECK_EQ(cfg_parse_qty("1500", &q), 0);
+	CHECK_EQ(q.n, 1500);
+	CHECK(!q.frames);
+
+	memset(&q, 0, sizeof(q));
+	CHECK_EQ(cfg_parse_qty("frames", &q), -EINVAL);
+	CHECK_EQ(cfg_parse_qty("4 framez", &q), -EINVAL);
+	CHECK_EQ(cfg_parse_qty("-4f", &q), -EINVAL);
+	CHECK_EQ(cfg_parse_qty("1.5frames", &q), -EINVAL);
+	CHECK_EQ(cfg_parse_qty("", &q), -EINVAL);
+	CHECK(!q.set);
+}
+
+static void test_parse_duration(void)
+{
+	static const struct { const char *s; uint64_t v; } good[] = {
+		{ "10ms", 10000000ULL }, { "500us", 500000ULL }, { "2s", 2000000000ULL },
+		{ "100ns", 100 }, { "10", 10000000ULL }, { "1.5ms", 1500000ULL },
+		{ "10 ms", 10000000ULL }, { "0", 0 },
+	};
+	static const char *const bad[] = { "", "10m", "ms", "1.5ns", "10 h", "-1ms", "1e3us" };
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 9;
+		CHECK_EQ(cfg_parse_duration(good[i].s, &v), 0);
+		CHECK_EQ(v, good[i].v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 9;
+		if (cfg_parse_duration(bad[i], &v) != -EINVAL)
+			printf("    duration \"%s\" accepted\n", bad[i]), check_failed_now++;
+		CHECK_EQ(v, 9);
+	}
+}
+
+static void test_parse_mac(void)
+{
+	static const uint8_t want[6] = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xef };
+	static const char *const bad[] = {
+		"", "02:aa:bb:cc:dd", "02-aa-bb-cc-dd-ef", "02:aa:bb:cc:dd:eg",
+		"02:aa:bb:cc:dd:ef:", "2:aa:bb:cc:dd:eff", "02:aa:bb:cc:dd:ef ",
+	};
+	uint8_t mac[6];
+	size_t i;
+
+	CHECK_EQ(cfg_parse_mac("02:aa:bb:cc:dd:ef", mac), 0);
+	CHECK_MEM(mac, want, 6);
+	memset(mac, 0, sizeof(mac));
+	CHECK_EQ(cfg_parse_mac("02:AA:BB:CC:DD:EF", mac), 0);
+	CHECK_MEM(mac, want, 6);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (cfg_parse_mac(bad[i], mac) != -EINVAL)
+			printf("    mac \"%s\" accepted\n", bad[i]), check_failed_now++;
+	}
+}
+
+/* cfg_set_item on one object: bools, enums, ints, strings, and that a bad
+ * value leaves the field alone. */
+static void test_set_item(void)
+{
+	const struct cfg_section *gs = &secs[0];
+	static const char *const yes[] = { "yes", "true", "on", "1", "YES" };
+	static const char *const no[] = { "no", "false", "off", "0", "Off" };
+	struct tglobal g;
+	size_t i;
+
+	memset(&g, 0, sizeof(g));
+	for (i = 0; i < 5; i++) {
+		g.ecn = false;
+		CHECK_EQ(cfg_set_item(gs, &g, "ecn", yes[i], err, sizeof(err)), 0);
+		CHECK(g.ecn);
+		CHECK_EQ(cfg_set_item(gs, &g, "ecn", no[i], err, sizeof(err)), 0);
+		CHECK(!g.ecn);
+	}
+	CHECK_EQ(cfg_set_item(gs, &g, "ecn", "maybe", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected yes, no"));
+
+	CHECK_EQ(cfg_set_item(gs, &g, "fc", "credit", err, sizeof(err)), 0);
+	CHECK_EQ(g.fc, 3);
+	CHECK_EQ(cfg_set_item(gs, &g, "fc", "PFC", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected one of: none, pause, pfc, credit"));
+	CHECK_EQ(g.fc, 3);
+
+	CHECK_EQ(cfg_set_item(gs, &g, "prio", "-10", err, sizeof(err)), 0);
+	CHECK_EQ(g.prio, -10);
+	CHECK_EQ(cfg_set_item(gs, &g, "prio", "0xa", err, sizeof(err)), 0);
+	CHECK_EQ(g.prio, 10);
+	CHECK_EQ(cfg_set_item(gs, &g, "prio", "11", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "out of range, expected -10..10"));
+	CHECK_EQ(cfg_set_item(gs, &g, "prio", "010", err, sizeof(err)), 0);
+	CHECK_EQ(g.prio, 10);   /* decimal, never octal */
+	CHECK_EQ(cfg_set_item(gs, &g, "prio", "1.0", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "is not an integer, expected"));
+	CHECK_EQ(g.prio, 10);
+
+	CHECK_EQ(cfg_set_item(gs, &g, "queues", "-1", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected a whole number in 1..8"));
+	CHECK_EQ(cfg_set_item(gs, &g, "queues", "0", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(cfg_set_item(gs, &g, "queues", "99999999999999999999", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "too large"));
+	CHECK_EQ(cfg_set_item(gs, &g, "queues", "8", err, sizeof(err)), 0);
+	CHECK_EQ(g.queues, 8);
+
+	CHECK_EQ(cfg_set_item(gs, &g, "name", "1234567", err, sizeof(err)), 0);
+	CHECK(!strcmp(g.name, "1234567"));
+	CHECK_EQ(cfg_set_item(gs, &g, "name", "12345678", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "too long (8 characters), expected at most 7"));
+	CHECK(!strcmp(g.name, "1234567"));
+	CHECK_EQ(cfg_set_item(gs, &g, "name", "", err, sizeof(err)), 0);
+	CHECK(!strcmp(g.name, ""));
+
+	CHECK_EQ(cfg_set_item(gs, &g, "rate", "200G", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected 0..100G"));
+	CHECK_EQ(cfg_set_item(gs, &g, "rate", "1.5", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "finer than 1 bit/s"));
+	CHECK_EQ(cfg_set_item(gs, &g, "tick", "0", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected 1us..1s"));
+	CHECK_EQ(cfg_set_item(gs, &g, "buf", "2G", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected 1K..1G"));
+
+	CHECK_EQ(cfg_set_item(gs, &g, "nope", "1", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "unknown key \"nope\" in [global], expected one of: name, prio"));
+	/* No error buffer at all must still be safe. */
+	CHECK_EQ(cfg_set_item(gs, &g, "nope", "1", NULL, 0), -EINVAL);
+}
+
+/* ---- defaults ----------------------------------------------------------- */
+
+static void test_defaults(void)
+{
+	struct tglobal g;
+	struct tport p;
+
+	memset(&g, 0, sizeof(g));
+	CHECK_EQ(cfg_apply_defaults(&secs[0], &g, err, sizeof(err)), 0);
+	CHECK(!strcmp(g.name, "s1"));
+	CHECK_EQ(g.prio, 0);
+	CHECK_EQ(g.queues, 8);
+	CHECK(g.ecn);
+	CHECK_EQ(g.rate, 10000000000ULL);
+	CHECK_EQ(g.buf, 1048576);
+	CHECK_EQ(g.xoff.n, 65536);
+	CHECK(!g.xoff.frames);
+	CHECK(!g.xoff.set);     /* a default is not "given" */
+	CHECK_EQ(g.fc, 2);
+	CHECK_EQ(g.tick, 10000000ULL);
+	CHECK_EQ(g.mac[0] | g.mac[5], 0);
+
+	memset(&p, 0, sizeof(p));
+	p.headroom.n = 77;      /* no default: left as the caller set it */
+	CHECK_EQ(cfg_apply_defaults(&secs[1], &p, err, sizeof(err)), 0);
+	CHECK_EQ(p.rate, 0);
+	CHECK_EQ(p.mtu, 1500);
+	CHECK(p.enabled);
+	CHECK_EQ(p.headroom.n, 77);
+	CHECK(!p.headroom.set);
+	CHECK_EQ(err[0], '\0');
+}
+
+/* ---- whole files -------------------------------------------------------- */
+
+static const char good_conf[] =
+	"# l2cc test switch\n"
+	"; another comment style\n"
+	"\n"
+	"[global]\n"
+	"  name = sw1        # trailing comment\n"
+	"prio=-3\n"
+	"queues = 4 ; trailing semicolon comment\n"
+	"ecn = off\n"
+	"rate = 25G\n"
+	"buf = 4MiB\n"
+	"xoff = 4frames\n"
+	"fc = credit\n"
+	"tick = 500us\r\n"
+	"mac = 02:00:00:00:00:01\n"
+	"\n"
+	"[port p1]   # uplink\n"
+	"ifname = s1-p1\n"
+	"rate = 2.5G\n"
+	"headroom = 64K\n"
+	"\n"
+	"[ port p2 ]\n"
+	"ifname = s1-p2\n"
+	"enabled = no\n"
+	"mtu = 9000\n"
+	"fc = pause";   /* no final newline */
+
+static void test_parse_good(void)
+{
+	struct tport *p1 = &T.ports[0], *p2 = &T.ports[1];
+
+	CHECK_EQ(parse(good_conf), 0);
+	CHECK_EQ(err[0], '\0');
+	CHECK(T.have_g);
+	CHECK(!strcmp(T.g.name, "sw1"));
+	CHECK_EQ(T.g.prio, -3);
+	CHECK_EQ(T.g.queues, 4);
+	CHECK(!T.g.ecn);
+	CHECK_EQ(T.g.rate, 25000000000ULL);
+	CHECK_EQ(T.g.buf, 4 << 20);
+	CHECK_EQ(T.g.xoff.n, 4);
+	CHECK(T.g.xoff.frames && T.g.xoff.set);
+	CHECK_EQ(T.g.fc, 3);
+	CHECK_EQ(T.g.tick, 500000);
+	CHECK_EQ(T.g.mac[5], 1);
+
+	CHECK_EQ(T.nports, 2);
+	CHECK(!strcmp(p1->label, "p1"));
+	CHECK(!strcmp(p1->ifname, "s1-p1"));
+	CHECK_EQ(p1->rate, 2500000000ULL);
+	CHECK_EQ(p1->headroom.n, 65536);
+	CHECK(p1->headroom.set && !p1->headroom.frames);
+	CHECK(p1->enabled);
+	CHECK_EQ(p1->mtu, 1500);
+	CHECK_EQ(p1->fc, 0);
+
+	CHECK(!strcmp(p2->label, "p2"));
+	CHECK(!p2->enabled);
+	CHECK_EQ(p2->mtu, 9000);
+	CHECK_EQ(p2->fc, 1);
+	CHECK_EQ(p2->rate, 0);          /* default "unlimited" */
+	CHECK(!p2->headroom.set);
+}
+
+static void test_parse_empty(void)
+{
+	CHECK_EQ(parse(""), 0);
+	CHECK_EQ(parse("\n\n# only comments\n   ; here\n"), 0);
+	CHECK(!T.have_g);
+	CHECK_EQ(T.nports, 0);
+	/* Defaults come with the header even when no key follows. */
+	CHECK_EQ(parse("[global]\n"), 0);
+	CHECK_EQ(T.g.queues, 8);
+}
+
+/* Each bad input fails with "s1.conf:LINE:", says what was expected, and
+ * names the specific problem. */
+static void test_errors(void)
+{
+	static const struct { const char *text; int line; const char *needle; } cases[] = {
+		{ "[global]\nrate = fast\n", 2,
+		  "rate \"fast\" is not a rate, expected e.g. 100M, 1G, 2.5G or unlimited" },
+		{ "[global]\n\n[port p1]\nrat = 1G\n", 4,
+		  "unknown key \"rat\" in [port p1], expected one of: ifname, rate, headroom, fc, enabled, mtu" },
+		{ "# c\n[bogus]\n", 2, "unknown section [bogus], expected one of: [global], [port <label>]" },
+		{ "queues = 1\n", 1, "outside any section, expected a [section]" },
+		{ "[port p1]\n[port p2]\n[port p1]\n", 3, "[port p1] repeats the one at line 1" },
+		{ "[global]\n\n[global]\n", 3, "[global] repeats the one at line 1, expected it once" },
+		{ "[port]\n", 1, "expected [port <label>]" },
+		{ "[global x]\n", 1, "takes no label, expected [global]" },
+		{ "[port a b]\n", 1, "not one word, expected" },
+		{ "[global]\nqueues = 9\n", 2, "queues 9 is out of range, expected 1..8" },
+		{ "[global]\nrate = 200G\n", 2, "out of range, expected 0..100G" },
+		{ "[global]\ntick = 2s\n", 2, "out of range, expected 1us..1s" },
+		{ "[port p1]\nmtu = 10000\n", 2, "mtu 10000 is out of range, expected 68..9216" },
+		{ "[global]\nname = abcdefgh\n", 2, "too long (8 characters), expected at most 7" },
+		{ "[port p1]\nifname = 0123456789abcdef\n", 2, "expected at most 15" },
+		{ "[global]\nfc = xon\n", 2, "expected one of: none, pause, pfc, credit" },
+		{ "[global]\necn = maybe\n", 2, "expected yes, no, true, false, on, off, 1 or 0" },
+		{ "[global]\nbuf = lots\n", 2, "is not a size, expected" },
+		{ "[global]\nxoff = 4 frams\n", 2, "is not a quantity, expected" },
+		{ "[global]\ntick = 10 minutes\n", 2, "is not a duration, expected" },
+		{ "[global]\nmac = 02:00:00:00:00\n", 2, "expected aa:bb:cc:dd:ee:ff" },
+		{ "[global]\nprio = high\n", 2, "is not an integer, expected a whole number in -10..10" },
+		{ "[global\n", 1, "no closing ']', expected" },
+		{ "[global] x\n", 1, "after section header, expected" },
+		{ "[]\n", 1, "empty section header, expected" },
+		{ "[global]\nhello\n", 2, "\"hello\" is not a setting, expected key = value" },
+		{ "[global]\n = 5\n", 2, "missing key before '=', expected" },
+		{ "[global]\nqueues = 2\nqueues = 3\n", 3, "repeats line 2, expected each key once" },
+		{ "[port a]\n[port b]\n[port c]\n\n[port d]\n", 5, "too many ports, expected at most 3" },
+		{ "[global]\nrate = 1.0000000001G\n", 2, "finer than 1 bit/s" },
+	};
+	char prefix[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret = parse(cases[i].text);
+
+		snprintf(prefix, sizeof(prefix), "s1.conf:%d: ", cases[i].line);
+		if (ret != -EINVAL || strncmp(err, prefix, strlen(prefix)) ||
+		    !strstr(err, "expected") || !strstr(err, cases[i].needle)) {
+			printf("    case %zu: ret %d, err \"%s\"\n", i, ret, err);
+			check_failed_now++;
+		}
+	}
+}
+
+/* A bad value must not have clobbered what was there before it. */
+static void test_error_leaves_value(void)
+{
+	CHECK_EQ(parse("[global]\nqueues = 3\nprio = 5\nrate = 1X\n"), -EINVAL);
+	CHECK_EQ(T.g.queues, 3);
+	CHECK_EQ(T.g.rate, 10000000000ULL);
+}
+
+static void test_parse_file(void)
+{
+	char path[] = "/tmp/test_config_XXXXXX";
+	char want[64];
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	fputs(good_conf, f);
+	fputs("\n[port p3]\nmtu = 1\n", f);
+	fclose(f);
+
+	memset(&T, 0, sizeof(T));
+	CHECK_EQ(cfg_parse_file(path, secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s:27: mtu 1 is out of range", path);
+	CHECK(strstr(err, want));
+	CHECK_EQ(T.nports, 3);
+	CHECK_EQ(T.ports[1].mtu, 9000);
+
+	f = fopen(path, "w");
+	fputs(good_conf, f);
+	fclose(f);
+	memset(&T, 0, sizeof(T));
+	CHECK_EQ(cfg_parse_file(path, secs, NSECS, &T, err, sizeof(err)), 0);
+	CHECK_EQ(T.nports, 2);
+	CHECK_EQ(T.ports[0].rate, 2500000000ULL);
+
+	/* A NUL byte would hide the rest of its line: refuse it. */
+	f = fopen(path, "w");
+	fwrite("[global]\nqueues = 2\0 # x\n", 1, 25, f);
+	fclose(f);
+	CHECK_EQ(cfg_parse_file(path, secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, ":2: NUL byte"));
+	unlink(path);
+
+	CHECK_EQ(cfg_parse_file("/nonexistent/l2cc.conf", secs, NSECS, &T, err, sizeof(err)),
+		 -ENOENT);
+	CHECK(strstr(err, "cannot open /nonexistent/l2cc.conf: "));
+}
+
+/* ---- overrides ---------------------------------------------------------- */
+
+static void test_override(void)
+{
+	CHECK_EQ(parse(good_conf), 0);
+	CHECK_EQ(cfg_override("port.p1.rate=1G", secs, NSECS, &T, err, sizeof(err)), 0);
+	CHECK_EQ(T.ports[0].rate, 1000000000ULL);
+	CHECK_EQ(T.ports[1].rate, 0);
+	CHECK_EQ(cfg_override("global.queues = 2", secs, NSECS, &T, err, sizeof(err)), 0);
+	CHECK_EQ(T.g.queues, 2);
+	CHECK_EQ(cfg_override("port.p2.headroom=8frames", secs, NSECS, &T, err, sizeof(err)), 0);
+	CHECK(T.ports[1].headroom.set && T.ports[1].headroom.frames);
+	CHECK_EQ(err[0], '\0');
+
+	CHECK_EQ(cfg_override("port.p9.rate=1G", secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "no [port p9] to override"));
+	CHECK_EQ(cfg_override("port.rate=1G", secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected port.<label>.key=value"));
+	CHECK_EQ(cfg_override("global.x.queues=1", secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "takes no label, expected global.key=value"));
+	CHECK_EQ(cfg_override("bogus.a=1", secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected one of: global, port"));
+	CHECK_EQ(cfg_override("queues=1", secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected section.key=value"));
+	CHECK_EQ(cfg_override("global.queues", secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "no '='"));
+	CHECK_EQ(cfg_override("global.queues=99", secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "override \"global.queues=99\": queues 99 is out of range, expected 1..8"));
+	CHECK_EQ(T.g.queues, 2);
+	CHECK_EQ(cfg_override("port.p1.speed=1G", secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "unknown key \"speed\" in [port p1]"));
+
+	/* Labels may contain dots (VLAN interfaces): the key is after the last. */
+	CHECK_EQ(parse("[port eth0.100]\nmtu = 1500\n"), 0);
+	CHECK_EQ(cfg_override("port.eth0.100.mtu=9000", secs, NSECS, &T, err, sizeof(err)), 0);
+	CHECK_EQ(T.ports[0].mtu, 9000);
+
+	/* No [global] in the file: nothing to override. */
+	CHECK_EQ(cfg_override("global.queues=1", secs, NSECS, &T, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "no [global] to override"));
+}
+
+/* ---- reference ---------------------------------------------------------- */
+
+static void test_reference(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &len);
+	CHECK(f);
+	if (!f)
+		return;
+	cfg_print_reference(f, secs, NSECS);
+	fclose(f);
+	CHECK(strstr(buf, "### [global]\n\nSwitch-wide settings.\n"));
+	CHECK(strstr(buf, "### [port <label>]"));
+	CHECK(strstr(buf, "| key | type | default | range | description |"));
+	CHECK(strstr(buf, "| queues | uint | 8 | 1..8 | queues per port |"));
+	CHECK(strstr(buf, "| fc | none\\|pause\\|pfc\\|credit | pfc |"));
+	CHECK(strstr(buf, "| rate | rate (bit/s) | 10G | 0..100G |"));
+	CHECK(strstr(buf, "| tick | duration | 10ms | 1us..1s |"));
+	CHECK(strstr(buf, "| name | string | s1 | at most 7 characters |"));
+	CHECK(strstr(buf, "mark \\| not drop"));
+	CHECK(strstr(buf, "| ifname |"));
+	CHECK(strstr(buf, "| headroom |"));
+	CHECK(strstr(buf, "| mac | MAC |"));
+	free(buf);
+}
+
+int main(void)
+{
+	RUN(test_parse_rate);
+	RUN(test_parse_size);
+	RUN(test_parse_qty);
+	RUN(test_parse_duration);
+	RUN(test_parse_mac);
+	RUN(test_set_item);
+	RUN(test_defaults);
+	RUN(test_parse_good);
+	RUN(test_parse_empty);
+	RUN(test_errors);
+	RUN(test_error_leaves_value);
+	RUN(test_parse_file);
+	RUN(test_override);
+	RUN(test_reference);
+	return check_summary();
+}
