@@ -44,12 +44,14 @@ UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 BPFT_SRCS   := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS   := $(BPFT_SRCS:tests/bpf/%.c=$(B)/tests/%)
+BENCH_SRCS  := $(wildcard tests/bench/*.c)
+BENCH_BINS  := $(BENCH_SRCS:tests/bench/%.c=$(B)/bench/%)
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
 
 BINS := $(B)/bin/switchd $(B)/bin/l2ccctl
 
-all: $(BINS) $(BPF_OBJS) $(UNIT_BINS) $(BPFT_BINS)
+all: $(BINS) $(BPF_OBJS) $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS)
 
 $(B)/%.bpf.o: bpf/%.bpf.c bpf/l2cc_shared.h
 	$(call msg,BPF,$@)
@@ -90,6 +92,11 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libswitchd.a $(B)/libl2cc.a
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/tests/test_bpf_%: $(B)/tests/bpf/test_bpf_%.o $(B)/libl2cc.a
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/bench/%: $(B)/tests/bench/%.o $(B)/libl2cc.a
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

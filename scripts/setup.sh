@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Install the Debian packages l2cc needs to build, test and run, if missing.
+# Idempotent and quiet when everything is there. Needs root to install.
+set -euo pipefail
+
+PKGS=(
+	build-essential pkg-config clang llvm
+	libbpf-dev libxdp-dev bpftool xdp-tools linux-libc-dev
+	iproute2 ethtool iputils-ping iperf3 tshark tcpdump
+	python3 python3-yaml python3-matplotlib
+	libclang-rt-14-dev
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup: missing packages: ${missing[*]}; run as root to install them" >&2
+	exit 1
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; the answer does not matter here.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Run every test layer and end with one line the CI reads:
+#   N passed, N failed, N skipped
+# Layers: unit tests, BPF_PROG_TEST_RUN tests, fuzzers (a short run over the
+# seed corpus each), the Wireshark dissector check, netns integration tests.
+# Set L2CC_TESTS="unit bpf fuzz wireshark netns" to run a subset,
+# L2CC_FUZZ_SECONDS to fuzz longer, L2CC_NETNS_FILTER=regex to pick netns scripts.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+B=build
+LAYERS=${L2CC_TESTS:-"unit bpf fuzz wireshark netns"}
+FUZZ_SECONDS=${L2CC_FUZZ_SECONDS:-20}
+passed=0 failed=0 skipped=0
+failures=()
+
+count_unit_output() { # name, output file, exit code
+	local name=$1 out=$2 rc=$3 line p f
+	line=$(grep -E '^# unit: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+	if [ -z "$line" ]; then
+		if [ "$rc" -eq 77 ]; then
+			skipped=$((skipped + 1)); echo "SKIP $name: $(grep -m1 '^SKIP' "$out")"
+		else
+			failed=$((failed + 1)); failures+=("$name (no summary, exit $rc)")
+			echo "FAIL $name: no summary line, exit $rc"; tail -20 "$out"
+		fi
+		return
+	fi
+	p=$(sed -E 's/# unit: ([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	passed=$((passed + p)); failed=$((failed + f))
+	skipped=$((skipped + $(grep -c '^SKIP' "$out")))
+	grep -E '^(FAIL|SKIP)|^    ' "$out" | sed "s/^/  [$name] /"
+	if [ "$f" -gt 0 ] || [ "$rc" -ne 0 ]; then
+		[ "$f" -eq 0 ] && failed=$((failed + 1))
+		failures+=("$name")
+	fi
+	echo "$name: $p passed, $f failed"
+}
+
+run_bins() { # glob
+	local t out rc
+	for t in $1; do
+		[ -x "$t" ] || continue
+		out=$(mktemp)
+		"$t" >"$out" 2>&1; rc=$?
+		count_unit_output "$(basename "$t")" "$out" "$rc"
+		rm -f "$out"
+	done
+}
+
+for layer in $LAYERS; do
+	echo "== $layer"
+	case $layer in
+	unit)
+		run_bins "$B/tests/test_[!b]*"
+		;;
+	bpf)
+		run_bins "$B/tests/test_bpf_*"
+		;;
+	fuzz)
+		for fz in "$B"/fuzz/fuzz_*; do
+			[ -x "$fz" ] || continue
+			name=$(basename "$fz"); seeds=tests/fuzz/corpus/$name
+			work=$(mktemp -d)
+			[ -d "$seeds" ] && cp -r "$seeds"/. "$work"/
+			if "$fz" -max_total_time="$FUZZ_SECONDS" -timeout=5 -rss_limit_mb=2048 \
+				-artifact_prefix="$work/" "$work" >"$work.log" 2>&1; then
+				passed=$((passed + 1))
+				echo "PASS $name ($(grep -Eo '#[0-9]+' "$work.log" | tail -1 | tr -d '#') runs in ${FUZZ_SECONDS}s)"
+			else
+				failed=$((failed + 1)); failures+=("$name")
+				echo "FAIL $name"; tail -30 "$work.log"
+				ls "$work"/crash-* "$work"/leak-* 2>/dev/null
+			fi
+			rm -rf "$work" "$work.log"
+		done
+		;;
+	wireshark)
+		out=$(tests/wireshark/check_dissector.sh 2>&1); rc=$?
+		echo "$out" | tail -5
+		case $rc in
+		0) passed=$((passed + 1)) ;;
+		77) skipped=$((skipped + 1)) ;;
+		*) failed=$((failed + 1)); failures+=("dissector") ;;
+		esac
+		;;
+	netns)
+		if [ "$(id -u)" -ne 0 ]; then
+			echo "SKIP netns: needs root"; skipped=$((skipped + 1)); continue
+		fi
+		for t in tests/netns/test_*.sh; do
+			[ -n "${L2CC_NETNS_FILTER:-}" ] && ! [[ $t =~ $L2CC_NETNS_FILTER ]] && continue
+			out=$(mktemp)
+			bash "$t" 2>&1 | tee "$out"
+			p=$(grep -c '^PASS ' "$out"); f=$(grep -c '^FAIL ' "$out"); s=$(grep -c '^SKIP ' "$out")
+			passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+			if [ $((p + f + s)) -eq 0 ]; then
+				failed=$((failed + 1)); failures+=("$(basename "$t") (no result)")
+			fi
+			while read -r l; do failures+=("${l#FAIL }"); done < <(grep '^FAIL ' "$out")
+			rm -f "$out"
+		done
+		;;
+	*)
+		echo "unknown layer $layer"; failed=$((failed + 1))
+		;;
+	esac
+done
+
+echo
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "failures:"; printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
