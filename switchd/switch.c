@@ -458,12 +458,30 @@ static void sw_tx_frame(struct sw *s, struct sw_port *p, uint32_t idx, uint32_t 
 	p->st.tx_bytes += len;
 }
 
+/* When the data backlog of p can move next, given that the pass stopped
+ * with `blocked` priorities unable to send (paused or out of credits). */
+static uint64_t sw_blocked_until(const struct sw *s, const struct sw_port *p, uint8_t blocked)
+{
+	uint64_t t = UINT64_MAX;
+
+	for (int i = 0; i < SW_NPRIO; i++) {
+		if (!(blocked & (1u << i)) || !s->voq->out_frames[(size_t)p->idx * VOQ_NPRIO + i])
+			continue;
+		/* Paused: until the pause runs out. Out of credits: until a
+		 * credit update arrives, which wakes the loop by itself. */
+		if (p->pause_start[i] && p->paused_until[i] < t)
+			t = p->paused_until[i];
+	}
+	return t;
+}
+
 static bool sw_tx_port(struct sw *s, struct sw_port *p)
 {
 	uint32_t space = xport_tx_space(p->xp);
 	uint32_t sent = 0;
 	uint8_t mask;
 
+	p->next_tx_ns = UINT64_MAX;
 	/* Control frames first: MAC control is not subject to PAUSE, and a
 	 * paused port must still be able to pause its own upstream. */
 	while (p->ctrl_n && space && wclock_ready(&p->wc, s->now)) {
@@ -476,10 +494,8 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 		space--;
 		sent++;
 	}
-	if (!s->voq->out_total[p->idx])
-		goto kick;
 	mask = sw_tx_prio_mask(p, s->now);
-	while (space && mask && wclock_ready(&p->wc, s->now)) {
+	while (s->voq->out_total[p->idx] && space && mask && wclock_ready(&p->wc, s->now)) {
 		uint32_t in, prio, idx, len;
 		struct sw_port *ip;
 
@@ -507,7 +523,15 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 		space--;
 		sent++;
 	}
-kick:
+	if (p->ctrl_n || s->voq->out_total[p->idx]) {
+		if (!space)
+			p->next_tx_ns = s->now + 20000; /* the kernel drains the ring soon */
+		else if (p->ctrl_n ||
+			 voq_select(s->voq, p->idx, mask, &(uint32_t){ 0 }, &(uint32_t){ 0 }))
+			p->next_tx_ns = wclock_next(&p->wc); /* eligible: waits for the wire */
+		else
+			p->next_tx_ns = sw_blocked_until(s, p, (uint8_t)~mask);
+	}
 	if (p->xp->tx_pending)
 		xport_kick(p->xp);
 	return sent > 0;
@@ -582,26 +606,18 @@ uint64_t sw_next_deadline(const struct sw *s)
 		sw_min(&d, s->next_stats_ns);
 	for (i = 0; i < s->nports; i++) {
 		const struct sw_port *p = &s->ports[i];
-		bool backlog = p->ctrl_n || s->voq->out_total[i];
 
+		sw_min(&d, p->next_tx_ns);
 		if (p->cfg->fc == FC_CREDIT)
 			sw_min(&d, p->credit_next_ns);
 		if (p->xoff_mask)
 			for (int k = 0; k < SW_NPRIO; k++)
 				if (p->xoff_mask & (1u << k))
 					sw_min(&d, p->xoff_sent_ns[k] + p->pause_ns / 2);
-		/* Frames the kernel has not completed yet: look again soon, the
-		 * completion ring does not wake epoll. */
-		if (p->xp->tx_out || p->xp->tx_pending)
+		/* The completion ring does not wake epoll: when the free pool
+		 * runs low, come back soon to reclaim what the kernel sent. */
+		if (p->xp->tx_out && s->umem->nfree < s->umem->nframes / 4)
 			sw_min(&d, s->now + 200000);
-		if (!backlog)
-			continue;
-		if (!xport_tx_space(p->xp))
-			sw_min(&d, s->now + 20000);
-		sw_min(&d, wclock_next(&p->wc));
-		for (int k = 0; k < SW_NPRIO; k++)
-			if (p->pause_start[k])
-				sw_min(&d, p->paused_until[k]);
 	}
 	return d;
 }

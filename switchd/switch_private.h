@@ -76,6 +76,11 @@ struct sw_port {
 	uint32_t peer_session;
 	uint64_t credit_limit[SW_NPRIO], credit_sent[SW_NPRIO];
 
+	/* When this port's transmit pass should run again: the wire clock, a
+	 * pause running out, a full TX ring; UINT64_MAX when nothing can go
+	 * until a frame or a credit update arrives. Set by each TX pass. */
+	uint64_t next_tx_ns;
+
 	/* Control frames waiting to go out ahead of data (not subject to pause). */
 	uint32_t ctrlq[SW_CTRLQ];
 	uint16_t ctrl_len[SW_CTRLQ];
