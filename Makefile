@@ -128,9 +128,17 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/bench.sh
 
+PREFIX ?= /usr/local
+SYSTEMD_DIR ?= /etc/systemd/system
+install: $(BINS)
+	install -D -m 0755 $(B)/bin/switchd $(DESTDIR)$(PREFIX)/sbin/switchd
+	install -D -m 0755 $(B)/bin/l2ccctl $(DESTDIR)$(PREFIX)/bin/l2ccctl
+	install -D -m 0644 config/systemd/switchd@.service $(DESTDIR)$(SYSTEMD_DIR)/switchd@.service
+	install -d $(DESTDIR)/etc/l2cc
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps test demo bench fuzz clean
+.PHONY: all deps test demo bench fuzz install clean
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -383,6 +383,31 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 			prom_sample_u64(w, "l2cc_switch_buffer", labels, s->ports[i].occ[p]);
 		}
 	}
+	prom_family(w, "l2cc_switch_xdp_total", "counter",
+		    "AF_XDP socket statistics (XDP_STATISTICS) and XDP program counters");
+	for (int i = 0; i < s->nports; i++) {
+		struct xport_xdp_stats xs;
+
+		xport_xdp_stats(s->ports[i].xp, &xs);
+		const struct { const char *k; uint64_t v; } rows[] = {
+			{ "rx_dropped", xs.rx_dropped },
+			{ "rx_invalid_descs", xs.rx_invalid_descs },
+			{ "tx_invalid_descs", xs.tx_invalid_descs },
+			{ "rx_ring_full", xs.rx_ring_full },
+			{ "rx_fill_ring_empty_descs", xs.rx_fill_ring_empty_descs },
+			{ "tx_ring_empty_descs", xs.tx_ring_empty_descs },
+			{ "prog_redirect", xs.prog_redirect },
+			{ "prog_no_socket", xs.prog_no_socket },
+			{ "prog_runt", xs.prog_runt },
+		};
+
+		prom_label_escape(esc, sizeof(esc), s->ports[i].cfg->name);
+		for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+			snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\",stat=\"%s\"",
+				 sw, esc, rows[k].k);
+			prom_sample_u64(w, "l2cc_switch_xdp_total", labels, rows[k].v);
+		}
+	}
 	prom_family(w, "l2cc_switch_fdb_entries", "gauge", "Addresses in the forwarding database");
 	snprintf(labels, sizeof(labels), "switch=\"%s\"", sw);
 	prom_sample_u64(w, "l2cc_switch_fdb_entries", labels, s->fdb->count);
