@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * libFuzzer target for the config parser: the input is a config file. Its
- * first line is also fed to cfg_override() and the value parsers, which see
- * command-line text. The schema mirrors tests/unit/test_config.c and covers
+ * last line is also fed to cfg_override() and the value parsers, which see
+ * command-line text; the last rather than the first so that the sections
+ * opened by the lines before it exist and the override can reach them. The schema mirrors tests/unit/test_config.c and covers
  * every value type; objects come from a static pool reset on each run, so a
  * run leaks nothing and cannot depend on the previous one.
  */
@@ -135,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t v;
 	uint8_t mac[6];
 	char err[96];
-	char *text, *nl;
+	char *text, *last;
 
 	text = malloc(size + 1);
 	if (!text)
@@ -148,19 +149,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg_parse_string("fuzz.conf", text, secs, NSECS, NULL, err, sizeof(err));
 	check_err(err, sizeof(err));
 
-	nl = strchr(text, '\n');
-	if (nl)
-		*nl = '\0';
+	last = strrchr(text, '\n');
+	last = last ? last + 1 : text;
 	memset(err, 0x55, sizeof(err));
-	cfg_override(text, secs, NSECS, NULL, err, sizeof(err));
+	cfg_override(last, secs, NSECS, NULL, err, sizeof(err));
 	check_err(err, sizeof(err));
-	cfg_override(text, secs, NSECS, NULL, NULL, 0);
+	cfg_override(last, secs, NSECS, NULL, NULL, 0);
 
-	cfg_parse_rate(text, &v);
-	cfg_parse_size(text, &v);
-	cfg_parse_duration(text, &v);
-	cfg_parse_qty(text, &q);
-	cfg_parse_mac(text, mac);
+	cfg_parse_rate(last, &v);
+	cfg_parse_size(last, &v);
+	cfg_parse_duration(last, &v);
+	cfg_parse_qty(last, &q);
+	cfg_parse_mac(last, mac);
 
 	free(text);
 	return 0;

@@ -359,6 +359,27 @@ static void test_set_item(void)
 	CHECK_EQ(cfg_set_item(gs, &g, "nope", "1", NULL, 0), -EINVAL);
 }
 
+/* Ranges print in the item's own units, fractions included. */
+static void test_range_format(void)
+{
+	static const struct cfg_item items[] = {
+		{ .key = "r", .type = CFG_RATE, .off = 0, .min = 1500000, .max = 2500000000LL },
+		{ .key = "d", .type = CFG_DURATION, .off = 0, .min = 1500, .max = 2250000 },
+		{ .key = "s", .type = CFG_SIZE, .off = 0, .min = 1536, .max = 1LL << 40 },
+	};
+	static const struct cfg_section sec = { .name = "x", .items = items, .nitems = 3 };
+	uint64_t v;
+
+	CHECK_EQ(cfg_set_item(&sec, &v, "r", "3G", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected 1.5M..2.5G"));
+	CHECK_EQ(cfg_set_item(&sec, &v, "d", "1us", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected 1.5us..2.25ms"));
+	CHECK_EQ(cfg_set_item(&sec, &v, "s", "1K", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected 1536..1T"));
+	CHECK_EQ(cfg_set_item(&sec, &v, "r", "2.5G", err, sizeof(err)), 0);
+	CHECK_EQ(v, 2500000000ULL);
+}
+
 /* ---- defaults ----------------------------------------------------------- */
 
 static void test_defaults(void)
@@ -653,6 +674,7 @@ int main(void)
 	RUN(test_parse_duration);
 	RUN(test_parse_mac);
 	RUN(test_set_item);
+	RUN(test_range_format);
 	RUN(test_defaults);
 	RUN(test_parse_good);
 	RUN(test_parse_empty);
