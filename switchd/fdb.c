@@ -78,7 +78,9 @@ static struct fdb_entry *fdb_insert(struct fdb *f, uint64_t key)
 		return NULL;
 	while (f->tab[i].key)
 		i = (i + 1) & f->mask;
-	f->tab[i].key = key;
+	/* A whole new entry: a slot emptied by a backward shift still holds the
+	 * old occupant's flags. */
+	f->tab[i] = (struct fdb_entry){ .key = key };
 	f->count++;
 	return &f->tab[i];
 }
@@ -92,7 +94,8 @@ int fdb_learn(struct fdb *f, const uint8_t mac[6], uint16_t vid, uint16_t port, 
 	if (e) {
 		if (e->is_static)
 			return e->port == port ? 0 : -EPERM;
-		if (e->port != port) {
+		/* An aged-out address coming back elsewhere is new, not a move. */
+		if (e->port != port && !fdb_expired(f, e, now)) {
 			f->moves++;
 			ret = 1;
 		}
@@ -149,7 +152,7 @@ static void fdb_remove_at(struct fdb *f, uint32_t i)
 		if ((i <= j) ? (i < home && home <= j) : (i < home || home <= j))
 			continue;
 		f->tab[i] = f->tab[j];
-		f->tab[j].key = 0;
+		f->tab[j] = (struct fdb_entry){ 0 };
 		i = j;
 	}
 }

@@ -62,7 +62,7 @@ static inline uint32_t voq_head(const struct voq *v, uint32_t in, uint32_t out, 
 bool voq_select(const struct voq *v, uint32_t out, uint8_t prio_mask, uint32_t *in,
 		uint32_t *prio);
 
-/* Take every frame queued from or to a port (a port going away); calls fn per frame. */
+/* Take every queued frame (at shutdown); calls fn per frame with its input port. */
 void voq_drain(struct voq *v, void (*fn)(void *ctx, uint32_t frame, uint32_t in), void *ctx);
 
 #endif

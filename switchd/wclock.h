@@ -29,9 +29,13 @@ static inline bool wclock_ready(struct wclock *c, uint64_t now)
 {
 	if (!c->rate_bps)
 		return true;
-	if (c->t_free + c->burst_ns < now)
+	if (c->t_free + c->burst_ns < now) {
+		/* After idle the old schedule's fraction means nothing. */
 		c->t_free = now - c->burst_ns;
-	return c->t_free <= now;
+		c->rem = 0;
+	}
+	/* The true free time is t_free + rem/rate: a remainder means not yet. */
+	return c->t_free + (c->rem != 0) <= now;
 }
 
 /* Charge one frame of `bytes` to the wire. Call only when wclock_ready(). */
