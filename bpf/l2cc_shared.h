@@ -54,18 +54,29 @@ struct l2cc_ctrl_hdr {
 /* Credit unit carried in a CREDIT message. */
 enum l2cc_credit_unit { L2CC_CREDIT_BYTES = 0, L2CC_CREDIT_FRAMES = 1 };
 
+/* sent_unit when the sender of a CREDIT message has no counts to report. */
+#define L2CC_CREDIT_UNIT_NONE 0xff
+
 /*
- * CREDIT body. limit[p] is absolute: the total number of units the peer may
- * have sent on priority p since session `session` began (mod 2^64). An update
- * that is lost is superseded by the next one, so nothing leaks. A new session
- * id means the receiver restarted and the sender's count starts again at 0.
+ * CREDIT body: both ends of a credit link send it, periodically and when
+ * their buffer frees up, and each message speaks for both directions (the
+ * InfiniBand FCCL/FCTBS scheme, IB spec vol. 1 sec. 7.9.4):
+ *  - limit[p] (FCCL): the total number of units the peer may have sent to us
+ *    on priority p, mod 2^64 = what we have received + what our buffer has
+ *    free. Absolute, so an update that is lost is superseded by the next.
+ *  - sent[p] (FCTBS): the total number of units we have sent to the peer on
+ *    priority p, counted in the unit of the peer's limits (sent_unit). The
+ *    message follows those frames on the wire, so the peer sets its received
+ *    count to sent[p]: frames lost on the way, or a restart of either end,
+ *    cannot leak or invent credits.
  */
 struct l2cc_credit {
-	__u8   unit;            /* enum l2cc_credit_unit */
-	__u8   prio_mask;       /* bit p: limit[p] is valid */
-	__be16 reserved;
-	__be32 session;
+	__u8   unit;            /* enum l2cc_credit_unit of limit[] (our buffer) */
+	__u8   prio_mask;       /* bit p: limit[p] and sent[p] are valid */
+	__u8   sent_unit;       /* unit of sent[], or L2CC_CREDIT_UNIT_NONE */
+	__u8   reserved;
 	__be64 limit[8];
+	__be64 sent[8];
 } __attribute__((packed));
 
 /* ---- XDP program ------------------------------------------------------- */

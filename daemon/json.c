@@ -226,7 +226,7 @@ void jw_double(struct jw *w, const char *key, double v)
 		return;
 	}
 	jw_sep(w, key);
-	jw_put(w, num, snprintf(num, sizeof(num), "%.6g", v));
+	jw_put(w, num, snprintf(num, sizeof(num), "%.15g", v));
 }
 
 void jw_bool(struct jw *w, const char *key, bool v)

@@ -45,7 +45,7 @@ void jw_arr_end(struct jw *w);
 void jw_str(struct jw *w, const char *key, const char *v);
 void jw_u64(struct jw *w, const char *key, uint64_t v);
 void jw_i64(struct jw *w, const char *key, int64_t v);
-/* Finite values as %.6g; NaN and infinities as null (JSON has no such numbers). */
+/* Finite values as %.15g (a Unix time keeps its microseconds); NaN and infinities as null (JSON has no such numbers). */
 void jw_double(struct jw *w, const char *key, double v);
 void jw_bool(struct jw *w, const char *key, bool v);
 void jw_null(struct jw *w, const char *key);

@@ -212,7 +212,7 @@ int wire_build_credit(void *buf, size_t buflen, const uint8_t src[6],
 	uint8_t *h, *b;
 	int i;
 
-	/* 90 bytes today; the padding rule is kept should the body shrink. */
+	/* 150 bytes today; the padding rule is kept should the body shrink. */
 	if (flen < L2CC_ETH_MIN_FRAME)
 		flen = L2CC_ETH_MIN_FRAME;
 	if (buflen < flen)
@@ -225,10 +225,12 @@ int wire_build_credit(void *buf, size_t buflen, const uint8_t src[6],
 	b = h + CTRL_HLEN;
 	b[offsetof(struct l2cc_credit, unit)] = c->unit;
 	b[offsetof(struct l2cc_credit, prio_mask)] = c->prio_mask;
+	b[offsetof(struct l2cc_credit, sent_unit)] = c->sent_unit;
 	/* reserved stays zero (put_eth cleared the frame) */
-	put_be32(b + offsetof(struct l2cc_credit, session), c->session);
-	for (i = 0; i < L2CC_NPRIO; i++)
+	for (i = 0; i < L2CC_NPRIO; i++) {
 		put_be64(b + offsetof(struct l2cc_credit, limit) + 8 * i, c->limit[i]);
+		put_be64(b + offsetof(struct l2cc_credit, sent) + 8 * i, c->sent[i]);
+	}
 	return (int)flen;
 }
 
@@ -259,7 +261,7 @@ int wire_parse_ctrl(const void *payload, size_t len, const uint8_t **body, size_
 
 int wire_parse_credit(const uint8_t *body, size_t len, struct wire_credit *c)
 {
-	uint8_t unit;
+	uint8_t unit, sent_unit;
 	int i;
 
 	/* Longer bodies are accepted so fields can be appended without a version bump. */
@@ -268,10 +270,18 @@ int wire_parse_credit(const uint8_t *body, size_t len, struct wire_credit *c)
 	unit = body[offsetof(struct l2cc_credit, unit)];
 	if (unit != L2CC_CREDIT_BYTES && unit != L2CC_CREDIT_FRAMES)
 		return -EINVAL;
+	/* sent[] is counted in the unit of the receiver's limits, or is absent. */
+	sent_unit = body[offsetof(struct l2cc_credit, sent_unit)];
+	if (sent_unit != L2CC_CREDIT_BYTES && sent_unit != L2CC_CREDIT_FRAMES &&
+	    sent_unit != L2CC_CREDIT_UNIT_NONE)
+		return -EINVAL;
 	c->unit = unit;
 	c->prio_mask = body[offsetof(struct l2cc_credit, prio_mask)];
-	c->session = get_be32(body + offsetof(struct l2cc_credit, session));
-	for (i = 0; i < L2CC_NPRIO; i++)
+	c->sent_unit = sent_unit;
+	/* reserved is ignored on receipt */
+	for (i = 0; i < L2CC_NPRIO; i++) {
 		c->limit[i] = get_be64(body + offsetof(struct l2cc_credit, limit) + 8 * i);
+		c->sent[i] = get_be64(body + offsetof(struct l2cc_credit, sent) + 8 * i);
+	}
 	return 0;
 }

@@ -55,10 +55,11 @@ int wire_build_pfc(void *buf, size_t buflen, const uint8_t src[6],
 uint64_t wire_quanta_to_ns(uint16_t quanta, uint64_t rate_bps);
 
 struct wire_credit {
-	uint8_t  unit;          /* enum l2cc_credit_unit */
+	uint8_t  unit;          /* enum l2cc_credit_unit of limit[] */
 	uint8_t  prio_mask;
-	uint32_t session;
+	uint8_t  sent_unit;     /* unit of sent[], or L2CC_CREDIT_UNIT_NONE */
 	uint64_t limit[8];
+	uint64_t sent[8];
 };
 
 /* Build a CREDIT control frame (0x88B6 to wire_macctrl_da). Length or -ENOSPC. */
@@ -69,7 +70,7 @@ int wire_build_credit(void *buf, size_t buflen, const uint8_t src[6],
  * -EINVAL if truncated, bad length, or type 0.
  * -EPROTO if the version is not L2CC_WIRE_VERSION (counted apart from garbage). */
 int wire_parse_ctrl(const void *payload, size_t len, const uint8_t **body, size_t *body_len);
-/* Decode a CREDIT body. -EINVAL if truncated or the unit is unknown. */
+/* Decode a CREDIT body. -EINVAL if truncated, or unit or sent_unit is unknown. */
 int wire_parse_credit(const uint8_t *body, size_t len, struct wire_credit *c);
 
 #endif

@@ -116,6 +116,22 @@ static int xport_clear_stale(const char *ifname, int ifindex)
 	return err;
 }
 
+int xport_if_mtu(const char *ifname)
+{
+	struct ifreq ifr = {};
+	int s, ret;
+
+	if (strlen(ifname) >= sizeof(ifr.ifr_name))
+		return -ENAMETOOLONG;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	memcpy(ifr.ifr_name, ifname, strlen(ifname) + 1);
+	ret = ioctl(s, SIOCGIFMTU, &ifr) < 0 ? -errno : ifr.ifr_mtu;
+	close(s);
+	return ret;
+}
+
 static int xport_link_info(struct xport *p)
 {
 	struct ifreq ifr = {};

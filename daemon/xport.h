@@ -108,6 +108,9 @@ int umem_create(struct umem **out, uint32_t nframes, uint32_t frame_size, uint32
 /* Delete the umem; all its ports must be closed first. */
 void umem_destroy(struct umem *u);
 
+/* MTU of an interface by name, or -errno. */
+int xport_if_mtu(const char *ifname);
+
 int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	       const struct xport_opts *o);
 void xport_close(struct xport *p);

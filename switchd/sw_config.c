@@ -52,6 +52,9 @@ static const struct cfg_item sw_items[] = {
 	G("batch", CFG_UINT, batch, "64", 1, 256, "frames taken from an RX ring per pass"),
 	G("umem_frames", CFG_UINT, umem_frames, "0", 0, 1048576,
 	  "frames in the shared UMEM; 0 = enough for every ring and input buffer"),
+	G("busy_poll", CFG_DURATION, busy_poll, "0", 0, 10000000,
+	  "keep polling the rings this long after the last frame before sleeping: fewer "
+	  "wake-ups and lower latency for a CPU core's worth of spinning while busy"),
 	GE("log_level", log_level, "info", level_names, "least severe message logged"),
 };
 
@@ -64,7 +67,8 @@ static const struct cfg_item port_items[] = {
 	  "bytes the wire clock may send back to back after idle; 0 = max(2 frames, 100 us at rate)"),
 	P("wire_overhead", CFG_UINT, wire_overhead, "0", 0, 64,
 	  "bytes charged per frame on top of its length (24 = Ethernet preamble, FCS and gap)"),
-	P("mtu", CFG_UINT, mtu, "0", 0, 9000, "largest payload accepted; 0 = the interface's MTU"),
+	P("mtu", CFG_UINT, mtu, "0", 0, 4074,
+	  "largest payload accepted; 0 = the interface's MTU (4074 at most: one 4096-byte UMEM frame)"),
 	P("buffer", CFG_QTY, buffer, "64K", 1, 0,
 	  "input buffer per priority: bytes (64K) or frames (4frames)"),
 	PE("flow_control", fc, "none", fc_names,
@@ -74,11 +78,16 @@ static const struct cfg_item port_items[] = {
 	P("xon", CFG_QTY, xon, NULL, 1, 0, "send resume when every buffer is at or below this; default xoff - 2 frames"),
 	P("pause_quanta", CFG_UINT, pause_quanta, "65535", 1, 65535,
 	  "pause_time sent in PAUSE/PFC, in 512-bit-time quanta at the port's rate (refreshed at half)"),
+	P("reaction_time", CFG_DURATION, reaction_time, "500us", 0, 100000000,
+	  "PAUSE/PFC headroom allowance for the daemons' scheduling delay (frames keep arriving meanwhile)"),
 	P("credit_interval", CFG_DURATION, credit_interval, "1ms", 10000, 1000000000,
 	  "credit mode: how often changed credits are re-advertised (lost updates heal this fast)"),
 	PE("role", role, "host", role_names,
 	   "what is on the other end: a host may not send switch-only control frames (credits)"),
 	PE("xdp_mode", xdp_mode, "native", xdp_mode_names, "XDP attach mode"),
+	P("quiet_stack", CFG_BOOL, quiet_stack, "yes", 1, 0,
+	  "turn IPv6 off on the interface while switchd runs, so the kernel's own router "
+	  "solicitations and MLD reports do not leave a switch port"),
 };
 
 static const struct cfg_item fdb_items[] = {

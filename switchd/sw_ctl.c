@@ -132,6 +132,14 @@ static int cmd_counters(struct jw *w, const char *args, void *ctx)
 	struct sw *s = ctx;
 
 	s->now = loop_now_ns();
+	if (args && *args) {
+		bool found = false;
+
+		for (int i = 0; i < s->nports; i++)
+			found |= !strcmp(args, s->ports[i].cfg->name);
+		if (!found)
+			return ctl_errorf(w, -ENOENT, "no port \"%s\"", args);
+	}
 	jw_obj_begin(w, NULL);
 	jw_str(w, "switch", s->cfg->name);
 	jw_obj_begin(w, "ports");

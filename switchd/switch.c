@@ -13,6 +13,7 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -104,6 +105,30 @@ static void *sw_ctrl_begin(struct sw *s, struct sw_port *p, int64_t *idx)
 	return umem_data(s->umem, s->faddr[*idx]);
 }
 
+static void sw_tx_frame(struct sw *s, struct sw_port *p, uint32_t idx, uint32_t len)
+{
+	xport_tx_one(p->xp, s->faddr[idx], len);
+	wclock_charge(&p->wc, len);
+	p->st.tx_frames++;
+	p->st.tx_bytes += len;
+}
+
+/* Move queued control frames into the TX ring as far as the wire allows. */
+static uint32_t sw_tx_ctrl(struct sw *s, struct sw_port *p)
+{
+	uint32_t space = xport_tx_space(p->xp), sent = 0;
+
+	while (p->ctrl_n && space && wclock_ready(&p->wc, s->now)) {
+		sw_tx_frame(s, p, p->ctrlq[p->ctrl_head], p->ctrl_len[p->ctrl_head]);
+		p->st.ctrl_tx_frames++;
+		p->ctrl_head = (p->ctrl_head + 1) % SW_CTRLQ;
+		p->ctrl_n--;
+		space--;
+		sent++;
+	}
+	return sent;
+}
+
 static void sw_ctrl_commit(struct sw *s, struct sw_port *p, int64_t idx, int len)
 {
 	uint32_t slot;
@@ -116,6 +141,10 @@ static void sw_ctrl_commit(struct sw *s, struct sw_port *p, int64_t idx, int len
 	p->ctrlq[slot] = idx;
 	p->ctrl_len[slot] = len;
 	p->ctrl_n++;
+	/* Out now, not after the rest of the RX batch: every frame the peer
+	 * sends before it sees a PAUSE or a credit limit needs headroom. */
+	if (sw_tx_ctrl(s, p))
+		xport_kick(p->xp);
 }
 
 static bool sw_send_pause(struct sw *s, struct sw_port *p, uint8_t prio_mask, bool on)
@@ -147,12 +176,17 @@ static bool sw_send_pause(struct sw *s, struct sw_port *p, uint8_t prio_mask, bo
 	return len > 0;
 }
 
+static inline uint64_t sw_credit_limit(const struct sw_port *p, int prio)
+{
+	return p->rcvd[prio] + p->cap - p->occ[prio];
+}
+
 static void sw_send_credit(struct sw *s, struct sw_port *p)
 {
 	struct wire_credit c = {
 		.unit = p->unit_frames ? L2CC_CREDIT_FRAMES : L2CC_CREDIT_BYTES,
 		.prio_mask = 0xff,
-		.session = p->session,
+		.sent_unit = p->credit_have ? p->credit_unit : L2CC_CREDIT_UNIT_NONE,
 	};
 	int64_t idx;
 	void *buf;
@@ -162,13 +196,27 @@ static void sw_send_credit(struct sw *s, struct sw_port *p)
 	if (!buf)
 		return;
 	for (int i = 0; i < SW_NPRIO; i++) {
-		c.limit[i] = p->freed[i] + p->cap;
-		p->adv_freed[i] = p->freed[i];
+		c.limit[i] = sw_credit_limit(p, i);
+		c.sent[i] = p->credit_sent[i];
 	}
 	len = wire_build_credit(buf, s->umem->frame_size, p->xp->mac, &c);
 	sw_ctrl_commit(s, p, idx, len);
+	if (len < 0)
+		return;
+	memcpy(p->adv_limit, c.limit, sizeof(p->adv_limit));
 	p->st.credit_tx++;
 	p->credit_last_ns = s->now;
+}
+
+/* Grant more as soon as an eighth of the buffer has come free. */
+static void sw_credit_check(struct sw *s, struct sw_port *p)
+{
+	for (int i = 0; i < SW_NPRIO; i++) {
+		if (sw_credit_limit(p, i) - p->adv_limit[i] >= p->credit_step) {
+			sw_send_credit(s, p);
+			return;
+		}
+	}
 }
 
 /* ---- input buffer and flow control toward the upstream sender ----------- */
@@ -217,8 +265,7 @@ static void sw_fc_update(struct sw *s, struct sw_port *p, int prio)
 		break;
 	}
 	case FC_CREDIT:
-		if (p->freed[prio] - p->adv_freed[prio] >= p->credit_step)
-			sw_send_credit(s, p);
+		sw_credit_check(s, p);
 		break;
 	default:
 		break;
@@ -238,16 +285,11 @@ static bool sw_admit(struct sw_port *p, int prio, uint32_t len)
 	return true;
 }
 
-/* A data frame left the input buffer of (p, prio) or never entered it. In
- * credit mode the sender counted it either way, so it is freed either way:
- * a drop must not leak credits. */
+/* A data frame left the input buffer of (p, prio). */
 static void sw_release(struct sw *s, struct sw_port *p, int prio, uint32_t len, bool charged)
 {
-	uint64_t u = sw_units(p, len);
-
 	if (charged)
-		p->occ[prio] -= u;
-	p->freed[prio] += u;
+		p->occ[prio] -= sw_units(p, len);
 	sw_fc_update(s, p, prio);
 }
 
@@ -293,6 +335,7 @@ static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const uint8_t *pl, si
 
 static void sw_rx_credit(struct sw *s, struct sw_port *p, const uint8_t *body, size_t len)
 {
+	uint8_t unit = p->unit_frames ? L2CC_CREDIT_FRAMES : L2CC_CREDIT_BYTES;
 	struct wire_credit c;
 
 	if (wire_parse_credit(body, len, &c)) {
@@ -304,16 +347,29 @@ static void sw_rx_credit(struct sw *s, struct sw_port *p, const uint8_t *body, s
 		p->st.fc_ignored++;
 		return;
 	}
-	/* A new session (the peer restarted) or unit: our count starts again. */
-	if (!p->credit_have || c.session != p->peer_session || c.unit != p->credit_unit) {
-		memset(p->credit_sent, 0, sizeof(p->credit_sent));
-		p->peer_session = c.session;
-		p->credit_unit = c.unit;
+	/* As receiver: every frame the peer counted before this message has
+	 * reached us or is lost; take its count as ours (IB: ABR = FCTBS). */
+	if (c.sent_unit == unit)
+		for (int i = 0; i < SW_NPRIO; i++)
+			if (c.prio_mask & (1u << i))
+				p->rcvd[i] = c.sent[i];
+	/* As sender: the first grant (or a new unit) starts our count at the
+	 * limit, i.e. with nothing available, until the peer has reconciled
+	 * to our count: its limit may still include frames we never sent. */
+	if (!p->credit_have || c.unit != p->credit_unit) {
 		p->credit_have = true;
+		p->credit_unit = c.unit;
+		for (int i = 0; i < SW_NPRIO; i++)
+			p->credit_sent[i] = c.limit[i];
+		for (int i = 0; i < SW_NPRIO; i++)
+			p->credit_limit[i] = c.limit[i];
+		sw_send_credit(s, p);
+		return;
 	}
 	for (int i = 0; i < SW_NPRIO; i++)
 		if (c.prio_mask & (1u << i))
 			p->credit_limit[i] = c.limit[i];
+	sw_credit_check(s, p);
 }
 
 /* A frame to 01:80:C2:00:00:0x: consumed here, never forwarded. */
@@ -411,8 +467,10 @@ static void sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t
 	prio = ei.prio;
 	p->st.prio[prio].rx_frames++;
 	p->st.prio[prio].rx_bytes += len;
+	/* Counted whether it is admitted or not: a dropped frame frees credit. */
+	p->rcvd[prio] += sw_units(p, len);
 	if (len > p->max_frame || wire_is_multicast(ei.src)) {
-		sw_release(s, p, prio, len, false);
+		sw_fc_update(s, p, prio);
 		sw_drop_frame(s, p, idx, len > p->max_frame ? SW_DROP_OVERSIZE
 							    : SW_DROP_MALFORMED);
 		return;
@@ -420,13 +478,13 @@ static void sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t
 	fdb_learn(s->fdb, ei.src, ei.vid, p->idx, s->now);
 	out = wire_is_multicast(ei.dst) ? -ENOENT : fdb_lookup(s->fdb, ei.dst, ei.vid, s->now);
 	if (out == (int)p->idx) {
-		sw_release(s, p, prio, len, false);
+		sw_fc_update(s, p, prio);
 		sw_drop_frame(s, p, idx, SW_DROP_FILTERED);
 		return;
 	}
 	if (!sw_admit(p, prio, len)) {
 		p->st.prio[prio].drop_buffer_full++;
-		sw_release(s, p, prio, len, false);
+		sw_fc_update(s, p, prio);
 		sw_drop_frame(s, p, idx, SW_DROP_BUFFER_FULL);
 		return;
 	}
@@ -449,14 +507,6 @@ static bool sw_rx_port(struct sw *s, struct sw_port *p)
 }
 
 /* ---- transmit ----------------------------------------------------------- */
-
-static void sw_tx_frame(struct sw *s, struct sw_port *p, uint32_t idx, uint32_t len)
-{
-	xport_tx_one(p->xp, s->faddr[idx], len);
-	wclock_charge(&p->wc, len);
-	p->st.tx_frames++;
-	p->st.tx_bytes += len;
-}
 
 /* When the data backlog of p can move next, given that the pass stopped
  * with `blocked` priorities unable to send (paused or out of credits). */
@@ -484,16 +534,8 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 	p->next_tx_ns = UINT64_MAX;
 	/* Control frames first: MAC control is not subject to PAUSE, and a
 	 * paused port must still be able to pause its own upstream. */
-	while (p->ctrl_n && space && wclock_ready(&p->wc, s->now)) {
-		uint32_t idx = p->ctrlq[p->ctrl_head];
-
-		sw_tx_frame(s, p, idx, p->ctrl_len[p->ctrl_head]);
-		p->st.ctrl_tx_frames++;
-		p->ctrl_head = (p->ctrl_head + 1) % SW_CTRLQ;
-		p->ctrl_n--;
-		space--;
-		sent++;
-	}
+	sent = sw_tx_ctrl(s, p);
+	space -= sent;
 	mask = sw_tx_prio_mask(p, s->now);
 	while (s->voq->out_total[p->idx] && space && mask && wclock_ready(&p->wc, s->now)) {
 		uint32_t in, prio, idx, len;
@@ -552,7 +594,10 @@ static void sw_port_timers(struct sw *s, struct sw_port *p)
 		}
 	}
 	if (p->cfg->fc == FC_CREDIT && s->now >= p->credit_next_ns) {
-		bool changed = memcmp(p->freed, p->adv_freed, sizeof(p->freed)) != 0;
+		bool changed = false;
+
+		for (int i = 0; i < SW_NPRIO; i++)
+			changed |= sw_credit_limit(p, i) != p->adv_limit[i];
 
 		if (changed || s->now - p->credit_last_ns >= SW_CREDIT_KEEPALIVE_NS)
 			sw_send_credit(s, p);
@@ -649,9 +694,10 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 	p->unit_frames = c->buffer.frames;
 	p->cap = c->buffer.n;
 	/* Room needed above XOFF: what the peer may already have in flight when
-	 * the PAUSE reaches it (its burst and the frame on the wire) plus the
-	 * PAUSE frame's own wait behind a frame on our side. */
-	headroom = burst + 2ull * p->max_frame;
+	 * the PAUSE reaches it (its burst and the frame on the wire), the PAUSE
+	 * frame's own wait behind a frame on our side, and what arrives while
+	 * we are not running: on a shared CPU, frames wait in our RX ring. */
+	headroom = burst + 2ull * p->max_frame + c->rate / 8 * c->reaction_time / 1000000000ull;
 	if (p->unit_frames)
 		headroom = (headroom + p->max_frame - 1) / p->max_frame;
 	if (c->xoff.set)
@@ -678,6 +724,26 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 			(unsigned long long)headroom);
 }
 
+/* Read or write /proc/sys/net/ipv6/conf/IF/disable_ipv6: the old value, or -errno. */
+static int sw_ipv6_disable(const char *ifname, int value)
+{
+	char path[96];
+	FILE *f;
+	int old = -1;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", ifname);
+	f = fopen(path, "r+");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", &old) != 1)
+		old = -1;
+	rewind(f);
+	fprintf(f, "%d\n", value);
+	if (fclose(f))
+		return -errno;
+	return old;
+}
+
 static void sw_voq_free(void *ctx, uint32_t frame, uint32_t in)
 {
 	struct sw *s = ctx;
@@ -700,6 +766,8 @@ void sw_destroy(struct sw *s)
 			p->ctrl_head = (p->ctrl_head + 1) % SW_CTRLQ;
 			p->ctrl_n--;
 		}
+		if (p->ipv6_was >= 0)
+			sw_ipv6_disable(p->cfg->ifname, p->ipv6_was);
 		xport_close(p->xp);
 	}
 	if (s->voq)
@@ -737,13 +805,19 @@ static uint32_t sw_umem_frames(const struct sw_cfg *cfg)
 	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
 }
 
+/* 2048-byte UMEM frames unless a port's MTU (configured, or the
+ * interface's) needs 4096. Larger frames need AF_XDP multi-buffer. */
 static uint32_t sw_frame_size(const struct sw_cfg *cfg)
 {
 	if (cfg->frame_size)
 		return cfg->frame_size;
-	for (int i = 0; i < cfg->nports; i++)
-		if (cfg->ports[i].mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN > 2048)
+	for (int i = 0; i < cfg->nports; i++) {
+		int mtu = cfg->ports[i].mtu ? (int)cfg->ports[i].mtu
+					    : xport_if_mtu(cfg->ports[i].ifname);
+
+		if (mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN > 2048)
 			return 4096;
+	}
 	return 2048;
 }
 
@@ -793,6 +867,7 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 
 		p->cfg = pc;
 		p->idx = i;
+		p->ipv6_was = -1;
 		err = xport_open(&p->xp, s->umem, pc->ifname, &o);
 		if (err) {
 			pr_err("port %s: cannot open %s: %s\n", pc->name, pc->ifname, strerror(-err));
@@ -800,11 +875,25 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 		}
 		s->xps[i] = p->xp;
 		s->nports = i + 1;
+		if (pc->quiet_stack) {
+			p->ipv6_was = sw_ipv6_disable(pc->ifname, 1);
+			if (p->ipv6_was < 0 && p->ipv6_was != -ENOENT)
+				pr_warn("port %s: cannot disable IPv6 on %s: %s\n", pc->name,
+					pc->ifname, strerror(-p->ipv6_was));
+		}
 		if (pc->mtu && pc->mtu > p->xp->mtu)
 			pr_warn("port %s: mtu %llu is above %s's MTU %u\n", pc->name,
 				(unsigned long long)pc->mtu, pc->ifname, p->xp->mtu);
 		sw_port_apply_cfg(s, p);
-		p->session = (uint32_t)(s->start_ns ^ (s->start_ns >> 32) ^ (uint32_t)i * 2654435761u);
+		if (p->max_frame > s->umem->frame_size) {
+			pr_err("port %s: MTU %u does not fit a %u-byte UMEM frame; set mtu = %u "
+			       "or lower the interface MTU\n", pc->name,
+			       p->max_frame - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN,
+			       s->umem->frame_size,
+			       s->umem->frame_size - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN);
+			err = -EMSGSIZE;
+			goto err;
+		}
 		p->credit_next_ns = s->now;
 		err = loop_add_fd(s->loop, p->xp->fd, EPOLLIN, NULL, NULL);
 		if (err)

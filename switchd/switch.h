@@ -32,7 +32,9 @@ struct port_cfg {
 	int role;                   /* enum port_role */
 	uint64_t pause_quanta;
 	uint64_t credit_interval;   /* ns: periodic credit refresh */
+	uint64_t reaction_time;     /* ns: how late we may react to our buffer (PAUSE headroom) */
 	int xdp_mode;
+	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
 };
 
 struct fdb_static_cfg {
@@ -54,6 +56,7 @@ struct sw_cfg {
 	uint64_t ring_size;
 	uint64_t batch;
 	uint64_t umem_frames;       /* 0 = automatic */
+	uint64_t busy_poll;         /* ns to keep polling the rings after the last frame */
 	int log_level;
 	struct port_cfg ports[SW_MAX_PORTS];
 	int nports;

@@ -54,6 +54,7 @@ struct sw_port {
 	struct xport *xp;
 	struct wclock wc;
 	uint32_t max_frame;         /* MTU + header + two VLAN tags */
+	int ipv6_was;               /* disable_ipv6 before we set it; -1 = untouched */
 
 	/* Input buffer, per priority, in units of frames or bytes. */
 	bool unit_frames;
@@ -63,9 +64,10 @@ struct sw_port {
 	uint8_t xoff_mask;          /* priorities we hold paused upstream (PAUSE: bit 0) */
 	uint64_t xoff_sent_ns[SW_NPRIO];
 
-	/* Credit receiver: what we have freed, and what we last advertised. */
-	uint32_t session;
-	uint64_t freed[SW_NPRIO], adv_freed[SW_NPRIO];
+	/* Credit receiver (IB FCCL): units received from the peer per priority,
+	 * reconciled to the peer's own sent count (FCTBS) at each of its
+	 * messages; we grant limit = rcvd + cap - occ. */
+	uint64_t rcvd[SW_NPRIO], adv_limit[SW_NPRIO];
 	uint64_t credit_step;
 	uint64_t credit_next_ns, credit_last_ns;
 
@@ -73,7 +75,6 @@ struct sw_port {
 	uint64_t paused_until[SW_NPRIO], pause_start[SW_NPRIO], paused_acc[SW_NPRIO];
 	bool credit_have;
 	uint8_t credit_unit;
-	uint32_t peer_session;
 	uint64_t credit_limit[SW_NPRIO], credit_sent[SW_NPRIO];
 
 	/* When this port's transmit pass should run again: the wire clock, a

@@ -12,12 +12,15 @@
 local ETH_P_L2CC_CTRL = 0x88B6
 local L2CC_WIRE_VERSION = 1
 local CTRL_HLEN = 4
-local CREDIT_LEN = 72
+local CREDIT_LEN = 132
+local CREDIT_UNIT_NONE = 0xff
 
 local l2cc = Proto("l2cc", "l2cc control")
 
 local ctrl_types = { [1] = "CREDIT" }
 local credit_units = { [0] = "bytes", [1] = "frames" }
+-- sent_unit may also say that sent[] carries nothing (L2CC_CREDIT_UNIT_NONE).
+local sent_units = { [0] = "bytes", [1] = "frames", [CREDIT_UNIT_NONE] = "none" }
 
 local f = {
 	version   = ProtoField.uint8("l2cc.version", "Version", base.DEC),
@@ -25,8 +28,8 @@ local f = {
 	length    = ProtoField.uint16("l2cc.length", "Length", base.DEC),
 	unit      = ProtoField.uint8("l2cc.credit.unit", "Unit", base.DEC, credit_units),
 	prio_mask = ProtoField.uint8("l2cc.credit.prio_mask", "Priority mask", base.HEX),
-	reserved  = ProtoField.uint16("l2cc.credit.reserved", "Reserved", base.HEX),
-	session   = ProtoField.uint32("l2cc.credit.session", "Session", base.HEX),
+	sent_unit = ProtoField.uint8("l2cc.credit.sent_unit", "Sent unit", base.DEC, sent_units),
+	reserved  = ProtoField.uint8("l2cc.credit.reserved", "Reserved", base.HEX),
 	body      = ProtoField.bytes("l2cc.body", "Body"),
 	padding   = ProtoField.bytes("l2cc.padding", "Padding"),
 }
@@ -34,6 +37,10 @@ local f = {
 for p = 0, 7 do
 	f["limit" .. p] = ProtoField.uint64("l2cc.credit.limit" .. p,
 		"Limit[" .. p .. "]", base.DEC)
+end
+for p = 0, 7 do
+	f["sent" .. p] = ProtoField.uint64("l2cc.credit.sent" .. p,
+		"Sent[" .. p .. "]", base.DEC)
 end
 l2cc.fields = f
 
@@ -45,11 +52,18 @@ local e_short = ProtoExpert.new("l2cc.short", "Truncated l2cc message",
 	expert.group.MALFORMED, expert.severity.ERROR)
 local e_unit = ProtoExpert.new("l2cc.credit.unit.bad", "Unknown credit unit",
 	expert.group.MALFORMED, expert.severity.ERROR)
-l2cc.experts = { e_version, e_length, e_short, e_unit }
+local e_sent_unit = ProtoExpert.new("l2cc.credit.sent_unit.bad", "Unknown sent unit",
+	expert.group.MALFORMED, expert.severity.ERROR)
+l2cc.experts = { e_version, e_length, e_short, e_unit, e_sent_unit }
+
+-- Body offsets, as in struct l2cc_credit.
+local OFF_LIMIT = 4
+local OFF_SENT = OFF_LIMIT + 8 * 8
 
 local function dissect_credit(tvb, pinfo, tree)
 	if tvb:len() < CREDIT_LEN then
-		tree:add_proto_expert_info(e_short, "CREDIT body shorter than 72 bytes")
+		tree:add_proto_expert_info(e_short,
+			"CREDIT body shorter than " .. CREDIT_LEN .. " bytes")
 		return
 	end
 	local unit = tvb(0, 1):uint()
@@ -58,17 +72,34 @@ local function dissect_credit(tvb, pinfo, tree)
 		ui:add_proto_expert_info(e_unit)
 	end
 	tree:add(f.prio_mask, tvb(1, 1))
-	tree:add(f.reserved, tvb(2, 2))
-	tree:add(f.session, tvb(4, 4))
 	local mask = tvb(1, 1):uint()
+	local sent_unit = tvb(2, 1):uint()
+	local si = tree:add(f.sent_unit, tvb(2, 1))
+	if sent_units[sent_unit] == nil then
+		si:add_proto_expert_info(e_sent_unit)
+	end
+	tree:add(f.reserved, tvb(3, 1))
 	for p = 0, 7 do
-		local item = tree:add(f["limit" .. p], tvb(8 + 8 * p, 8))
+		local item = tree:add(f["limit" .. p], tvb(OFF_LIMIT + 8 * p, 8))
 		if bit.band(mask, bit.lshift(1, p)) == 0 then
 			item:append_text(" (not in prio_mask)")
 		end
 	end
-	pinfo.cols.info:append(string.format(" session 0x%08x, mask 0x%02x, unit %s",
-		tvb(4, 4):uint(), mask, credit_units[unit] or tostring(unit)))
+	for p = 0, 7 do
+		local item = tree:add(f["sent" .. p], tvb(OFF_SENT + 8 * p, 8))
+		if sent_unit == CREDIT_UNIT_NONE then
+			item:append_text(" (not valid: sent unit none)")
+		elseif bit.band(mask, bit.lshift(1, p)) == 0 then
+			item:append_text(" (not in prio_mask)")
+		end
+	end
+	if tvb:len() > CREDIT_LEN then
+		-- Fields a later release appended: accepted and ignored.
+		tree:add(f.body, tvb(CREDIT_LEN))
+	end
+	pinfo.cols.info:append(string.format(" mask 0x%02x, unit %s, sent unit %s",
+		mask, credit_units[unit] or tostring(unit),
+		sent_units[sent_unit] or tostring(sent_unit)))
 end
 
 function l2cc.dissector(tvb, pinfo, tree)

@@ -7,6 +7,8 @@
  * decoded again, and any field that changes is a bug (abort()).
  * Seeds: tests/fuzz/corpus/fuzz_wire/.
  */
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,29 +56,54 @@ static void fuzz_macctrl(const uint8_t *src, const uint8_t *p, size_t len)
 	eq_macctrl(&mc, &mc2);
 }
 
+static void eq_credit(const struct wire_credit *a, const struct wire_credit *b)
+{
+	int i;
+
+	check(a->unit == b->unit);
+	check(a->prio_mask == b->prio_mask);
+	check(a->sent_unit == b->sent_unit);
+	for (i = 0; i < L2CC_NPRIO; i++) {
+		check(a->limit[i] == b->limit[i]);
+		check(a->sent[i] == b->sent[i]);
+	}
+}
+
 static void fuzz_credit(const uint8_t *src, const uint8_t *body, size_t blen)
 {
 	struct wire_credit c, c2;
 	const uint8_t *body2;
 	struct eth_info ei;
-	uint8_t buf[128];
+	uint8_t buf[L2CC_ETH_HLEN + sizeof(struct l2cc_ctrl_hdr) + sizeof(struct l2cc_credit)];
 	size_t blen2;
-	int n, i;
+	int n;
 
 	if (wire_parse_credit(body, blen, &c) != 0)
 		return;
 	check(c.unit == L2CC_CREDIT_BYTES || c.unit == L2CC_CREDIT_FRAMES);
+	check(c.sent_unit == L2CC_CREDIT_BYTES || c.sent_unit == L2CC_CREDIT_FRAMES ||
+	      c.sent_unit == L2CC_CREDIT_UNIT_NONE);
+	/* The decoder reads fixed offsets: the 132 fixed bytes must have been there. */
+	check(blen >= sizeof(struct l2cc_credit));
 
 	n = wire_build_credit(buf, sizeof(buf), src, &c);
 	check(n >= L2CC_ETH_MIN_FRAME && (size_t)n <= sizeof(buf));
+	/* One byte less than the frame needs is refused, not overrun. */
+	check(wire_build_credit(buf, n - 1, src, &c) == -ENOSPC);
 	check(wire_parse_eth(buf, n, &ei) == 0);
-	check(ei.ethertype == L2CC_ETH_P_CTRL);
+	check(ei.ethertype == L2CC_ETH_P_CTRL && ei.ntags == 0);
+	check(memcmp(ei.dst, wire_macctrl_da, 6) == 0 && memcmp(ei.src, src, 6) == 0);
 	check(wire_parse_ctrl(buf + ei.hlen, n - ei.hlen, &body2, &blen2) == L2CC_CTRL_CREDIT);
 	check(blen2 == sizeof(struct l2cc_credit));
+	/* reserved goes out as zero */
+	check(body2[offsetof(struct l2cc_credit, reserved)] == 0);
 	check(wire_parse_credit(body2, blen2, &c2) == 0);
-	check(c.unit == c2.unit && c.prio_mask == c2.prio_mask && c.session == c2.session);
-	for (i = 0; i < L2CC_NPRIO; i++)
-		check(c.limit[i] == c2.limit[i]);
+	eq_credit(&c, &c2);
+	/* Apart from reserved and any appended bytes, the rebuilt body is the input's. */
+	check(memcmp(body2, body, offsetof(struct l2cc_credit, reserved)) == 0);
+	check(memcmp(body2 + offsetof(struct l2cc_credit, limit),
+		     body + offsetof(struct l2cc_credit, limit),
+		     sizeof(struct l2cc_credit) - offsetof(struct l2cc_credit, limit)) == 0);
 }
 
 static void fuzz_ctrl(const uint8_t *src, const uint8_t *p, size_t len)

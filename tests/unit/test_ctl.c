@@ -109,6 +109,7 @@ static void test_json_numbers(void)
 	jw_double(&w, NULL, -2);
 	jw_double(&w, NULL, 1e20);
 	jw_double(&w, NULL, 123456789.0);
+	jw_double(&w, NULL, 1795341201.307); /* a Unix time keeps its milliseconds */
 	jw_double(&w, NULL, NAN);
 	jw_double(&w, NULL, INFINITY);
 	jw_double(&w, NULL, -INFINITY);
@@ -116,7 +117,7 @@ static void test_json_numbers(void)
 	jw_i64(&w, NULL, INT64_MAX);
 	jw_arr_end(&w);
 	CHECK(!strcmp(jw_str_get(&w),
-		      "[1.5,0.1,-2,1e+20,1.23457e+08,null,null,null,0,9223372036854775807]"));
+		      "[1.5,0.1,-2,1e+20,123456789,1795341201.307,null,null,null,0,9223372036854775807]"));
 	jw_free(&w);
 
 	jw_init(&w);

@@ -373,21 +373,23 @@ static void test_quanta_to_ns(void)
 /* ---- l2cc CREDIT (0x88B6) ---------------------------------------------- */
 
 /* Ethernet II, Src: 02:00:00:00:00:01, Dst: 01:80:c2:00:00:01, Type: Local Experimental Ethertype 2 (0x88b6)
- * l2cc control, Version: 1, Type: CREDIT (1), Length: 72
- *     Unit: bytes (0), Priority mask: 0x21, Session: 0xdeadbeef,
+ * l2cc control, Version: 1, Type: CREDIT (1), Length: 132
+ *     Unit: bytes (0), Priority mask: 0x21, Sent unit: frames (1), Reserved: 0x00,
  *     Limit[0]: 4294967296, Limit[1]: 1, Limit[5]: 18446744073709551600,
- *     Limit[7]: 0x0102030405060708, others 0 */
-static const uint8_t credit_frame[90] = {
+ *     Limit[7]: 0x0102030405060708, other limits 0,
+ *     Sent[0]: 1000, Sent[5]: 18446744073709551615, Sent[7]: 0x1112131415161718,
+ *     other sent 0 */
+static const uint8_t credit_frame[150] = {
 	0x01, 0x80, 0xc2, 0x00, 0x00, 0x01,   /* Destination */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01,   /* Source */
 	0x88, 0xb6,                           /* Type: l2cc control */
 	0x01,                                 /* Version: 1 */
 	0x01,                                 /* Type: CREDIT */
-	0x00, 0x48,                           /* Length: 72 */
+	0x00, 0x84,                           /* Length: 132 */
 	0x00,                                 /* Unit: bytes */
 	0x21,                                 /* Priority mask: 0 and 5 */
-	0x00, 0x00,                           /* Reserved */
-	0xde, 0xad, 0xbe, 0xef,               /* Session */
+	0x01,                                 /* Sent unit: frames */
+	0x00,                                 /* Reserved */
 	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,   /* Limit[0]: 2^32 */
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,   /* Limit[1]: 1 */
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   /* Limit[2] */
@@ -396,30 +398,53 @@ static const uint8_t credit_frame[90] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf0,   /* Limit[5]: 2^64 - 16 */
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   /* Limit[6] */
 	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,   /* Limit[7] */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xe8,   /* Sent[0]: 1000 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   /* Sent[1] */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   /* Sent[2] */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   /* Sent[3] */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   /* Sent[4] */
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,   /* Sent[5]: 2^64 - 1 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   /* Sent[6] */
+	0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,   /* Sent[7] */
 };
 
 static const struct wire_credit credit_val = {
 	.unit = L2CC_CREDIT_BYTES,
 	.prio_mask = 0x21,
-	.session = 0xdeadbeef,
+	.sent_unit = L2CC_CREDIT_FRAMES,
 	.limit = { 1ull << 32, 1, 0, 0, 0, UINT64_MAX - 15, 0, 0x0102030405060708ull },
+	.sent = { 1000, 0, 0, 0, 0, UINT64_MAX, 0, 0x1112131415161718ull },
 };
+
+static void check_credit_eq(const struct wire_credit *a, const struct wire_credit *b)
+{
+	int i;
+
+	CHECK_EQ(a->unit, b->unit);
+	CHECK_EQ(a->prio_mask, b->prio_mask);
+	CHECK_EQ(a->sent_unit, b->sent_unit);
+	for (i = 0; i < 8; i++) {
+		CHECK(a->limit[i] == b->limit[i]);
+		CHECK(a->sent[i] == b->sent[i]);
+	}
+}
 
 static void test_credit_round_trip(void)
 {
 	struct wire_credit c;
 	const uint8_t *body;
 	struct eth_info ei;
-	uint8_t buf[128];
+	uint8_t buf[160];
 	size_t blen;
-	int n, i;
+	int n;
 
+	CHECK_EQ(sizeof(struct l2cc_credit), 132);
 	memset(buf, 0xaa, sizeof(buf));
 	n = wire_build_credit(buf, sizeof(buf), src_mac, &credit_val);
-	CHECK_EQ(n, 90);
+	CHECK_EQ(n, 150);
 	CHECK_MEM(buf, credit_frame, sizeof(credit_frame));
-	CHECK_EQ(buf[90], 0xaa);
-	CHECK_EQ(wire_build_credit(buf, 89, src_mac, &credit_val), -ENOSPC);
+	CHECK_EQ(buf[150], 0xaa);
+	CHECK_EQ(wire_build_credit(buf, 149, src_mac, &credit_val), -ENOSPC);
 
 	CHECK_EQ(wire_parse_eth(credit_frame, sizeof(credit_frame), &ei), 0);
 	CHECK_EQ(ei.ethertype, L2CC_ETH_P_CTRL);
@@ -427,37 +452,63 @@ static void test_credit_round_trip(void)
 	CHECK_EQ(wire_parse_ctrl(credit_frame + ei.hlen, sizeof(credit_frame) - ei.hlen,
 				 &body, &blen), L2CC_CTRL_CREDIT);
 	CHECK(body == credit_frame + 18);
-	CHECK_EQ(blen, 72);
+	CHECK_EQ(blen, 132);
 	memset(&c, 0x55, sizeof(c));
 	CHECK_EQ(wire_parse_credit(body, blen, &c), 0);
 	CHECK_EQ(c.unit, L2CC_CREDIT_BYTES);
 	CHECK_EQ(c.prio_mask, 0x21);
-	CHECK_EQ(c.session, 0xdeadbeef);
-	for (i = 0; i < 8; i++)
-		CHECK(c.limit[i] == credit_val.limit[i]);
+	CHECK_EQ(c.sent_unit, L2CC_CREDIT_FRAMES);
+	CHECK(c.limit[5] == UINT64_MAX - 15);
+	CHECK(c.sent[0] == 1000);
+	CHECK(c.sent[5] == UINT64_MAX);
+	CHECK(c.sent[7] == 0x1112131415161718ull);
+	check_credit_eq(&c, &credit_val);
 
-	/* Frames as a unit round-trips too. */
+	/* Frames for the limits and bytes for sent[] round-trip too. */
 	{
 		struct wire_credit f = credit_val;
 
 		f.unit = L2CC_CREDIT_FRAMES;
-		CHECK_EQ(wire_build_credit(buf, sizeof(buf), src_mac, &f), 90);
+		f.sent_unit = L2CC_CREDIT_BYTES;
+		CHECK_EQ(wire_build_credit(buf, sizeof(buf), src_mac, &f), 150);
 		CHECK_EQ(buf[18], 0x01);
-		CHECK_EQ(wire_parse_credit(buf + 18, 72, &c), 0);
-		CHECK_EQ(c.unit, L2CC_CREDIT_FRAMES);
+		CHECK_EQ(buf[20], 0x00);
+		CHECK_EQ(wire_parse_credit(buf + 18, 132, &c), 0);
+		check_credit_eq(&c, &f);
 	}
+}
+
+static void test_credit_longer_body(void)
+{
+	/* l2cc CREDIT, Length: 140: 8 bytes appended by a later release are ignored. */
+	uint8_t f[sizeof(credit_frame) + 8];
+	struct wire_credit c;
+	const uint8_t *body;
+	size_t blen;
+
+	memcpy(f, credit_frame, sizeof(credit_frame));
+	memset(f + sizeof(credit_frame), 0xee, 8);
+	f[17] = 140;
+	CHECK_EQ(wire_parse_ctrl(f + 14, sizeof(f) - 14, &body, &blen), L2CC_CTRL_CREDIT);
+	CHECK_EQ(blen, 140);
+	CHECK_EQ(wire_parse_credit(body, blen, &c), 0);
+	check_credit_eq(&c, &credit_val);
+	/* Reserved is sent 0 and ignored on receipt. */
+	f[21] = 0x5a;
+	CHECK_EQ(wire_parse_credit(f + 18, 132, &c), 0);
+	check_credit_eq(&c, &credit_val);
 }
 
 static void test_ctrl_padding_allowed(void)
 {
-	/* The same CREDIT with 6 bytes of trailing padding: body_len stays 72. */
-	uint8_t f[96] = { 0 };
+	/* The same CREDIT with 6 bytes of trailing padding: body_len stays 132. */
+	uint8_t f[156] = { 0 };
 	const uint8_t *body;
 	size_t blen;
 
 	memcpy(f, credit_frame, sizeof(credit_frame));
 	CHECK_EQ(wire_parse_ctrl(f + 14, sizeof(f) - 14, &body, &blen), L2CC_CTRL_CREDIT);
-	CHECK_EQ(blen, 72);
+	CHECK_EQ(blen, 132);
 }
 
 static void test_credit_truncated(void)
@@ -469,16 +520,18 @@ static void test_credit_truncated(void)
 	/* l2cc control [Malformed Packet]: 3 bytes, the header itself is cut */
 	CHECK_EQ(wire_parse_ctrl(credit_frame + 14, 3, &body, &blen), -EINVAL);
 	CHECK_EQ(wire_parse_ctrl(credit_frame + 14, 0, &body, &blen), -EINVAL);
-	/* Header says 72 but the frame ends after 71 bytes of body */
-	CHECK_EQ(wire_parse_ctrl(credit_frame + 14, 4 + 71, &body, &blen), -EINVAL);
-	/* A body one byte short of a struct l2cc_credit */
-	CHECK_EQ(wire_parse_credit(credit_frame + 18, 71, &c), -EINVAL);
+	/* Header says 132 but the frame ends after 131 bytes of body */
+	CHECK_EQ(wire_parse_ctrl(credit_frame + 14, 4 + 131, &body, &blen), -EINVAL);
+	/* A body one byte short of a struct l2cc_credit (Sent[7] cut) */
+	CHECK_EQ(wire_parse_credit(credit_frame + 18, 131, &c), -EINVAL);
+	/* The old 72-byte body (limits only) is too short now */
+	CHECK_EQ(wire_parse_credit(credit_frame + 18, 72, &c), -EINVAL);
 	CHECK_EQ(wire_parse_credit(credit_frame + 18, 0, &c), -EINVAL);
 }
 
 static void test_credit_bad_version(void)
 {
-	/* l2cc control, Version: 2 (unknown), Type: CREDIT, Length: 72 */
+	/* l2cc control, Version: 2 (unknown), Type: CREDIT, Length: 132 */
 	uint8_t f[sizeof(credit_frame)];
 	const uint8_t *body;
 	size_t blen;
@@ -505,30 +558,72 @@ static void test_credit_bad_unit(void)
 
 	memcpy(f, credit_frame, sizeof(f));
 	f[18] = 0x02;
-	CHECK_EQ(wire_parse_credit(f + 18, 72, &c), -EINVAL);
+	CHECK_EQ(wire_parse_credit(f + 18, 132, &c), -EINVAL);
+	/* Unit: 0xff — "none" is only for sent_unit; limits always have a unit */
 	f[18] = 0xff;
-	CHECK_EQ(wire_parse_credit(f + 18, 72, &c), -EINVAL);
+	CHECK_EQ(wire_parse_credit(f + 18, 132, &c), -EINVAL);
+}
+
+static void test_credit_bad_sent_unit(void)
+{
+	/* l2cc CREDIT, Sent unit: 2 (unknown) */
+	uint8_t f[sizeof(credit_frame)];
+	struct wire_credit c;
+
+	memcpy(f, credit_frame, sizeof(f));
+	f[20] = 0x02;
+	CHECK_EQ(wire_parse_credit(f + 18, 132, &c), -EINVAL);
+	/* Sent unit: 0xfe, one below "none" */
+	f[20] = 0xfe;
+	CHECK_EQ(wire_parse_credit(f + 18, 132, &c), -EINVAL);
+	/* Sent unit: 0x80 */
+	f[20] = 0x80;
+	CHECK_EQ(wire_parse_credit(f + 18, 132, &c), -EINVAL);
+}
+
+static void test_credit_sent_unit_none(void)
+{
+	/* l2cc CREDIT, Sent unit: none (0xff): limits valid, sent[] not valid.
+	 * Accepted; sent[] is returned as received, for the caller to ignore. */
+	uint8_t f[sizeof(credit_frame)];
+	struct wire_credit c, want = credit_val;
+	uint8_t buf[160];
+
+	memcpy(f, credit_frame, sizeof(f));
+	f[20] = 0xff;
+	memset(&c, 0x55, sizeof(c));
+	CHECK_EQ(wire_parse_credit(f + 18, 132, &c), 0);
+	CHECK_EQ(c.sent_unit, L2CC_CREDIT_UNIT_NONE);
+	want.sent_unit = L2CC_CREDIT_UNIT_NONE;
+	check_credit_eq(&c, &want);
+	/* and it is encoded as the same byte */
+	CHECK_EQ(wire_build_credit(buf, sizeof(buf), src_mac, &want), 150);
+	CHECK_MEM(buf, f, sizeof(f));
 }
 
 static void test_credit_length_too_large(void)
 {
-	/* l2cc control, Version: 1, Type: CREDIT, Length: 73 — one more than the 72 bytes that follow */
+	/* l2cc control, Version: 1, Type: CREDIT, Length: 133 — one more than the 132 bytes that follow */
 	uint8_t f[sizeof(credit_frame)];
 	const uint8_t *body;
 	size_t blen;
 
 	memcpy(f, credit_frame, sizeof(f));
-	f[17] = 73;
+	f[17] = 133;
 	CHECK_EQ(wire_parse_ctrl(f + 14, sizeof(f) - 14, &body, &blen), -EINVAL);
 	/* Length: 65535 */
 	f[16] = 0xff;
 	f[17] = 0xff;
 	CHECK_EQ(wire_parse_ctrl(f + 14, sizeof(f) - 14, &body, &blen), -EINVAL);
+	/* Length: 388 (0x0184): the high byte alone overshoots */
+	f[16] = 0x01;
+	f[17] = 0x84;
+	CHECK_EQ(wire_parse_ctrl(f + 14, sizeof(f) - 14, &body, &blen), -EINVAL);
 	/* A shorter length is legal at this layer; the CREDIT decoder rejects it. */
 	f[16] = 0x00;
-	f[17] = 71;
+	f[17] = 131;
 	CHECK_EQ(wire_parse_ctrl(f + 14, sizeof(f) - 14, &body, &blen), L2CC_CTRL_CREDIT);
-	CHECK_EQ(blen, 71);
+	CHECK_EQ(blen, 131);
 	{
 		struct wire_credit c;
 
@@ -553,10 +648,13 @@ int main(void)
 	RUN(test_macctrl_unknown_opcode);
 	RUN(test_quanta_to_ns);
 	RUN(test_credit_round_trip);
+	RUN(test_credit_longer_body);
 	RUN(test_ctrl_padding_allowed);
 	RUN(test_credit_truncated);
 	RUN(test_credit_bad_version);
 	RUN(test_credit_bad_unit);
+	RUN(test_credit_bad_sent_unit);
+	RUN(test_credit_sent_unit_none);
 	RUN(test_credit_length_too_large);
 	return check_summary();
 }
