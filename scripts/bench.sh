@@ -34,7 +34,7 @@
 # Environment:
 #   BENCH_RUNS=N      best of N for the TCP and UDP tests (default 2)
 #   BENCH_SECONDS=S   iperf3 duration (default 5)
-#   BENCH_ONLY="switchd bridge xdp_fwd bridge+offl"   subset (the RATIO line
+#   BENCH_ONLY="switchd switchd-busy bridge xdp_fwd bridge+offl"   subset (the RATIO line
 #                     needs switchd and bridge)
 #   BENCH_PERF=1      after switchd's measurement, profile it during one more
 #                     UDP run (perf record -g), report in build/bench/perf-switchd.txt
@@ -50,7 +50,7 @@ LOADER=$B/bench/xdp_fwd_load
 LOCK=${L2CC_MEASURE_LOCK:-/tmp/l2cc-measure.lock}
 RUNS=${BENCH_RUNS:-2}
 SECS=${BENCH_SECONDS:-5}
-ONLY=${BENCH_ONLY:-"switchd bridge xdp_fwd bridge+offl"}
+ONLY=${BENCH_ONLY:-"switchd switchd-busy bridge xdp_fwd bridge+offl"}
 HZ=$(getconf CLK_TCK)
 
 P=l2b$$
@@ -183,7 +183,7 @@ flow_control = none
 EOF
 	# BENCH_SWITCHD_SET="switch.busy_poll=50us ..." tries settings without editing this file.
 	local -a set=()
-	for kv in ${BENCH_SWITCHD_SET:-}; do set+=(-o "$kv"); done
+	for kv in ${BENCH_SWITCHD_SET:-} "$@"; do set+=(-o "$kv"); done
 	ip netns exec "$SW" "$SWITCHD" -c "$conf" "${set[@]}" >"$log" 2>&1 &
 	SW_PID=$!
 	record_pid "$SW_PID"
@@ -428,6 +428,16 @@ if want switchd; then
 	down_switchd
 	check_no_xdp
 fi
+if want switchd-busy; then
+	# The same switchd, polling its rings for 50 us after each frame before
+	# sleeping: what a dedicated core buys (off by default: a testbed runs a
+	# dozen daemons on two cores).
+	say "switchd-busy (busy_poll = 50us)"
+	up_switchd switch.busy_poll=50us
+	measure switchd-busy "$SW_PID"
+	down_switchd
+	check_no_xdp
+fi
 if want bridge; then
 	say "bridge"
 	up_bridge
@@ -454,7 +464,7 @@ fi
 echo
 printf '%-12s %8s %10s %7s %8s %8s %7s %13s %11s %8s %13s %8s\n' \
 	config tcp_gbps udp64_pps loss_% rxsock_% fwd_pps rtt_us cpu_us/frame bench_us/fr others% daemon_us/fr daemon%
-for name in switchd bridge xdp_fwd bridge+offl; do
+for name in switchd switchd-busy bridge xdp_fwd bridge+offl; do
 	[ -s "$DIR/$name.res" ] || continue
 	read -r tcp pps loss sock fwd rtt cpu bcpu oth dus dpct <"$DIR/$name.res"
 	printf '%-12s %8s %10s %7s %8s %8s %7s %13s %11s %8s %13s %8s\n' \
@@ -469,6 +479,8 @@ cat <<'EOF'
   bench_us/fr: system+irq+softirq of all cores + user time of iperf3 and switchd
   (our share); others%: the rest of the busy time (other users), % of all cores.
   daemon: switchd's utime+stime per frame, and % of one core.
+  switchd-busy: switchd with busy_poll = 50us (spins while traffic flows);
+  the RATIO line is for switchd with its defaults.
 EOF
 echo
 

@@ -805,6 +805,12 @@ static uint32_t sw_umem_frames(const struct sw_cfg *cfg)
 	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
 }
 
+/* The kernel places received data XDP_PACKET_HEADROOM (256) bytes into each
+ * UMEM frame, so a frame of 2048 holds at most 1792 bytes of packet. */
+#define SW_UMEM_HEADROOM 256
+
+static uint32_t sw_frame_room(uint32_t frame_size) { return frame_size - SW_UMEM_HEADROOM; }
+
 /* 2048-byte UMEM frames unless a port's MTU (configured, or the
  * interface's) needs 4096. Larger frames need AF_XDP multi-buffer. */
 static uint32_t sw_frame_size(const struct sw_cfg *cfg)
@@ -815,7 +821,7 @@ static uint32_t sw_frame_size(const struct sw_cfg *cfg)
 		int mtu = cfg->ports[i].mtu ? (int)cfg->ports[i].mtu
 					    : xport_if_mtu(cfg->ports[i].ifname);
 
-		if (mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN > 2048)
+		if (mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN > (int)sw_frame_room(2048))
 			return 4096;
 	}
 	return 2048;
@@ -885,12 +891,12 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 			pr_warn("port %s: mtu %llu is above %s's MTU %u\n", pc->name,
 				(unsigned long long)pc->mtu, pc->ifname, p->xp->mtu);
 		sw_port_apply_cfg(s, p);
-		if (p->max_frame > s->umem->frame_size) {
-			pr_err("port %s: MTU %u does not fit a %u-byte UMEM frame; set mtu = %u "
-			       "or lower the interface MTU\n", pc->name,
-			       p->max_frame - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN,
-			       s->umem->frame_size,
-			       s->umem->frame_size - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN);
+		if (p->max_frame > sw_frame_room(s->umem->frame_size)) {
+			pr_err("port %s: MTU %u does not fit a %u-byte UMEM frame (%u bytes after "
+			       "the kernel's headroom); set mtu = %u or lower the interface MTU\n",
+			       pc->name, p->max_frame - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN,
+			       s->umem->frame_size, sw_frame_room(s->umem->frame_size),
+			       sw_frame_room(s->umem->frame_size) - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN);
 			err = -EMSGSIZE;
 			goto err;
 		}

@@ -74,10 +74,11 @@ static void sw_reload(struct sw *s, const char *path, char *const *ovr, int novr
 		 * the buffer counts (and of credits granted in them). */
 		if (strcmp(a->name, b->name) || strcmp(a->ifname, b->ifname) ||
 		    a->queue != b->queue || a->xdp_mode != b->xdp_mode ||
-		    a->buffer.frames != b->buffer.frames || a->fc != b->fc) {
+		    a->buffer.frames != b->buffer.frames || a->fc != b->fc || a->mtu != b->mtu ||
+		    a->quiet_stack != b->quiet_stack) {
 			pr_warn("reload: port %s changed name, interface, queue, xdp_mode, "
-				"flow_control or buffer unit; restart to apply (nothing changed)\n",
-				a->name);
+				"flow_control, buffer unit, mtu or quiet_stack; restart to apply "
+				"(nothing changed)\n", a->name);
 			goto out;
 		}
 	}
