@@ -225,6 +225,9 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 		pr_err("%s: insert socket into XSKMAP: %s\n", ifname, strerror(-err));
 		goto err_xsk;
 	}
+	/* Fill the ring and put the socket in the map before attaching, so the
+	 * first frames find both a socket and buffers to land in. */
+	xport_refill(p);
 	/* Attach after the socket is in the map, so no frame meets an empty slot
 	 * on a port that is meant to be ours. */
 	prog_fd = bpf_program__fd(p->skel->progs.l2cc_xdp);
@@ -299,19 +302,25 @@ uint32_t xport_reclaim(struct xport *p)
 	return n;
 }
 
-uint32_t xport_rx(struct xport *p, struct xdp_desc *descs, uint32_t max)
+uint32_t xport_rx_peek(struct xport *p, struct xdp_desc *descs, uint32_t max)
 {
 	uint32_t n, idx, i;
 
 	n = xsk_ring_cons__peek(&p->rx, max, &idx);
-	if (!n)
-		return 0;
 	for (i = 0; i < n; i++)
 		descs[i] = *xsk_ring_cons__rx_desc(&p->rx, idx + i);
-	xsk_ring_cons__release(&p->rx, n);
-	p->fill_out -= n;
-	p->umem->held += n;
 	return n;
+}
+
+void xport_rx_done(struct xport *p, uint32_t taken, uint32_t peeked)
+{
+	if (peeked > taken)
+		xsk_ring_cons__cancel(&p->rx, peeked - taken);
+	if (!taken)
+		return;
+	xsk_ring_cons__release(&p->rx, taken);
+	p->fill_out -= taken;
+	p->umem->held += taken;
 }
 
 int xport_kick(struct xport *p)

@@ -119,8 +119,12 @@ void xport_close(struct xport *p);
 uint32_t xport_refill(struct xport *p);
 /* Move completed TX frames back to the free pool. Returns frames reclaimed. */
 uint32_t xport_reclaim(struct xport *p);
-/* Receive up to max descriptors; the daemon now holds them. Returns count. */
-uint32_t xport_rx(struct xport *p, struct xdp_desc *descs, uint32_t max);
+/* Look at up to max received descriptors without taking them. Returns count. */
+uint32_t xport_rx_peek(struct xport *p, struct xdp_desc *descs, uint32_t max);
+/* After a peek of `peeked`: the daemon now holds the first `taken`; the rest
+ * stay in the RX ring, to be peeked again (a full input buffer holds them
+ * there, as a link's headroom would). */
+void xport_rx_done(struct xport *p, uint32_t taken, uint32_t peeked);
 /* Free space in the TX ring. */
 static inline uint32_t xport_tx_space(struct xport *p)
 {

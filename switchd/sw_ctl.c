@@ -90,6 +90,7 @@ static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bo
 	if (!full)
 		return;
 	jw_u64(w, "flood_tx", p->st.flood_tx);
+	jw_u64(w, "rx_holds", p->st.rx_holds);
 	jw_u64(w, "ctrl_tx_frames", p->st.ctrl_tx_frames);
 	jw_arr_begin(w, "prio");
 	for (int i = 0; i < SW_NPRIO; i++) {

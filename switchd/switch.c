@@ -445,24 +445,40 @@ static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, ui
 	}
 }
 
-static void sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
+/* With PAUSE or PFC, a frame that finds its buffer full stays in the RX
+ * ring instead of being dropped. The PAUSE went out at XOFF; what arrives
+ * after it is what the peer sent before it stopped, plus what piled up
+ * while this daemon waited for a CPU, which no fixed headroom covers on a
+ * shared machine. The ring is the wire those frames are still on. */
+static bool sw_rx_hold(const struct sw_port *p, int prio, uint32_t len)
+{
+	return (p->cfg->fc == FC_PAUSE || p->cfg->fc == FC_PFC) &&
+	       p->occ[prio] + sw_units(p, len) > p->cap;
+}
+
+/* Returns false if the frame stays in the RX ring (see sw_rx_hold). */
+static bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 {
 	uint32_t idx = umem_idx(s->umem, addr);
 	const uint8_t *frame = umem_data(s->umem, addr);
 	struct eth_info ei;
 	int out, prio;
+	bool bad;
 
+	bad = wire_parse_eth(frame, len, &ei) != 0;
+	if (!bad && !wire_is_link_local(ei.dst) && sw_rx_hold(p, ei.prio, len))
+		return false;
 	s->faddr[idx] = addr;
 	p->st.rx_frames++;
 	p->st.rx_bytes += len;
-	if (wire_parse_eth(frame, len, &ei)) {
+	if (bad) {
 		sw_drop_frame(s, p, idx, SW_DROP_MALFORMED);
-		return;
+		return true;
 	}
 	if (wire_is_link_local(ei.dst)) {
 		sw_rx_link_local(s, p, &ei, frame, len);
 		umem_free(s->umem, idx);
-		return;
+		return true;
 	}
 	prio = ei.prio;
 	p->st.prio[prio].rx_frames++;
@@ -473,26 +489,27 @@ static void sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t
 		sw_fc_update(s, p, prio);
 		sw_drop_frame(s, p, idx, len > p->max_frame ? SW_DROP_OVERSIZE
 							    : SW_DROP_MALFORMED);
-		return;
+		return true;
 	}
 	fdb_learn(s->fdb, ei.src, ei.vid, p->idx, s->now);
 	out = wire_is_multicast(ei.dst) ? -ENOENT : fdb_lookup(s->fdb, ei.dst, ei.vid, s->now);
 	if (out == (int)p->idx) {
 		sw_fc_update(s, p, prio);
 		sw_drop_frame(s, p, idx, SW_DROP_FILTERED);
-		return;
+		return true;
 	}
 	if (!sw_admit(p, prio, len)) {
 		p->st.prio[prio].drop_buffer_full++;
 		sw_fc_update(s, p, prio);
 		sw_drop_frame(s, p, idx, SW_DROP_BUFFER_FULL);
-		return;
+		return true;
 	}
 	if (out >= 0)
 		sw_enqueue(s, p, out, prio, idx, len, true);
 	else
 		sw_flood(s, p, prio, idx, len);
 	sw_fc_update(s, p, prio);
+	return true;
 }
 
 static bool sw_rx_port(struct sw *s, struct sw_port *p)
@@ -500,10 +517,16 @@ static bool sw_rx_port(struct sw *s, struct sw_port *p)
 	struct xdp_desc d[SW_RX_BATCH_MAX];
 	uint32_t n, i;
 
-	n = xport_rx(p->xp, d, s->cfg->batch);
+	n = xport_rx_peek(p->xp, d, s->cfg->batch);
 	for (i = 0; i < n; i++)
-		sw_rx_frame(s, p, d[i].addr, d[i].len);
-	return n > 0;
+		if (!sw_rx_frame(s, p, d[i].addr, d[i].len))
+			break;
+	xport_rx_done(p->xp, i, n);
+	if (i < n)
+		p->st.rx_holds++;
+	/* A held ring is not work: sleep until the buffer drains (the RX fd
+	 * is edge-triggered, so the frames waiting there do not spin us). */
+	return i > 0;
 }
 
 /* ---- transmit ----------------------------------------------------------- */
@@ -718,8 +741,9 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 	 * one unit); small buffers get an update per frame, as IB does. */
 	p->credit_step = p->cap / 8 ? p->cap / 8 : 1;
 	if ((c->fc == FC_PAUSE || c->fc == FC_PFC) && p->cap <= headroom)
-		pr_warn("port %s: buffer (%llu %s) is not above the headroom PAUSE needs "
-			"(%llu): frames may be lost; use flow_control = credit or a larger buffer\n",
+		pr_info("port %s: buffer (%llu %s) is not above the PAUSE headroom (%llu): "
+			"XOFF at half the buffer; frames arriving when it is full wait in the "
+			"RX ring (rx_holds)\n",
 			c->name, (unsigned long long)p->cap, p->unit_frames ? "frames" : "bytes",
 			(unsigned long long)headroom);
 }
@@ -901,7 +925,7 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 			goto err;
 		}
 		p->credit_next_ns = s->now;
-		err = loop_add_fd(s->loop, p->xp->fd, EPOLLIN, NULL, NULL);
+		err = loop_add_fd(s->loop, p->xp->fd, EPOLLIN | EPOLLET, NULL, NULL);
 		if (err)
 			goto err;
 		xport_refill(p->xp);

@@ -42,6 +42,7 @@ struct sw_port_stats {
 	uint64_t pause_tx, pause_rx, pfc_tx, pfc_rx, credit_tx, credit_rx;
 	uint64_t fc_ignored;        /* PAUSE/PFC/credit received but not configured */
 	uint64_t flood_tx;          /* frames sent as flood copies */
+	uint64_t rx_holds;          /* passes that left frames in the RX ring: buffer full */
 	uint64_t ctrl_tx_frames;
 	struct sw_prio_stats prio[SW_NPRIO];
 };

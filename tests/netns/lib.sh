@@ -1,0 +1,442 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# shellcheck shell=bash
+#
+# A small framework for switchd's netns integration tests, in the spirit of
+# xdp-tools' test_runner.sh. Source it from a test script:
+#
+#   . "$(dirname "$0")/lib.sh"
+#   t_ping() { ...; [ ... ] || fail "why"; }
+#   run_test ping t_ping
+#
+# Every run gets a unique prefix ($L2T, "l2t<pid>"): namespaces are named
+# "$L2T-NAME", interfaces "$L2T<port>" (<= 15 characters). Everything a run
+# makes lives under that prefix and in its temp dir $L2T_DIR, and the EXIT
+# trap removes exactly that: the PIDs it started (recorded in $L2T_DIR/pids,
+# so processes started inside a test's subshell are found too) and the
+# namespaces it created (which takes their veths with them).
+#
+# A test function runs in a subshell and reports through fail/skip; run_test
+# prints exactly one line: "PASS NAME", "FAIL NAME: reason" or
+# "SKIP NAME: reason". Other output is indented ("    # ...").
+#
+# State is kept on disk under deterministic names, not in shell variables, so
+# that a daemon started in one test's subshell can be used by the next one:
+#   switch NAME  ->  namespace $(ns NAME), $L2T_DIR/NAME.{conf,sock,log,pid,stats}
+
+L2CC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SWITCHD=${SWITCHD:-$L2CC_ROOT/build/bin/switchd}
+L2CCCTL=${L2CCCTL:-$L2CC_ROOT/build/bin/l2ccctl}
+MEASURE_LOCK=${L2CC_MEASURE_LOCK:-/tmp/l2cc-measure.lock}
+TEST_TIMEOUT=${L2CC_TEST_TIMEOUT:-120}
+# The system interpreter: a pyenv shim costs most of a second per call.
+PY=${L2CC_PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
+
+L2T=l2t$$
+L2T_DIR=$(mktemp -d "/tmp/$L2T.XXXXXX")
+L2T_SETUP_ERR=$L2T_DIR/.setup_err
+: >"$L2T_DIR/pids"
+: >"$L2T_DIR/netns"
+
+# ---- cleanup -------------------------------------------------------------
+
+_l2t_alive() { # pid: running and not a zombie
+	kill -0 "$1" 2>/dev/null || return 1
+	[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+_l2t_starttime() { # pid -> field 22 of /proc/PID/stat (boot-relative start time)
+	sed -E 's/^.*\) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'
+}
+# A recorded PID is ours only while its start time still matches: a PID the
+# kernel has reused for someone else's process is left alone.
+_l2t_ours() { # pid starttime
+	[ -n "$2" ] && [ "$(_l2t_starttime "$1")" = "$2" ]
+}
+
+_l2t_cleaned=
+l2t_cleanup() {
+	local pid st n left
+	[ -n "$_l2t_cleaned" ] && return 0
+	_l2t_cleaned=1
+	trap - EXIT INT TERM
+	# A test still running (interrupted run): stop it first, so that it
+	# starts nothing more while we clean up.
+	for pid in ${_l2t_cur_test:-} ${_l2t_cur_wd:-}; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	# Exactly the PIDs we started, newest first (clients before servers).
+	if [ -s "$L2T_DIR/pids" ]; then
+		while read -r pid st; do
+			_l2t_ours "$pid" "$st" && kill -TERM "$pid" 2>/dev/null
+		done < <(tac "$L2T_DIR/pids")
+		for _ in $(seq 30); do
+			left=
+			while read -r pid st; do
+				_l2t_ours "$pid" "$st" && _l2t_alive "$pid" && left=1
+			done <"$L2T_DIR/pids"
+			[ -z "$left" ] && break
+			sleep 0.1
+		done
+		while read -r pid st; do
+			_l2t_ours "$pid" "$st" && _l2t_alive "$pid" && kill -KILL "$pid" 2>/dev/null
+		done <"$L2T_DIR/pids"
+	fi
+	# Exactly the namespaces we created (recorded), and anything else that
+	# carries this run's prefix.
+	for n in $({ cat "$L2T_DIR/netns"; ip netns list 2>/dev/null | awk '{print $1}' | grep "^$L2T-"; } | sort -u); do
+		ip netns del "$n" 2>/dev/null
+	done
+	if [ -n "${L2T_KEEP:-}" ]; then
+		echo "    # kept $L2T_DIR" >&2
+	else
+		rm -rf "$L2T_DIR"
+	fi
+}
+trap 'l2t_cleanup' EXIT
+trap 'l2t_cleanup; exit 130' INT
+trap 'l2t_cleanup; exit 143' TERM
+
+# ---- results ---------------------------------------------------------------
+
+info() { echo "    # $*"; }
+
+# fail/skip end the current test (they exit its subshell). The reason is
+# also written to a file so a fail inside $(...) is not lost.
+fail() {
+	echo "FAIL $*" >>"$L2T_DIR/.result"
+	exit 1
+}
+
+skip() {
+	echo "SKIP $*" >>"$L2T_DIR/.result"
+	exit 77
+}
+
+_l2t_watchdog() { # pid, seconds
+	local pid=$1 n=$(($2 * 4))
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$n" -le 0 ]; then
+			echo "FAIL timed out after $2 s" >>"$L2T_DIR/.result"
+			kill -TERM "$pid" 2>/dev/null
+			return
+		fi
+		n=$((n - 1))
+		sleep 0.25
+	done
+}
+
+# run_test NAME FUNCTION [ARGS...]: run FUNCTION in a subshell, print one line.
+run_test() {
+	local name=$1 fn=$2 rc pid wd res
+	shift 2
+	rm -f "$L2T_DIR/.result"
+	if [ -s "$L2T_SETUP_ERR" ]; then
+		res=$(head -1 "$L2T_SETUP_ERR")
+		case $res in
+		SKIP*) echo "SKIP $name: ${res#SKIP }" ;;
+		*) echo "FAIL $name: setup: ${res#FAIL }" ;;
+		esac
+		return
+	fi
+	("$fn" "$@") &
+	pid=$!
+	_l2t_cur_test=$pid
+	_l2t_watchdog "$pid" "$TEST_TIMEOUT" &
+	wd=$!
+	_l2t_cur_wd=$wd
+	wait "$pid"
+	rc=$?
+	wait "$wd"
+	_l2t_cur_test='' _l2t_cur_wd=''
+	res=
+	[ -s "$L2T_DIR/.result" ] && res=$(head -1 "$L2T_DIR/.result")
+	case $res in
+	FAIL*) echo "FAIL $name: ${res#FAIL }" ;;
+	SKIP*) echo "SKIP $name: ${res#SKIP }" ;;
+	*)
+		if [ "$rc" -eq 0 ]; then
+			echo "PASS $name"
+		elif [ "$rc" -eq 77 ]; then
+			echo "SKIP $name: (no reason given)"
+		else
+			echo "FAIL $name: exited with status $rc"
+		fi
+		;;
+	esac
+}
+
+# run_setup FUNCTION: topology and daemons shared by the tests that follow.
+# If it fails or skips, every later run_test reports that reason.
+run_setup() {
+	local fn=$1 rc res
+	rm -f "$L2T_DIR/.result"
+	("$fn")
+	rc=$?
+	res=
+	[ -s "$L2T_DIR/.result" ] && res=$(head -1 "$L2T_DIR/.result")
+	if [ -n "$res" ]; then
+		echo "$res" >"$L2T_SETUP_ERR"
+	elif [ "$rc" -ne 0 ]; then
+		echo "FAIL $fn exited with status $rc" >"$L2T_SETUP_ERR"
+	fi
+	rm -f "$L2T_DIR/.result"
+}
+
+# ---- assertions ----------------------------------------------------------
+
+# assert_ge ACTUAL MIN [WHAT]
+assert_ge() {
+	"$PY" -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)' "$1" "$2" ||
+		fail "${3:-value}: $1 < $2"
+}
+
+# assert_le ACTUAL MAX [WHAT]
+assert_le() {
+	"$PY" -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) else 1)' "$1" "$2" ||
+		fail "${3:-value}: $1 > $2"
+}
+
+# assert_eq ACTUAL EXPECTED [WHAT] (string compare)
+assert_eq() {
+	[ "$1" = "$2" ] || fail "${3:-value}: '$1' != '$2'"
+}
+
+# assert_within PCT EXPECTED ACTUAL [WHAT]: |actual - expected| <= PCT% of expected
+assert_within() {
+	"$PY" -c 'import sys; p, e, a = map(float, sys.argv[1:4]); sys.exit(0 if abs(a - e) <= p / 100 * abs(e) else 1)' \
+		"$1" "$2" "$3" ||
+		fail "${4:-value}: $3 is not within $1% of $2 ($("$PY" -c 'import sys; e, a = map(float, sys.argv[1:3]); print("%+.2f%%" % ((a - e) / e * 100))' "$2" "$3"))"
+}
+
+# ---- JSON and the control socket -------------------------------------------
+
+# ctl SWITCH CMD [ARGS...]: the daemon's raw one-line JSON reply.
+ctl() {
+	local sw=$1
+	shift
+	"$L2CCCTL" -s "$L2T_DIR/$sw.sock" -r -t 3000 "$@"
+}
+
+# jget JSON PYEXPR: evaluate PYEXPR with d = the parsed JSON; print the result
+# (dicts, lists and booleans as JSON, numbers and strings as is).
+jget() {
+	"$PY" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+v = eval(sys.argv[2])
+print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)' "$1" "$2"
+}
+
+# calc PYEXPR: a float/int expression, printed.
+calc() { "$PY" -c "import sys; print($1)"; }
+
+# ---- topology --------------------------------------------------------------
+
+ns() { echo "$L2T-$1"; }
+ifn() { # port label -> interface name in a switch namespace
+	local n="$L2T$1"
+	if [ "${#n}" -gt 15 ]; then
+		echo "interface name $n is longer than 15 characters" >&2
+		return 1
+	fi
+	echo "$n"
+}
+
+_mk_ns() {
+	local n
+	n=$(ns "$1")
+	ip netns add "$n" || fail "ip netns add $n"
+	echo "$n" >>"$L2T_DIR/netns"
+	ip -n "$n" link set lo up || fail "lo up in $n"
+	# No IPv6 autoconfiguration chatter (RS, MLD, DAD) in the counters.
+	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1 >/dev/null
+}
+mk_switch() { _mk_ns "$1"; }
+mk_host() { _mk_ns "$1"; }
+
+# link_host SWITCH PORT HOST N: veth SWITCH:$(ifn PORT) <-> HOST:eth0 with
+# 10.99.0.N/24 on the host, TX checksum offload off on the host side.
+link_host() {
+	local sw=$1 port=$2 host=$3 addr=$4 pif hns
+	pif=$(ifn "$port") || fail "bad port name $port"
+	hns=$(ns "$host")
+	ip link add "$pif" netns "$(ns "$sw")" type veth peer name eth0 netns "$hns" ||
+		fail "veth $sw:$pif - $host:eth0"
+	ip -n "$hns" addr add "10.99.0.$addr/24" dev eth0 || fail "address on $host"
+	ip netns exec "$hns" ethtool -K eth0 tx off >/dev/null || fail "ethtool tx off on $host"
+	ip -n "$hns" link set eth0 up || fail "$host eth0 up"
+	ip -n "$(ns "$sw")" link set "$pif" up || fail "$sw $pif up"
+}
+
+# link_switches SWA PORTA SWB PORTB
+link_switches() {
+	local a b
+	a=$(ifn "$2") || fail "bad port name $2"
+	b=$(ifn "$4") || fail "bad port name $4"
+	ip link add "$a" netns "$(ns "$1")" type veth peer name "$b" netns "$(ns "$3")" ||
+		fail "veth $1:$a - $3:$b"
+	ip -n "$(ns "$1")" link set "$a" up || fail "$1 $a up"
+	ip -n "$(ns "$3")" link set "$b" up || fail "$3 $b up"
+}
+
+host_mac() { ip -n "$(ns "$1")" -j link show eth0 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])'; }
+
+# hx HOST CMD...: run CMD in a host's (or switch's) namespace.
+hx() {
+	local h=$1
+	shift
+	ip netns exec "$(ns "$h")" "$@"
+}
+
+# bg_record PID: a process the cleanup must end.
+bg_record() { echo "$1 $(_l2t_starttime "$1")" >>"$L2T_DIR/pids"; }
+
+# ---- switchd -----------------------------------------------------------------
+
+# write_config NAME CONFIGTEXT: $L2T_DIR/NAME.conf with a [switch] section
+# naming the switch, its control socket and time series; CONFIGTEXT follows
+# (key lines before its first section belong to [switch]).
+write_config() {
+	local name=$1 text=$2
+	{
+		echo "[switch]"
+		echo "name = $name"
+		echo "ctl_socket = $L2T_DIR/$name.sock"
+		echo "stats_file = $L2T_DIR/$name.stats"
+		printf '%s\n' "$text"
+	} >"$L2T_DIR/$name.conf"
+	echo "$L2T_DIR/$name.conf"
+}
+
+sw_pid() { cat "$L2T_DIR/$1.pid" 2>/dev/null; }
+
+# start_switchd NAME CONFIGTEXT [EXTRA ARGS]: start switchd in namespace
+# $(ns NAME) and wait (up to 5 s) until its control socket answers. Skips the
+# test when the kernel lacks AF_XDP/XDP, fails (with the log) otherwise.
+start_switchd() {
+	local name=$1 text=$2 conf pid log
+	shift 2
+	conf=$(write_config "$name" "$text")
+	log=$L2T_DIR/$name.log
+	ip netns exec "$(ns "$name")" "$SWITCHD" -c "$conf" "$@" >>"$log" 2>&1 &
+	pid=$!
+	bg_record "$pid"
+	echo "$pid" >"$L2T_DIR/$name.pid"
+	for _ in $(seq 100); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			break
+		fi
+		if ctl "$name" status >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	if grep -Eq "(AF_XDP socket|load XDP program|attach XDP program).*: (Address family not supported|Operation not supported|Function not implemented)" "$log"; then
+		skip "AF_XDP/XDP unsupported here: $(grep -Em1 'AF_XDP socket|XDP program' "$log")"
+	fi
+	echo "    # switchd $name did not come up; its log:" >&2
+	sed 's/^/    #   /' "$log" >&2
+	kill -0 "$pid" 2>/dev/null && kill -TERM "$pid"
+	fail "switchd $name did not answer on its control socket within 5 s: $(tail -1 "$log")"
+}
+
+# stop_switchd NAME [SIGNAL]: send SIGNAL (TERM) and wait up to 5 s for the
+# exit. Sets SW_RC to the exit status when the daemon is a child of this
+# shell (started by the same test), else to "unknown"; returns 1 if it did
+# not exit. Do not call it inside $(...): a subshell cannot wait for it.
+stop_switchd() {
+	local name=$1 sig=${2:-TERM} pid
+	SW_RC=unknown
+	pid=$(sw_pid "$name")
+	[ -n "$pid" ] || return 1
+	kill "-$sig" "$pid" 2>/dev/null || return 1
+	for _ in $(seq 100); do
+		_l2t_alive "$pid" || break
+		sleep 0.05
+	done
+	_l2t_alive "$pid" && return 1
+	wait "$pid" 2>/dev/null
+	SW_RC=$?
+	[ "$SW_RC" -eq 127 ] && SW_RC=unknown
+	return 0
+}
+
+# ---- traffic ---------------------------------------------------------------
+
+# iperf_server HOST PORT: a one-shot iperf3 server (JSON into
+# $L2T_DIR/iperf-HOST-PORT.json), waits until it listens.
+iperf_server() {
+	local host=$1 port=$2 pid
+	ip netns exec "$(ns "$host")" iperf3 -s -1 -p "$port" -J >"$L2T_DIR/iperf-$host-$port.json" 2>&1 &
+	pid=$!
+	bg_record "$pid"
+	echo "$pid" >"$L2T_DIR/iperf-$host-$port.pid"
+	for _ in $(seq 100); do
+		ip netns exec "$(ns "$host")" ss -Hltn "sport = :$port" | grep -q . && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "iperf3 server on $host:$port did not start: $(cat "$L2T_DIR/iperf-$host-$port.json")"
+}
+
+# iperf_server_wait HOST PORT: wait (up to 10 s) for the one-shot server to
+# finish writing its JSON.
+iperf_server_wait() {
+	local pid
+	pid=$(cat "$L2T_DIR/iperf-$1-$2.pid")
+	for _ in $(seq 200); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# iperf_client_bg HOST SERVER_N PORT OUTFILE ARGS...: iperf3 -c 10.99.0.SERVER_N
+# in the background; its PID is left in CLI_PID (wait "$CLI_PID"). Not
+# inside $(...): the client must be a child of the calling shell.
+iperf_client_bg() {
+	local host=$1 dst=$2 port=$3 out=$4
+	shift 4
+	timeout 60 ip netns exec "$(ns "$host")" iperf3 -c "10.99.0.$dst" -p "$port" -J "$@" >"$out" 2>&1 &
+	CLI_PID=$!
+	bg_record "$CLI_PID"
+}
+
+# ---- measurements ----------------------------------------------------------
+
+# Time-sensitive sections take this lock so that another engineer's benchmark
+# running at the same time does not skew them (and ours do not skew theirs).
+# measure_lock waits up to 240 s; when it cannot get the lock it says so and
+# goes on (the figures printed then carry the note).
+measure_lock() {
+	exec 9>"$MEASURE_LOCK"
+	if ! flock -w 240 9; then
+		info "WARNING: could not take $MEASURE_LOCK in 240 s; measuring unlocked"
+	fi
+}
+measure_unlock() {
+	flock -u 9 2>/dev/null
+	exec 9>&-
+}
+
+# port_rate SWITCH PORT SECONDS [FIELD]: bit/s of FIELD (tx_bytes) of a port
+# over SECONDS, from two counter reads; time taken around each read.
+port_rate() {
+	"$PY" - "$L2CCCTL" "$L2T_DIR/$1.sock" "$2" "$3" "${4:-tx_bytes}" <<'EOF'
+import json, subprocess, sys, time
+ctl, sock, port, secs, field = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5]
+def read():
+    t0 = time.monotonic()
+    out = subprocess.run([ctl, "-s", sock, "-r", "counters", port], check=True,
+                         capture_output=True, text=True).stdout
+    t1 = time.monotonic()
+    return (t0 + t1) / 2, json.loads(out)["ports"][port][field]
+ta, a = read()
+time.sleep(secs)
+tb, b = read()
+print((b - a) * 8 / (tb - ta))
+EOF
+}
+
+# mbps BITS_PER_SECOND: "123.45"
+mbps() { calc "'%.2f' % (float('$1') / 1e6)"; }

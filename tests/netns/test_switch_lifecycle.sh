@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# switchd's lifecycle: clean SIGTERM exit (XDP detached, control socket
+# removed), restart after SIGKILL, config errors with file:line, --check,
+# SIGHUP reload of a port's rate, refusal to replace a foreign XDP program.
+. "$(dirname "$0")/lib.sh"
+
+XDP_OBJ=$L2CC_ROOT/build/xdp_fwd.bpf.o
+
+setup() {
+	mk_switch s
+	for i in 1 2; do
+		mk_host "h$i"
+		link_host s "p$i" "h$i" "$i"
+	done
+}
+
+sw_conf() { # [p2 rate]
+	printf '%s\n' "[port p1]" "ifname = $(ifn p1)" "[port p2]" "ifname = $(ifn p2)" "rate = ${1:-100M}"
+}
+
+xdp_on() { # NS IFNAME: print the attached XDP program (or mode flag), if any
+	local out
+	out=$(ip -n "$1" -d link show dev "$2")
+	grep -oE 'prog/xdp id [0-9]+ name [^ ]+' <<<"$out" && return
+	head -1 <<<"$out" | grep -oE ' xdp(generic|drv|offload)? ' | tr -d ' '
+}
+
+ping_ok() { hx h1 ping -c 2 -i 0.2 -W 2 10.99.0.2 >/dev/null; }
+
+t_check_ok() {
+	local conf out rc
+	conf=$(write_config good "$(sw_conf)")
+	out=$("$SWITCHD" --check -c "$conf" 2>&1)
+	rc=$?
+	info "switchd --check: exit $rc: $out"
+	assert_eq "$rc" 0 "switchd --check exit status on a good config"
+}
+
+t_bad_config() {
+	local conf=$L2T_DIR/bad.conf out rc
+	# Line 5 carries the bad value.
+	printf '%s\n' "[switch]" "name = bad" "ctl_socket = $L2T_DIR/bad.sock" "[port p1]" "rate = fast" \
+		"ifname = $(ifn p1)" >"$conf"
+	out=$(timeout 10 ip netns exec "$(ns s)" "$SWITCHD" -c "$conf" 2>&1)
+	rc=$?
+	info "bad config: exit $rc: $out"
+	[ "$rc" -ne 0 ] || fail "switchd accepted 'rate = fast'"
+	[ "$rc" -ne 124 ] || fail "switchd did not exit on a bad config (killed after 10 s)"
+	grep -qF "$conf:5:" <<<"$out" || fail "message does not name $conf:5: ($out)"
+	grep -qi "expected" <<<"$out" || fail "message does not say what was expected ($out)"
+	grep -qi "rate" <<<"$out" || fail "message does not name the key ($out)"
+	[ -e "$L2T_DIR/bad.sock" ] && fail "a control socket was created for a config that failed"
+	return 0
+}
+
+t_sigterm() {
+	local p xdp
+	start_switchd s "$(sw_conf)"
+	for p in p1 p2; do
+		[ -n "$(xdp_on "$(ns s)" "$(ifn "$p")")" ] || fail "no XDP program on $p while switchd runs"
+	done
+	ping_ok || fail "ping h1 -> h2 through switchd"
+	stop_switchd s TERM || fail "switchd did not exit within 5 s of SIGTERM"
+	info "SIGTERM: exit status $SW_RC; log: $(tail -1 "$L2T_DIR/s.log")"
+	assert_eq "$SW_RC" 0 "switchd exit status after SIGTERM"
+	for p in p1 p2; do
+		xdp=$(xdp_on "$(ns s)" "$(ifn "$p")")
+		[ -z "$xdp" ] || fail "XDP program still attached to $p after SIGTERM: $xdp"
+	done
+	[ -e "$L2T_DIR/s.sock" ] && fail "control socket $L2T_DIR/s.sock still exists after SIGTERM"
+	info "after SIGTERM: no XDP program on p1/p2, control socket removed"
+}
+
+t_sigkill_restart() {
+	local xdp
+	start_switchd s "$(sw_conf)"
+	ping_ok || fail "ping h1 -> h2 through the first switchd"
+	stop_switchd s KILL || fail "switchd did not die on SIGKILL"
+	xdp=$(xdp_on "$(ns s)" "$(ifn p1)")
+	info "after SIGKILL: XDP on p1: ${xdp:-none (the BPF link died with the process)};" \
+		"control socket left behind: $([ -e "$L2T_DIR/s.sock" ] && echo yes || echo no)"
+	start_switchd s "$(sw_conf)"
+	ping_ok || fail "ping h1 -> h2 through the restarted switchd"
+	info "restarted switchd forwards; its log: $(grep -v 'forwarding on' "$L2T_DIR/s.log" | tail -2 | tr '\n' ' ')"
+	stop_switchd s TERM || fail "restarted switchd did not stop"
+	assert_eq "$SW_RC" 0 "restarted switchd exit status"
+}
+
+t_sighup_rate() {
+	local j rate i
+	start_switchd s "$(sw_conf 100M)"
+	j=$(ctl s ports) || fail "l2ccctl ports"
+	assert_eq "$(jget "$j" '[p["rate_bps"] for p in d["ports"] if p["name"] == "p2"][0]')" 100000000 "p2 rate_bps before reload"
+	write_config s "$(sw_conf 250M)" >/dev/null
+	kill -HUP "$(sw_pid s)"
+	for i in $(seq 40); do
+		j=$(ctl s ports) || fail "l2ccctl ports after SIGHUP"
+		rate=$(jget "$j" '[p["rate_bps"] for p in d["ports"] if p["name"] == "p2"][0]')
+		[ "$rate" = 250000000 ] && break
+		sleep 0.05
+	done
+	info "SIGHUP: p2 rate_bps $rate; log: $(tail -1 "$L2T_DIR/s.log")"
+	assert_eq "$rate" 250000000 "p2 rate_bps after changing the file and SIGHUP"
+	ping_ok || fail "ping after the reload"
+	stop_switchd s TERM || fail "switchd did not stop"
+	assert_eq "$SW_RC" 0 "exit status after reload and SIGTERM"
+}
+
+t_foreign_xdp() {
+	local nsn pif out rc conf
+	nsn=$(ns s)
+	pif=$(ifn p1)
+	[ -r "$XDP_OBJ" ] || skip "$XDP_OBJ not built"
+	if ! out=$(ip -n "$nsn" link set dev "$pif" xdpdrv obj "$XDP_OBJ" program xdp_pass 2>&1); then
+		skip "iproute2 cannot attach program xdp_pass from $XDP_OBJ: $out"
+	fi
+	info "foreign program on p1: $(xdp_on "$nsn" "$pif")"
+	conf=$(write_config s "$(sw_conf)")
+	out=$(timeout 10 ip netns exec "$nsn" "$SWITCHD" -c "$conf" 2>&1)
+	rc=$?
+	ip -n "$nsn" link set dev "$pif" xdpdrv off
+	info "switchd over a foreign program: exit $rc: $(tr '\n' ' ' <<<"$out")"
+	[ "$rc" -ne 124 ] || fail "switchd started on top of a foreign XDP program (killed after 10 s)"
+	[ "$rc" -ne 0 ] || fail "switchd exited 0 over a foreign XDP program"
+	grep -q "xdp_pass" <<<"$out" || fail "the message does not name the foreign program xdp_pass"
+	grep -q "$pif" <<<"$out" || fail "the message does not name the interface $pif"
+	[ -n "$(xdp_on "$nsn" "$(ifn p2)")" ] && fail "switchd left its program on p2 after refusing p1"
+	return 0
+}
+
+run_setup setup
+run_test lifecycle_check_ok t_check_ok
+run_test lifecycle_bad_config t_bad_config
+run_test lifecycle_sigterm t_sigterm
+run_test lifecycle_sigkill_restart t_sigkill_restart
+run_test lifecycle_sighup_rate t_sighup_rate
+run_test lifecycle_foreign_xdp t_foreign_xdp
