@@ -64,7 +64,7 @@ static const struct cfg_item port_items[] = {
 	P("rate", CFG_RATE, rate, "unlimited", 0, 400000000000LL,
 	  "emulated line rate in bit/s (100M, 1G, 2.5G, unlimited): the port never sends faster"),
 	P("burst", CFG_SIZE, burst, "0", 0, 16777216,
-	  "bytes the wire clock may send back to back after idle; 0 = max(2 frames, 100 us at rate)"),
+	  "bytes the wire clock may send back to back after idle; 0 = max(2 frames, 500 us at rate)"),
 	P("wire_overhead", CFG_UINT, wire_overhead, "0", 0, 64,
 	  "bytes charged per frame on top of its length (24 = Ethernet preamble, FCS and gap)"),
 	P("mtu", CFG_UINT, mtu, "0", 0, 3818,

@@ -707,11 +707,12 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 
 	p->max_frame = (c->mtu ? c->mtu : p->xp->mtu) + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN;
 	if (!burst) {
-		/* Two frames, or 100 us of line rate: enough to batch sends at
-		 * high rates without a timer per frame. */
+		/* Two frames, or 500 us of line rate: a daemon that wakes late
+		 * (a shared CPU) catches up that much, so the long-run rate stays
+		 * exact; and at high rates sends are batched, not one per timer. */
 		burst = 2ull * p->max_frame;
-		if (c->rate / 8 / 10000 > burst)
-			burst = c->rate / 8 / 10000;
+		if (c->rate / 8 / 2000 > burst)
+			burst = c->rate / 8 / 2000;
 	}
 	wclock_init(&p->wc, c->rate, burst, c->wire_overhead);
 	p->unit_frames = c->buffer.frames;
