@@ -39,6 +39,8 @@ LIB_SRCS    := $(wildcard daemon/*.c)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(B)/%.o)
 SW_SRCS     := $(filter-out switchd/main.c,$(wildcard switchd/*.c))
 SW_OBJS     := $(SW_SRCS:%.c=$(B)/%.o)
+HD_SRCS     := $(filter-out hostd/main.c,$(wildcard hostd/*.c))
+HD_OBJS     := $(HD_SRCS:%.c=$(B)/%.o)
 
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
@@ -76,6 +78,10 @@ $(B)/libswitchd.a: $(SW_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(B)/libhostd.a: $(HD_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 $(B)/bin/switchd: $(B)/switchd/main.o $(B)/libswitchd.a $(B)/libl2cc.a
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
@@ -86,7 +92,7 @@ $(B)/bin/l2ccctl: $(B)/daemon/cli/l2ccctl.o $(B)/libl2cc.a
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libswitchd.a $(B)/libl2cc.a
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libswitchd.a $(B)/libhostd.a $(B)/libl2cc.a
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -105,10 +111,10 @@ $(B)/bench/%: $(B)/tests/bench/%.o $(B)/libl2cc.a
 # directly so the sanitizers see the decoder code.
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=gnu11 -D_GNU_SOURCE -Idaemon -Ibpf -I$(B) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(SW_SRCS) | $(SKELS)
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(SW_SRCS) $(HD_SRCS) | $(SKELS)
 	$(call msg,FUZZ,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(SW_SRCS) $(LDLIBS)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(SW_SRCS) $(HD_SRCS) $(LDLIBS)
 
 fuzz: $(FUZZ_BINS)
 

@@ -33,6 +33,8 @@
 /* 0x88B6 control message types. */
 enum l2cc_ctrl_type {
 	L2CC_CTRL_CREDIT = 1,   /* switch-to-switch absolute credit limits */
+	L2CC_CTRL_CNP = 2,      /* receiving hostd -> sending hostd: BECN for a flow */
+	L2CC_CTRL_ACK = 3,      /* reliable mode: coalesced cumulative ACK + ECN echo */
 };
 
 /* ---- on-wire structures (network byte order; docs/wire-formats.md) ----- */
@@ -78,6 +80,51 @@ struct l2cc_credit {
 	__be64 limit[8];
 	__be64 sent[8];
 } __attribute__((packed));
+
+/*
+ * 0x88B5 data tag. hostd inserts it into data frames of congestion-controlled
+ * flows, after the MAC addresses and any 802.1Q/802.1ad tags (so switches
+ * still read the priority from the outer tag), and strips it before the
+ * receiving host stack sees the frame:
+ *   DA SA [8100 TCI] 88B5 <struct l2cc_data_tag> <payload of inner_type>
+ * Switches may set FECN and never clear it.
+ */
+struct l2cc_data_tag {
+	__u8   version;         /* L2CC_WIRE_VERSION */
+	__u8   flags;           /* L2CC_TAG_* */
+	__be16 flow;            /* the sending hostd's flow id: names the flow in CNP/ACK */
+	__be32 seq;             /* per-flow sequence number */
+	__u8   cpid[8];         /* BCN rate-limited tag: congestion point id (L2CC_TAG_RLT) */
+	__be16 inner_type;      /* ethertype of the encapsulated payload */
+} __attribute__((packed));
+
+#define L2CC_TAG_FECN        0x01 /* congestion experienced (set by switches) */
+#define L2CC_TAG_RLT         0x02 /* cpid holds the rate-limiting congestion point */
+/* Bytes hostd adds to a frame: the 0x88B5 ethertype and the tag. The host
+ * stack's MTU must leave this much room below the fabric's MTU. */
+#define L2CC_TAG_LEN         (2 + (int)sizeof(struct l2cc_data_tag))
+
+/* CNP body (0x88B6 type L2CC_CTRL_CNP), sent by the receiving hostd to the
+ * sender's MAC when data frames of a flow arrive with FECN set. */
+struct l2cc_cnp {
+	__be16 flow;            /* flow id from the marked frames' tag */
+	__be16 reserved;
+	__be32 seq;             /* sequence number of the (last) marked frame */
+	__be32 marked;          /* marked frames this CNP stands for (coalescing) */
+} __attribute__((packed));
+
+/* ACK body (0x88B6 type L2CC_CTRL_ACK), reliable mode: cumulative, coalesced.
+ * An ACK covering N frames of which any was marked counts as N-1 unmarked
+ * and one marked (Santos/Turner reliable mode). */
+struct l2cc_ack {
+	__be16 flow;
+	__u8   flags;           /* L2CC_ACK_ECE: a covered frame carried FECN */
+	__u8   reserved;
+	__be32 cum_seq;         /* every frame up to and including this one arrived */
+	__be32 frames;          /* frames this ACK covers */
+} __attribute__((packed));
+
+#define L2CC_ACK_ECE         0x01
 
 /* ---- XDP program ------------------------------------------------------- */
 
