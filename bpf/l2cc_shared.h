@@ -100,9 +100,11 @@ struct l2cc_data_tag {
 
 #define L2CC_TAG_FECN        0x01 /* congestion experienced (set by switches) */
 #define L2CC_TAG_RLT         0x02 /* cpid holds the rate-limiting congestion point */
-/* Bytes hostd adds to a frame: the 0x88B5 ethertype and the tag. The host
- * stack's MTU must leave this much room below the fabric's MTU. */
-#define L2CC_TAG_LEN         (2 + (int)sizeof(struct l2cc_data_tag))
+/* Bytes hostd adds to a frame: 0x88B5 takes the place of the original
+ * ethertype, which moves into inner_type, so a tagged frame is exactly the
+ * tag's size longer. The host stack's MTU must leave this much room below
+ * the fabric's MTU. */
+#define L2CC_TAG_LEN         ((int)sizeof(struct l2cc_data_tag))
 
 /* CNP body (0x88B6 type L2CC_CTRL_CNP), sent by the receiving hostd to the
  * sender's MAC when data frames of a flow arrive with FECN set. */

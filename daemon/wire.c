@@ -150,15 +150,22 @@ int wire_parse_macctrl(const void *payload, size_t len, struct wire_macctrl *mc)
 }
 
 /* Write DA, SA and ethertype; zero the rest up to flen (padding included). */
-static uint8_t *put_eth(void *buf, size_t flen, const uint8_t src[6], uint16_t et)
+static uint8_t *put_eth_to(void *buf, size_t flen, const uint8_t dst[6],
+			   const uint8_t src[6], uint16_t et)
 {
 	uint8_t *p = buf;
 
 	memset(p, 0, flen);
-	memcpy(p, wire_macctrl_da, L2CC_ETH_ALEN);
+	memcpy(p, dst, L2CC_ETH_ALEN);
 	memcpy(p + L2CC_ETH_ALEN, src, L2CC_ETH_ALEN);
 	put_be16(p + 2 * L2CC_ETH_ALEN, et);
 	return p + L2CC_ETH_HLEN;
+}
+
+/* Link-local frames: PAUSE, PFC and CREDIT go to the MAC control address. */
+static uint8_t *put_eth(void *buf, size_t flen, const uint8_t src[6], uint16_t et)
+{
+	return put_eth_to(buf, flen, wire_macctrl_da, src, et);
 }
 
 int wire_build_pause(void *buf, size_t buflen, const uint8_t src[6], uint16_t quanta)
@@ -283,5 +290,234 @@ int wire_parse_credit(const uint8_t *body, size_t len, struct wire_credit *c)
 		c->limit[i] = get_be64(body + offsetof(struct l2cc_credit, limit) + 8 * i);
 		c->sent[i] = get_be64(body + offsetof(struct l2cc_credit, sent) + 8 * i);
 	}
+	return 0;
+}
+
+/* ---- data tag (0x88B5) ------------------------------------------------- */
+
+#define TAG_HLEN  ((size_t)sizeof(struct l2cc_data_tag))
+
+/* Could this be the payload's ethertype in a tag we wrote? Not an 802.3
+ * length, not another VLAN tag (the tag goes after all of them) and not a
+ * second tag: otherwise insert(strip(x)) would not give x back. */
+static bool tag_inner_ok(uint16_t et)
+{
+	return et >= 0x0600 && !is_vlan_tpid(et) && et != L2CC_ETH_P_DATA_TAG;
+}
+
+int wire_tag_find(const uint8_t *frame, uint32_t len)
+{
+	struct eth_info ei;
+	size_t off;
+
+	/* Not even an Ethernet header: certainly no tag in it. */
+	if (!frame || wire_parse_eth(frame, len, &ei) != 0)
+		return -ENOENT;
+	if (ei.ethertype != L2CC_ETH_P_DATA_TAG)
+		return -ENOENT;
+	off = ei.hlen;
+	/* The version alone decides whether the rest can be read at all. */
+	if (len < off + 1)
+		return -EINVAL;
+	if (frame[off + offsetof(struct l2cc_data_tag, version)] != L2CC_WIRE_VERSION)
+		return -EPROTO;
+	if (len < off + TAG_HLEN)
+		return -EINVAL;
+	if (!tag_inner_ok(get_be16(frame + off + offsetof(struct l2cc_data_tag, inner_type))))
+		return -EINVAL;
+	return (int)off;
+}
+
+int wire_tag_read(const uint8_t *frame, uint32_t len, struct wire_tag *t)
+{
+	const uint8_t *p;
+	int off;
+
+	off = wire_tag_find(frame, len);
+	if (off < 0)
+		return off;
+	p = frame + off;
+	t->flags = p[offsetof(struct l2cc_data_tag, flags)];
+	t->flow = get_be16(p + offsetof(struct l2cc_data_tag, flow));
+	t->seq = get_be32(p + offsetof(struct l2cc_data_tag, seq));
+	memcpy(t->cpid, p + offsetof(struct l2cc_data_tag, cpid), sizeof(t->cpid));
+	t->inner_type = get_be16(p + offsetof(struct l2cc_data_tag, inner_type));
+	return off;
+}
+
+int wire_tag_set_fecn(uint8_t *frame, uint32_t len)
+{
+	int off = wire_tag_find(frame, len);
+
+	if (off < 0)
+		return off;
+	/* OR, never assign: a mark set upstream must survive every hop. */
+	frame[off + offsetof(struct l2cc_data_tag, flags)] |= L2CC_TAG_FECN;
+	return 0;
+}
+
+int wire_tag_insert(uint8_t **frame, uint32_t *len, uint32_t headroom,
+		    const struct wire_tag *t)
+{
+	uint8_t *old, *p, *tag;
+	struct eth_info ei;
+	size_t macs;            /* DA, SA and VLAN tags: the bytes that move */
+
+	if (!frame || !len || !t)
+		return -EINVAL;
+	old = *frame;
+	if (!old || wire_parse_eth(old, *len, &ei) != 0)
+		return -EINVAL;
+	if (ei.ethertype == L2CC_ETH_P_DATA_TAG)
+		return -EEXIST;
+	/* A third VLAN tag (wire_parse_eth stops after two) or an 802.3
+	 * length: nothing we could restore exactly on the far side. */
+	if (!tag_inner_ok(ei.ethertype))
+		return -EINVAL;
+	if (headroom < (uint32_t)L2CC_TAG_LEN)
+		return -ENOSPC;
+	if (*len > UINT32_MAX - L2CC_TAG_LEN)
+		return -EINVAL;
+
+	/*
+	 * Before:        DA SA [tags] ET payload
+	 * After:  DA SA [tags] 88B5 version flags flow seq cpid ET payload
+	 * The ethertype stays where it is and becomes inner_type, so only the
+	 * addresses and VLAN tags move, by the tag's 18 bytes.
+	 */
+	macs = ei.hlen - 2;
+	p = old - L2CC_TAG_LEN;
+	memmove(p, old, macs);
+	put_be16(p + macs, L2CC_ETH_P_DATA_TAG);
+	tag = p + macs + 2;
+	tag[offsetof(struct l2cc_data_tag, version)] = L2CC_WIRE_VERSION;
+	tag[offsetof(struct l2cc_data_tag, flags)] = t->flags;
+	put_be16(tag + offsetof(struct l2cc_data_tag, flow), t->flow);
+	put_be32(tag + offsetof(struct l2cc_data_tag, seq), t->seq);
+	memcpy(tag + offsetof(struct l2cc_data_tag, cpid), t->cpid, sizeof(t->cpid));
+	/* inner_type: already there, it is the old ethertype (ei.ethertype) */
+
+	*frame = p;
+	*len += L2CC_TAG_LEN;
+	return 0;
+}
+
+int wire_tag_strip(uint8_t **frame, uint32_t *len, struct wire_tag *t)
+{
+	struct wire_tag tmp;
+	uint8_t *old;
+	size_t macs;
+	int off;
+
+	if (!frame || !len)
+		return -EINVAL;
+	old = *frame;
+	off = wire_tag_read(old, *len, t ? t : &tmp);
+	if (off < 0)
+		return off;
+	/* off is the byte after 0x88B5: the addresses and tags end 2 before. */
+	macs = (size_t)off - 2;
+	memmove(old + L2CC_TAG_LEN, old, macs);
+	*frame = old + L2CC_TAG_LEN;
+	*len -= L2CC_TAG_LEN;
+	return 0;
+}
+
+/* ---- CNP and ACK (0x88B6 types 2 and 3) ---------------------------------- */
+
+#define CNP_LEN  ((size_t)sizeof(struct l2cc_cnp))
+#define ACK_LEN  ((size_t)sizeof(struct l2cc_ack))
+
+/* Unicast control frame with an l2cc_ctrl_hdr; returns the body, or NULL if
+ * buf cannot hold the (padded) frame. *flen gets the frame length. */
+static uint8_t *put_ctrl_unicast(void *buf, size_t buflen, const uint8_t dst[6],
+				 const uint8_t src[6], uint8_t type, size_t blen,
+				 size_t *flen)
+{
+	size_t n = L2CC_ETH_HLEN + CTRL_HLEN + blen;
+	uint8_t *h;
+
+	if (n < L2CC_ETH_MIN_FRAME)
+		n = L2CC_ETH_MIN_FRAME;
+	if (buflen < n)
+		return NULL;
+	h = put_eth_to(buf, n, dst, src, L2CC_ETH_P_CTRL);
+	h[offsetof(struct l2cc_ctrl_hdr, version)] = L2CC_WIRE_VERSION;
+	h[offsetof(struct l2cc_ctrl_hdr, type)] = type;
+	put_be16(h + offsetof(struct l2cc_ctrl_hdr, length), blen);
+	*flen = n;
+	return h + CTRL_HLEN;
+}
+
+int wire_build_cnp(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t src[6],
+		   const struct wire_cnp *c)
+{
+	uint8_t *b;
+	size_t n;
+
+	/* A CNP answers a data sender, never a group; and stands for >= 1 mark. */
+	if (wire_is_multicast(dst) || c->marked == 0)
+		return -EINVAL;
+	b = put_ctrl_unicast(buf, buflen, dst, src, L2CC_CTRL_CNP, CNP_LEN, &n);
+	if (!b)
+		return -ENOSPC;
+	put_be16(b + offsetof(struct l2cc_cnp, flow), c->flow);
+	/* reserved stays zero */
+	put_be32(b + offsetof(struct l2cc_cnp, seq), c->seq);
+	put_be32(b + offsetof(struct l2cc_cnp, marked), c->marked);
+	return (int)n;
+}
+
+int wire_parse_cnp(const uint8_t *body, size_t len, struct wire_cnp *c)
+{
+	uint32_t marked;
+
+	if (!body || len < CNP_LEN)
+		return -EINVAL;
+	marked = get_be32(body + offsetof(struct l2cc_cnp, marked));
+	if (marked == 0)
+		return -EINVAL;
+	c->flow = get_be16(body + offsetof(struct l2cc_cnp, flow));
+	/* reserved is ignored on receipt */
+	c->seq = get_be32(body + offsetof(struct l2cc_cnp, seq));
+	c->marked = marked;
+	return 0;
+}
+
+int wire_build_ack(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t src[6],
+		   const struct wire_ack *a)
+{
+	uint8_t *b;
+	size_t n;
+
+	if (wire_is_multicast(dst) || ((a->flags & L2CC_ACK_ECE) && a->frames == 0))
+		return -EINVAL;
+	b = put_ctrl_unicast(buf, buflen, dst, src, L2CC_CTRL_ACK, ACK_LEN, &n);
+	if (!b)
+		return -ENOSPC;
+	put_be16(b + offsetof(struct l2cc_ack, flow), a->flow);
+	b[offsetof(struct l2cc_ack, flags)] = a->flags;
+	/* reserved stays zero */
+	put_be32(b + offsetof(struct l2cc_ack, cum_seq), a->cum_seq);
+	put_be32(b + offsetof(struct l2cc_ack, frames), a->frames);
+	return (int)n;
+}
+
+int wire_parse_ack(const uint8_t *body, size_t len, struct wire_ack *a)
+{
+	uint32_t frames;
+	uint8_t flags;
+
+	if (!body || len < ACK_LEN)
+		return -EINVAL;
+	flags = body[offsetof(struct l2cc_ack, flags)];
+	frames = get_be32(body + offsetof(struct l2cc_ack, frames));
+	/* An echo of a mark on no frame at all cannot be honest. */
+	if ((flags & L2CC_ACK_ECE) && frames == 0)
+		return -EINVAL;
+	a->flow = get_be16(body + offsetof(struct l2cc_ack, flow));
+	a->flags = flags;
+	a->cum_seq = get_be32(body + offsetof(struct l2cc_ack, cum_seq));
+	a->frames = frames;
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Wire formats: parsing of Ethernet/802.1Q headers and encoding/decoding of
- * 802.3x PAUSE, 802.1Qbb PFC and l2cc control messages, on raw frame bytes.
+ * 802.3x PAUSE, 802.1Qbb PFC, the l2cc data tag (0x88B5) and l2cc control
+ * messages (0x88B6: CREDIT, CNP, ACK), on raw frame bytes.
  * Decoders never read past `len` and return -EINVAL on malformed input; they
  * are fuzzed (tests/fuzz/). Layouts: bpf/l2cc_shared.h, docs/wire-formats.md.
  */
@@ -72,5 +73,115 @@ int wire_build_credit(void *buf, size_t buflen, const uint8_t src[6],
 int wire_parse_ctrl(const void *payload, size_t len, const uint8_t **body, size_t *body_len);
 /* Decode a CREDIT body. -EINVAL if truncated, or unit or sent_unit is unknown. */
 int wire_parse_credit(const uint8_t *body, size_t len, struct wire_credit *c);
+
+/* ---- l2cc data tag (0x88B5) -------------------------------------------- */
+
+/*
+ * The tag goes after the MAC addresses and any (at most two) VLAN tags:
+ *   DA SA [TPID TCI [TPID TCI]] 88B5 version flags flow seq cpid inner_type payload
+ * The frame's own ethertype is not repeated: its two bytes stay where they
+ * are and become inner_type, so a tagged frame is L2CC_TAG_LEN = 18 bytes
+ * longer than the untagged one.
+ */
+
+/* A decoded tag, in host byte order. */
+struct wire_tag {
+	uint8_t  flags;         /* L2CC_TAG_FECN, L2CC_TAG_RLT; unknown bits kept */
+	uint16_t flow;          /* the sending hostd's flow id */
+	uint32_t seq;           /* per-flow sequence number */
+	uint8_t  cpid[8];       /* congestion point id, meaningful with L2CC_TAG_RLT */
+	uint16_t inner_type;    /* ethertype of the payload (the untagged frame's) */
+};
+
+/*
+ * Tag the frame at *frame (*len bytes) in place. The frame must have at least
+ * `headroom` writable bytes before it (an AF_XDP UMEM frame's headroom): the
+ * MAC addresses and VLAN tags move back by L2CC_TAG_LEN, so *frame moves
+ * back and *len grows by that much; the payload is not copied. The tag gets
+ * version L2CC_WIRE_VERSION, t's flags, flow, seq and cpid, and the frame's
+ * ethertype as inner_type (t->inner_type is ignored). The caller checks that
+ * the result still fits the fabric's MTU.
+ * -EINVAL: not an Ethernet frame, more than two VLAN tags, or an 802.3 length
+ *          field (< 0x0600) instead of an ethertype;
+ * -EEXIST: already tagged; -ENOSPC: headroom < L2CC_TAG_LEN.
+ * On error nothing is written.
+ */
+int wire_tag_insert(uint8_t **frame, uint32_t *len, uint32_t headroom,
+		    const struct wire_tag *t);
+
+/*
+ * Remove the tag: the inverse of wire_tag_insert(). The header moves forward
+ * by L2CC_TAG_LEN, so *frame advances and *len shrinks; the tag is decoded
+ * into *t (may be NULL). insert(strip(x)) gives x back byte for byte.
+ * -ENOENT: no tag (after up to two VLAN tags), or not an Ethernet frame;
+ * -EINVAL: tag cut short, or its inner_type is not an ethertype we would have
+ *          written (< 0x0600, a VLAN TPID, or 0x88B5 again);
+ * -EPROTO: version other than L2CC_WIRE_VERSION (nothing else is trusted).
+ * On error nothing is written.
+ */
+int wire_tag_strip(uint8_t **frame, uint32_t *len, struct wire_tag *t);
+
+/*
+ * Locate a valid tag in place. Returns the offset of the struct l2cc_data_tag
+ * (the byte after the 0x88B5 ethertype: 14, 18 or 22), the same errors as
+ * wire_tag_strip() otherwise. An offset rather than a struct pointer: frames
+ * have no alignment, read the fields with offsetof() and byte loads.
+ */
+int wire_tag_find(const uint8_t *frame, uint32_t len);
+
+/* Decode the tag in place without changing the frame: offset as
+ * wire_tag_find(), and *t filled. */
+int wire_tag_read(const uint8_t *frame, uint32_t len, struct wire_tag *t);
+
+/*
+ * Set FECN in the frame's tag, in place (what a congested switch does).
+ * Idempotent, and never clears anything. Returns 0, -ENOENT when the frame
+ * carries no tag (it cannot be marked), -EINVAL for a malformed tag, -EPROTO
+ * for a version we do not know (its layout may differ, so it is not touched).
+ */
+int wire_tag_set_fecn(uint8_t *frame, uint32_t len);
+
+/* ---- CNP and ACK (0x88B6 types 2 and 3) --------------------------------- */
+
+struct wire_cnp {
+	uint16_t flow;          /* flow id from the marked frames' tag */
+	uint32_t seq;           /* seq of the last marked frame it stands for */
+	uint32_t marked;        /* marked frames this CNP stands for, >= 1 */
+};
+
+struct wire_ack {
+	uint16_t flow;
+	uint8_t  flags;         /* L2CC_ACK_ECE; unknown bits kept */
+	uint32_t cum_seq;       /* every frame up to and including this one arrived */
+	uint32_t frames;        /* frames this ACK covers */
+};
+
+/*
+ * Build a CNP / ACK frame into buf: unicast from src (our port's MAC) to dst
+ * (the data sender's MAC, the SA of its tagged frames), untagged, padded to
+ * 60 bytes. Return the frame length (60), -ENOSPC if buflen is too small,
+ * -EINVAL if dst is multicast, a CNP's marked is 0, or an ACK has ECE set
+ * while covering no frames.
+ */
+int wire_build_cnp(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t src[6],
+		   const struct wire_cnp *c);
+int wire_build_ack(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t src[6],
+		   const struct wire_ack *a);
+
+/* Decode a CNP / ACK body (from wire_parse_ctrl()). A longer body is accepted
+ * (fields may be appended); -EINVAL if shorter than the struct, or for the
+ * contradictions the builders refuse (marked 0; ECE with frames 0). */
+int wire_parse_cnp(const uint8_t *body, size_t len, struct wire_cnp *c);
+int wire_parse_ack(const uint8_t *body, size_t len, struct wire_ack *a);
+
+/* What an ACK tells a rate law (Santos/Turner reliable mode): of the frames it
+ * covers, how many count as marked (at most one, even if several carried FECN)
+ * and how many as unmarked. */
+static inline void wire_ack_count(const struct wire_ack *a, uint32_t *unmarked,
+				  uint32_t *marked)
+{
+	*marked = (a->flags & L2CC_ACK_ECE) && a->frames ? 1 : 0;
+	*unmarked = a->frames - *marked;
+}
 
 #endif

@@ -1,9 +1,11 @@
 -- SPDX-License-Identifier: BSD-2-Clause
 --
--- Wireshark dissector for l2cc control messages (ethertype 0x88B6, IEEE
--- local experimental 2). PAUSE and PFC need nothing from us: Wireshark's own
--- MAC Control dissector decodes them. Layout: docs/wire-formats.md and
--- bpf/l2cc_shared.h (struct l2cc_ctrl_hdr, struct l2cc_credit).
+-- Wireshark dissector for the l2cc data tag (ethertype 0x88B5, IEEE local
+-- experimental 1) and l2cc control messages (ethertype 0x88B6, IEEE local
+-- experimental 2: CREDIT, CNP, ACK). PAUSE and PFC need nothing from us:
+-- Wireshark's own MAC Control dissector decodes them. Layout:
+-- docs/wire-formats.md and bpf/l2cc_shared.h (struct l2cc_data_tag,
+-- struct l2cc_ctrl_hdr, struct l2cc_credit, struct l2cc_cnp, struct l2cc_ack).
 --
 -- Use:  wireshark -X lua_script:scripts/wireshark/l2cc.lua
 --       tshark -X lua_script:scripts/wireshark/l2cc.lua -r capture.pcap -V
@@ -17,7 +19,10 @@ local CREDIT_UNIT_NONE = 0xff
 
 local l2cc = Proto("l2cc", "l2cc control")
 
-local ctrl_types = { [1] = "CREDIT" }
+local ctrl_types = { [1] = "CREDIT", [2] = "CNP", [3] = "ACK" }
+local CNP_LEN = 12
+local ACK_LEN = 12
+local ACK_ECE = 0x01
 local credit_units = { [0] = "bytes", [1] = "frames" }
 -- sent_unit may also say that sent[] carries nothing (L2CC_CREDIT_UNIT_NONE).
 local sent_units = { [0] = "bytes", [1] = "frames", [CREDIT_UNIT_NONE] = "none" }
@@ -31,6 +36,16 @@ local f = {
 	sent_unit = ProtoField.uint8("l2cc.credit.sent_unit", "Sent unit", base.DEC, sent_units),
 	reserved  = ProtoField.uint8("l2cc.credit.reserved", "Reserved", base.HEX),
 	body      = ProtoField.bytes("l2cc.body", "Body"),
+	cnp_flow     = ProtoField.uint16("l2cc.cnp.flow", "Flow", base.DEC),
+	cnp_reserved = ProtoField.uint16("l2cc.cnp.reserved", "Reserved", base.HEX),
+	cnp_seq      = ProtoField.uint32("l2cc.cnp.seq", "Seq", base.DEC),
+	cnp_marked   = ProtoField.uint32("l2cc.cnp.marked", "Marked", base.DEC),
+	ack_flow     = ProtoField.uint16("l2cc.ack.flow", "Flow", base.DEC),
+	ack_flags    = ProtoField.uint8("l2cc.ack.flags", "Flags", base.HEX),
+	ack_ece      = ProtoField.bool("l2cc.ack.flags.ece", "ECE", 8, nil, ACK_ECE),
+	ack_reserved = ProtoField.uint8("l2cc.ack.reserved", "Reserved", base.HEX),
+	ack_cum_seq  = ProtoField.uint32("l2cc.ack.cum_seq", "Cumulative seq", base.DEC),
+	ack_frames   = ProtoField.uint32("l2cc.ack.frames", "Frames", base.DEC),
 	padding   = ProtoField.bytes("l2cc.padding", "Padding"),
 }
 -- One named field per priority, so a display filter can say l2cc.credit.limit5 > 0.
@@ -54,7 +69,11 @@ local e_unit = ProtoExpert.new("l2cc.credit.unit.bad", "Unknown credit unit",
 	expert.group.MALFORMED, expert.severity.ERROR)
 local e_sent_unit = ProtoExpert.new("l2cc.credit.sent_unit.bad", "Unknown sent unit",
 	expert.group.MALFORMED, expert.severity.ERROR)
-l2cc.experts = { e_version, e_length, e_short, e_unit, e_sent_unit }
+local e_marked = ProtoExpert.new("l2cc.cnp.marked.zero", "CNP standing for no marked frame",
+	expert.group.MALFORMED, expert.severity.ERROR)
+local e_ece = ProtoExpert.new("l2cc.ack.ece.noframes", "ECE set on an ACK covering no frame",
+	expert.group.MALFORMED, expert.severity.ERROR)
+l2cc.experts = { e_version, e_length, e_short, e_unit, e_sent_unit, e_marked, e_ece }
 
 -- Body offsets, as in struct l2cc_credit.
 local OFF_LIMIT = 4
@@ -102,6 +121,52 @@ local function dissect_credit(tvb, pinfo, tree)
 		sent_units[sent_unit] or tostring(sent_unit)))
 end
 
+local function dissect_cnp(tvb, pinfo, tree)
+	if tvb:len() < CNP_LEN then
+		tree:add_proto_expert_info(e_short, "CNP body shorter than " .. CNP_LEN .. " bytes")
+		return
+	end
+	tree:add(f.cnp_flow, tvb(0, 2))
+	tree:add(f.cnp_reserved, tvb(2, 2))
+	tree:add(f.cnp_seq, tvb(4, 4))
+	local mi = tree:add(f.cnp_marked, tvb(8, 4))
+	if tvb(8, 4):uint() == 0 then
+		mi:add_proto_expert_info(e_marked)
+	end
+	if tvb:len() > CNP_LEN then
+		tree:add(f.body, tvb(CNP_LEN))
+	end
+	pinfo.cols.info:append(string.format(" flow %d, seq %d, marked %d",
+		tvb(0, 2):uint(), tvb(4, 4):uint(), tvb(8, 4):uint()))
+end
+
+local function dissect_ack(tvb, pinfo, tree)
+	if tvb:len() < ACK_LEN then
+		tree:add_proto_expert_info(e_short, "ACK body shorter than " .. ACK_LEN .. " bytes")
+		return
+	end
+	local flags = tvb(2, 1):uint()
+	local frames = tvb(8, 4):uint()
+	tree:add(f.ack_flow, tvb(0, 2))
+	local fi = tree:add(f.ack_flags, tvb(2, 1))
+	fi:add(f.ack_ece, tvb(2, 1))
+	tree:add(f.ack_reserved, tvb(3, 1))
+	tree:add(f.ack_cum_seq, tvb(4, 4))
+	local ni = tree:add(f.ack_frames, tvb(8, 4))
+	local ece = bit.band(flags, ACK_ECE) ~= 0
+	if ece and frames == 0 then
+		ni:add_proto_expert_info(e_ece)
+	elseif ece then
+		-- Santos/Turner reliable mode: N frames with a mark = N-1 unmarked + 1 marked
+		ni:append_text(string.format(" (%d unmarked + 1 marked)", frames - 1))
+	end
+	if tvb:len() > ACK_LEN then
+		tree:add(f.body, tvb(ACK_LEN))
+	end
+	pinfo.cols.info:append(string.format(" flow %d, cum seq %d, frames %d%s",
+		tvb(0, 2):uint(), tvb(4, 4):uint(), frames, ece and ", ECE" or ""))
+end
+
 function l2cc.dissector(tvb, pinfo, tree)
 	pinfo.cols.protocol = "L2CC"
 	local len = tvb:len()
@@ -136,6 +201,10 @@ function l2cc.dissector(tvb, pinfo, tree)
 	local body = tvb(CTRL_HLEN, blen)
 	if typ == 1 then
 		dissect_credit(body:tvb(), pinfo, t)
+	elseif typ == 2 then
+		dissect_cnp(body:tvb(), pinfo, t)
+	elseif typ == 3 then
+		dissect_ack(body:tvb(), pinfo, t)
 	elseif blen > 0 then
 		t:add(f.body, body)
 	end
@@ -147,3 +216,89 @@ function l2cc.dissector(tvb, pinfo, tree)
 end
 
 DissectorTable.get("ethertype"):add(ETH_P_L2CC_CTRL, l2cc)
+
+-- ---- data tag (0x88B5) ----------------------------------------------------
+-- DA SA [VLAN tags] 88B5 version flags flow seq cpid inner_type payload:
+-- after the tag, the payload is handed to the ethertype table by inner_type,
+-- so IP (or anything else) inside a tagged frame is decoded as usual.
+
+local ETH_P_L2CC_TAG = 0x88B5
+local TAG_LEN = 18
+local TAG_FECN = 0x01
+local TAG_RLT = 0x02
+
+local l2cc_tag = Proto("l2cc_tag", "l2cc data tag")
+
+-- Lua cannot reach Wireshark's ethertype names; the common ones are enough
+-- here, the payload below is named by its own dissector anyway.
+local inner_types = { [0x0800] = "IPv4", [0x0806] = "ARP", [0x86DD] = "IPv6" }
+
+local tf = {
+	version    = ProtoField.uint8("l2cc_tag.version", "Version", base.DEC),
+	flags      = ProtoField.uint8("l2cc_tag.flags", "Flags", base.HEX),
+	fecn       = ProtoField.bool("l2cc_tag.flags.fecn", "FECN", 8, nil, TAG_FECN),
+	rlt        = ProtoField.bool("l2cc_tag.flags.rlt", "RLT", 8, nil, TAG_RLT),
+	flow       = ProtoField.uint16("l2cc_tag.flow", "Flow", base.DEC),
+	seq        = ProtoField.uint32("l2cc_tag.seq", "Seq", base.DEC),
+	cpid       = ProtoField.bytes("l2cc_tag.cpid", "CPID"),
+	inner_type = ProtoField.uint16("l2cc_tag.inner_type", "Type", base.HEX, inner_types),
+}
+l2cc_tag.fields = tf
+
+local e_tag_version = ProtoExpert.new("l2cc_tag.version.unknown", "Unknown l2cc wire version",
+	expert.group.PROTOCOL, expert.severity.WARN)
+local e_tag_short = ProtoExpert.new("l2cc_tag.short", "Truncated l2cc data tag",
+	expert.group.MALFORMED, expert.severity.ERROR)
+l2cc_tag.experts = { e_tag_version, e_tag_short }
+
+local ethertype_table = DissectorTable.get("ethertype")
+
+function l2cc_tag.dissector(tvb, pinfo, tree)
+	local len = tvb:len()
+	local t = tree:add(l2cc_tag, tvb(0, math.min(len, TAG_LEN)))
+	if len < 1 then
+		t:add_proto_expert_info(e_tag_short)
+		return len
+	end
+	local vi = t:add(tf.version, tvb(0, 1))
+	if tvb(0, 1):uint() ~= L2CC_WIRE_VERSION then
+		-- Another version may lay out the tag differently: decode nothing else.
+		vi:add_proto_expert_info(e_tag_version)
+		pinfo.cols.protocol = "L2CC"
+		pinfo.cols.info = "l2cc data tag, unknown version"
+		return len
+	end
+	if len < TAG_LEN then
+		t:add_proto_expert_info(e_tag_short)
+		pinfo.cols.protocol = "L2CC"
+		pinfo.cols.info = "l2cc data tag [truncated]"
+		return len
+	end
+	local flags = tvb(1, 1):uint()
+	local fi = t:add(tf.flags, tvb(1, 1))
+	fi:add(tf.fecn, tvb(1, 1))
+	fi:add(tf.rlt, tvb(1, 1))
+	t:add(tf.flow, tvb(2, 2))
+	t:add(tf.seq, tvb(4, 4))
+	local ci = t:add(tf.cpid, tvb(8, 8))
+	if bit.band(flags, TAG_RLT) == 0 then
+		ci:append_text(" (not valid: RLT clear)")
+	end
+	local inner = tvb(16, 2):uint()
+	t:add(tf.inner_type, tvb(16, 2))
+
+	local marks = {}
+	if bit.band(flags, TAG_FECN) ~= 0 then marks[#marks + 1] = "FECN" end
+	if bit.band(flags, TAG_RLT) ~= 0 then marks[#marks + 1] = "RLT" end
+	t:append_text(string.format(", Flow: %d, Seq: %d%s", tvb(2, 2):uint(), tvb(4, 4):uint(),
+		#marks > 0 and ", " .. table.concat(marks, ", ") or ""))
+
+	if len > TAG_LEN then
+		local payload = tvb(TAG_LEN):tvb()
+		-- try() falls back to the data dissector for an unknown ethertype.
+		ethertype_table:try(inner, payload, pinfo, tree)
+	end
+	return len
+end
+
+ethertype_table:add(ETH_P_L2CC_TAG, l2cc_tag)

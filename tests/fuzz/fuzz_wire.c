@@ -4,7 +4,9 @@
  * through these decoders before anything else looks at it, so they must not
  * read past the frame (ASan sees that: libFuzzer's input is an exact-size heap
  * copy) and must agree with the encoders: whatever decodes is rebuilt and
- * decoded again, and any field that changes is a bug (abort()).
+ * decoded again, and any field that changes is a bug (abort()). Data tags are
+ * stripped, found and marked on a copy with headroom (as in a UMEM frame), and
+ * whatever strips cleanly must come back byte for byte when re-inserted.
  * Seeds: tests/fuzz/corpus/fuzz_wire/.
  */
 #include <errno.h>
@@ -106,6 +108,145 @@ static void fuzz_credit(const uint8_t *src, const uint8_t *body, size_t blen)
 		     sizeof(struct l2cc_credit) - offsetof(struct l2cc_credit, limit)) == 0);
 }
 
+static void fuzz_cnp(const uint8_t *src, const uint8_t *body, size_t blen)
+{
+	static const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+	struct wire_cnp c, c2;
+	const uint8_t *body2;
+	uint8_t buf[L2CC_ETH_MIN_FRAME];
+	size_t blen2;
+	int n;
+
+	if (wire_parse_cnp(body, blen, &c) != 0)
+		return;
+	check(blen >= sizeof(struct l2cc_cnp) && c.marked > 0);
+	n = wire_build_cnp(buf, sizeof(buf), dst, src, &c);
+	check(n == L2CC_ETH_MIN_FRAME);
+	check(wire_build_cnp(buf, n - 1, dst, src, &c) == -ENOSPC);
+	check(memcmp(buf, dst, 6) == 0 && memcmp(buf + 6, src, 6) == 0);
+	check(wire_parse_ctrl(buf + L2CC_ETH_HLEN, n - L2CC_ETH_HLEN, &body2, &blen2) ==
+	      L2CC_CTRL_CNP);
+	check(blen2 == sizeof(struct l2cc_cnp));
+	check(wire_parse_cnp(body2, blen2, &c2) == 0);
+	check(c.flow == c2.flow && c.seq == c2.seq && c.marked == c2.marked);
+	/* The same bytes but for reserved (sent as zero) */
+	check(memcmp(body2, body, 2) == 0 && memcmp(body2 + 4, body + 4, 8) == 0);
+}
+
+static void fuzz_ack(const uint8_t *src, const uint8_t *body, size_t blen)
+{
+	static const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+	struct wire_ack a, a2;
+	const uint8_t *body2;
+	uint8_t buf[L2CC_ETH_MIN_FRAME];
+	uint32_t um, m;
+	size_t blen2;
+	int n;
+
+	if (wire_parse_ack(body, blen, &a) != 0)
+		return;
+	check(blen >= sizeof(struct l2cc_ack));
+	wire_ack_count(&a, &um, &m);
+	check(m <= 1 && um + m == a.frames);
+	n = wire_build_ack(buf, sizeof(buf), dst, src, &a);
+	check(n == L2CC_ETH_MIN_FRAME);
+	check(wire_build_ack(buf, n - 1, dst, src, &a) == -ENOSPC);
+	check(wire_parse_ctrl(buf + L2CC_ETH_HLEN, n - L2CC_ETH_HLEN, &body2, &blen2) ==
+	      L2CC_CTRL_ACK);
+	check(blen2 == sizeof(struct l2cc_ack));
+	check(wire_parse_ack(body2, blen2, &a2) == 0);
+	check(a.flow == a2.flow && a.flags == a2.flags && a.cum_seq == a2.cum_seq &&
+	      a.frames == a2.frames);
+	check(memcmp(body2, body, 3) == 0 && memcmp(body2 + 4, body + 4, 8) == 0);
+}
+
+/* Largest frame the tag round trip copies; longer inputs are cut to it. */
+#define FUZZ_TAG_MAX 2048
+
+static void fuzz_tag(const uint8_t *data, size_t size)
+{
+	static uint8_t umem[L2CC_TAG_LEN + FUZZ_TAG_MAX], orig[FUZZ_TAG_MAX];
+	struct wire_tag t, t2;
+	uint32_t len = size > FUZZ_TAG_MAX ? FUZZ_TAG_MAX : size;
+	uint8_t *fr = umem + L2CC_TAG_LEN;
+	int off, ret, fecn;
+
+	memcpy(orig, data, len);
+
+	/* find, read and set_fecn agree with each other. */
+	off = wire_tag_find(orig, len);
+	memset(&t, 0, sizeof(t));
+	check(wire_tag_read(orig, len, &t) == off);
+	memcpy(fr, orig, len);
+	ret = wire_tag_set_fecn(fr, len);
+	check(ret == (off < 0 ? off : 0));
+	if (off < 0) {
+		check(off == -ENOENT || off == -EINVAL || off == -EPROTO);
+		check(memcmp(fr, orig, len) == 0);   /* not marked, not touched */
+	} else {
+		check(off == 14 || off == 18 || off == 22);
+		check((size_t)off + sizeof(struct l2cc_data_tag) <= len);
+		/* Only the flags byte changed, and only by gaining FECN. */
+		fr[off + offsetof(struct l2cc_data_tag, flags)] &= ~L2CC_TAG_FECN;
+		orig[off + offsetof(struct l2cc_data_tag, flags)] &= ~L2CC_TAG_FECN;
+		check(memcmp(fr, orig, len) == 0);
+		memcpy(orig, data, len);
+		memcpy(fr, orig, len);
+		check(wire_tag_set_fecn(fr, len) == 0 && wire_tag_set_fecn(fr, len) == 0);
+		check(wire_tag_read(fr, len, &t2) == off && (t2.flags & L2CC_TAG_FECN));
+		check(t2.flags == (t.flags | L2CC_TAG_FECN));
+	}
+
+	/* strip, then insert into the headroom strip left: x comes back. */
+	memcpy(fr, orig, len);
+	{
+		uint8_t *p = fr;
+		uint32_t n = len;
+
+		memset(&t2, 0, sizeof(t2));   /* padding too: compared with memcmp */
+		ret = wire_tag_strip(&p, &n, &t2);
+		check(ret == (off < 0 ? off : 0));
+		if (ret < 0) {
+			check(p == fr && n == len && memcmp(fr, orig, len) == 0);
+		} else {
+			struct eth_info ei;
+
+			check(p == fr + L2CC_TAG_LEN && n == len - L2CC_TAG_LEN);
+			check(memcmp(&t, &t2, sizeof(t)) == 0);
+			/* The untagged frame's ethertype is the tag's inner_type. */
+			check(wire_parse_eth(p, n, &ei) == 0 && ei.ethertype == t2.inner_type);
+			check(wire_tag_find(p, n) == -ENOENT);
+			check(wire_tag_insert(&p, &n, L2CC_TAG_LEN - 1, &t2) == -ENOSPC);
+			check(wire_tag_insert(&p, &n, L2CC_TAG_LEN, &t2) == 0);
+			check(p == fr && n == len && memcmp(fr, orig, len) == 0);
+			check(wire_tag_insert(&p, &n, L2CC_TAG_LEN, &t2) == -EEXIST);
+		}
+	}
+
+	/* insert on anything that parses as Ethernet, then strip. */
+	memcpy(fr, orig, len);
+	{
+		const struct wire_tag ins = { .flags = L2CC_TAG_RLT, .flow = 0xabcd,
+					      .seq = 0x12345678, .cpid = { 1, 2, 3, 4, 5, 6, 7, 8 } };
+		uint8_t *p = fr;
+		uint32_t n = len;
+
+		ret = wire_tag_insert(&p, &n, L2CC_TAG_LEN, &ins);
+		if (ret < 0) {
+			check(ret == -EINVAL || ret == -EEXIST);
+			check(ret != -EEXIST || off != -ENOENT);
+			check(p == fr && n == len && memcmp(fr, orig, len) == 0);
+			return;
+		}
+		check(off == -ENOENT);
+		check(p == umem && n == len + L2CC_TAG_LEN);
+		check(wire_tag_strip(&p, &n, &t2) == 0);
+		check(t2.flags == ins.flags && t2.flow == ins.flow && t2.seq == ins.seq &&
+		      memcmp(t2.cpid, ins.cpid, 8) == 0);
+		check(p == fr && n == len && memcmp(fr, orig, len) == 0);
+	}
+}
+
 static void fuzz_ctrl(const uint8_t *src, const uint8_t *p, size_t len)
 {
 	const uint8_t *body;
@@ -120,6 +261,10 @@ static void fuzz_ctrl(const uint8_t *src, const uint8_t *p, size_t len)
 	check(body >= p && blen <= len && (size_t)(body - p) + blen <= len);
 	if (type == L2CC_CTRL_CREDIT)
 		fuzz_credit(src, body, blen);
+	else if (type == L2CC_CTRL_CNP)
+		fuzz_cnp(src, body, blen);
+	else if (type == L2CC_CTRL_ACK)
+		fuzz_ack(src, body, blen);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -127,6 +272,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint8_t any_src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	struct wire_macctrl mc;
 	struct wire_credit c;
+	struct wire_cnp cnp;
+	struct wire_ack ack;
 	struct eth_info ei;
 	const uint8_t *pl;
 	size_t plen;
@@ -135,7 +282,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * without the fuzzer first having to find a valid Ethernet header. */
 	(void)wire_parse_macctrl(data, size, &mc);
 	(void)wire_parse_credit(data, size, &c);
+	(void)wire_parse_cnp(data, size, &cnp);
+	(void)wire_parse_ack(data, size, &ack);
 	fuzz_ctrl(any_src, data, size);
+	fuzz_tag(data, size);
 
 	if (wire_parse_eth(data, size, &ei) != 0)
 		return 0;

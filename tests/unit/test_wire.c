@@ -631,6 +631,559 @@ static void test_credit_length_too_large(void)
 	}
 }
 
+/* ---- l2cc data tag (0x88B5) -------------------------------------------- */
+
+static const uint8_t dst_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+
+/* Ethernet II, Src: 02:00:00:00:00:01, Dst: 02:00:00:00:00:02, Type: IPv4 (0x0800)
+ * Internet Protocol Version 4, Src: 10.0.0.1, Dst: 10.0.0.2 (Total Length: 32, TTL 64, UDP)
+ * User Datagram Protocol, Src Port: 12345, Dst Port: 5001 (Length: 12), Data: "l2cc" */
+static const uint8_t ipv4_udp[60] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02,   /* Destination */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01,   /* Source */
+	0x08, 0x00,                           /* Type: IPv4 */
+	0x45, 0x00, 0x00, 0x20,               /* IPv4: version 4, IHL 5, Total Length 32 */
+	0x00, 0x01, 0x00, 0x00,               /* Identification 1, no fragment */
+	0x40, 0x11, 0x66, 0xca,               /* TTL 64, Protocol UDP, Header checksum 0x66ca */
+	0x0a, 0x00, 0x00, 0x01,               /* Source Address: 10.0.0.1 */
+	0x0a, 0x00, 0x00, 0x02,               /* Destination Address: 10.0.0.2 */
+	0x30, 0x39, 0x13, 0x89,               /* UDP: Src Port 12345, Dst Port 5001 */
+	0x00, 0x0c, 0x00, 0x00,               /* Length 12, Checksum 0 (none) */
+	0x6c, 0x32, 0x63, 0x63,               /* Data: "l2cc" */
+	/* 14 bytes of padding to 60: payload as far as the tag is concerned */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+/* The same frame tagged by hostd for flow 7, seq 0x01020304, no flags:
+ * Ethernet II, Src: 02:00:00:00:00:01, Dst: 02:00:00:00:00:02, Type: Local Experimental Ethertype 1 (0x88b5)
+ * l2cc data tag, Version: 1, Flags: 0x00, Flow: 7, Seq: 16909060, CPID: 0000000000000000, Type: IPv4 (0x0800)
+ * Internet Protocol Version 4, Src: 10.0.0.1, Dst: 10.0.0.2 ... (as above) */
+static const uint8_t ipv4_udp_tagged[78] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02,   /* Destination */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01,   /* Source */
+	0x88, 0xb5,                           /* Type: l2cc data tag */
+	0x01,                                 /* Version: 1 */
+	0x00,                                 /* Flags: none (FECN 0, RLT 0) */
+	0x00, 0x07,                           /* Flow: 7 */
+	0x01, 0x02, 0x03, 0x04,               /* Seq: 0x01020304 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   /* CPID: none */
+	0x08, 0x00,                           /* Inner type: IPv4 (the original ethertype) */
+	0x45, 0x00, 0x00, 0x20, 0x00, 0x01, 0x00, 0x00,   /* IPv4, unchanged */
+	0x40, 0x11, 0x66, 0xca, 0x0a, 0x00, 0x00, 0x01,
+	0x0a, 0x00, 0x00, 0x02,
+	0x30, 0x39, 0x13, 0x89, 0x00, 0x0c, 0x00, 0x00,   /* UDP, unchanged */
+	0x6c, 0x32, 0x63, 0x63,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,         /* the old padding */
+};
+
+static const struct wire_tag tag7 = { .flow = 7, .seq = 0x01020304 };
+
+/* An AF_XDP-like frame: `headroom` bytes in front, poisoned so a write into
+ * the wrong place shows up. */
+struct umem_frame {
+	uint8_t buf[256];
+	uint8_t *data;
+	uint32_t len;
+};
+
+static void umem_load(struct umem_frame *u, uint32_t headroom, const void *f, uint32_t len)
+{
+	memset(u->buf, 0xaa, sizeof(u->buf));
+	u->data = u->buf + headroom;
+	u->len = len;
+	memcpy(u->data, f, len);
+}
+
+static void test_tag_insert_untagged(void)
+{
+	struct umem_frame u;
+	struct eth_info ei;
+	struct wire_tag t;
+	uint8_t *orig;
+
+	CHECK_EQ(sizeof(struct l2cc_data_tag), 18);
+	CHECK_EQ(L2CC_TAG_LEN, 18);
+	umem_load(&u, 64, ipv4_udp, sizeof(ipv4_udp));
+	orig = u.data;
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 64, &tag7), 0);
+	CHECK(u.data == orig - 18);       /* the header moved back; payload stayed */
+	CHECK_EQ(u.len, 78);
+	CHECK_MEM(u.data, ipv4_udp_tagged, sizeof(ipv4_udp_tagged));
+	CHECK_EQ(u.buf[64 - 19], 0xaa);   /* nothing written before the new start */
+	CHECK_EQ(u.buf[64 + 60], 0xaa);   /* nor after the end */
+
+	CHECK_EQ(wire_parse_eth(u.data, u.len, &ei), 0);
+	CHECK_EQ(ei.ethertype, L2CC_ETH_P_DATA_TAG);
+	CHECK_EQ(ei.hlen, 14);
+	CHECK_EQ(wire_tag_find(u.data, u.len), 14);
+	memset(&t, 0x55, sizeof(t));
+	CHECK_EQ(wire_tag_read(u.data, u.len, &t), 14);
+	CHECK_EQ(t.flags, 0);
+	CHECK_EQ(t.flow, 7);
+	CHECK_EQ(t.seq, 0x01020304);
+	CHECK_EQ(t.inner_type, 0x0800);
+
+	/* Exactly enough headroom is enough. */
+	umem_load(&u, 18, ipv4_udp, sizeof(ipv4_udp));
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 18, &tag7), 0);
+	CHECK(u.data == u.buf);
+	CHECK_MEM(u.data, ipv4_udp_tagged, sizeof(ipv4_udp_tagged));
+}
+
+static void test_tag_insert_8021q(void)
+{
+	/* Ethernet II, Type: 802.1Q; 802.1Q Virtual LAN, PRI: 5, DEI: 0, ID: 100, Type: IPv4
+	 * (the IPv4/UDP packet of ipv4_udp[], 46 bytes with its padding) */
+	uint8_t vlan[64];
+	/* Tagged, FECN clear, RLT set with CPID 00:11:22:33:44:55:66:77, flow 0xbeef, seq 0xfffffffe:
+	 * Ethernet II, Type: 802.1Q
+	 * 802.1Q Virtual LAN, PRI: 5, DEI: 0, ID: 100, Type: Local Experimental Ethertype 1 (0x88b5)
+	 * l2cc data tag, Version: 1, Flags: 0x02 (RLT), Flow: 48879, Seq: 4294967294,
+	 *     CPID: 0011223344556677, Type: IPv4 (0x0800)
+	 * Internet Protocol Version 4 ... */
+	static const uint8_t head[36] = {
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x02,   /* Destination */
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x01,   /* Source */
+		0x81, 0x00, 0xa0, 0x64,               /* 802.1Q: PCP 5, VID 100 — stays outermost */
+		0x88, 0xb5,                           /* Type: l2cc data tag */
+		0x01,                                 /* Version: 1 */
+		0x02,                                 /* Flags: RLT */
+		0xbe, 0xef,                           /* Flow: 0xbeef */
+		0xff, 0xff, 0xff, 0xfe,               /* Seq: 2^32 - 2 */
+		0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,   /* CPID */
+		0x08, 0x00,                           /* Inner type: IPv4 */
+	};
+	const struct wire_tag t = {
+		.flags = L2CC_TAG_RLT, .flow = 0xbeef, .seq = 0xfffffffe,
+		.cpid = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77 },
+		.inner_type = 0x1234,   /* ignored: taken from the frame */
+	};
+	struct umem_frame u;
+	struct eth_info ei;
+	struct wire_tag got;
+
+	memcpy(vlan, ipv4_udp, 12);
+	vlan[12] = 0x81; vlan[13] = 0x00; vlan[14] = 0xa0; vlan[15] = 0x64;
+	memcpy(vlan + 16, ipv4_udp + 12, 48);
+
+	umem_load(&u, 100, vlan, sizeof(vlan));
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 100, &t), 0);
+	CHECK_EQ(u.len, 82);
+	CHECK(u.data == u.buf + 82);
+	CHECK_MEM(u.data, head, sizeof(head));
+	CHECK_MEM(u.data + 36, ipv4_udp + 14, 46);
+
+	/* Switches still find the priority in the outer tag. */
+	CHECK_EQ(wire_parse_eth(u.data, u.len, &ei), 0);
+	CHECK_EQ(ei.prio, 5);
+	CHECK_EQ(ei.vid, 100);
+	CHECK_EQ(ei.ntags, 1);
+	CHECK_EQ(ei.ethertype, L2CC_ETH_P_DATA_TAG);
+	CHECK_EQ(wire_tag_find(u.data, u.len), 18);
+
+	/* Strip gives back the original bytes, at the original place. */
+	memset(&got, 0, sizeof(got));
+	CHECK_EQ(wire_tag_strip(&u.data, &u.len, &got), 0);
+	CHECK(u.data == u.buf + 100);
+	CHECK_EQ(u.len, sizeof(vlan));
+	CHECK_MEM(u.data, vlan, sizeof(vlan));
+	CHECK_EQ(got.flags, L2CC_TAG_RLT);
+	CHECK_EQ(got.flow, 0xbeef);
+	CHECK_EQ(got.seq, 0xfffffffe);
+	CHECK_MEM(got.cpid, t.cpid, 8);
+	CHECK_EQ(got.inner_type, 0x0800);
+}
+
+static void test_tag_insert_qinq(void)
+{
+	/* Ethernet II, Type: 802.1ad; 802.1ad ID: 10 (PRI 3); 802.1Q PRI 5 ID 100, Type: IPv4
+	 * The tag goes after both VLAN tags: ... 88a8 600a 8100 a064 88b5 01 ... 0800 45 ... */
+	static const uint8_t f[26] = {
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x02,
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+		0x88, 0xa8, 0x60, 0x0a,               /* S-tag PCP 3 VID 10 */
+		0x81, 0x00, 0xa0, 0x64,               /* C-tag PCP 5 VID 100 */
+		0x08, 0x00,                           /* Type: IPv4 */
+		0x45, 0x00, 0x00, 0x14,
+	};
+	struct umem_frame u;
+	struct eth_info ei;
+
+	umem_load(&u, 32, f, sizeof(f));
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 32, &tag7), 0);
+	CHECK_EQ(u.len, 44);
+	CHECK_MEM(u.data, f, 20);                 /* MACs and both VLAN tags first */
+	CHECK_EQ(u.data[20], 0x88);
+	CHECK_EQ(u.data[21], 0xb5);
+	CHECK_EQ(u.data[22], 0x01);               /* version */
+	CHECK_EQ(u.data[38], 0x08);               /* inner type IPv4 */
+	CHECK_EQ(u.data[39], 0x00);
+	CHECK_MEM(u.data + 40, f + 22, 4);
+	CHECK_EQ(wire_parse_eth(u.data, u.len, &ei), 0);
+	CHECK_EQ(ei.prio, 3);
+	CHECK_EQ(wire_tag_find(u.data, u.len), 22);
+	CHECK_EQ(wire_tag_strip(&u.data, &u.len, NULL), 0);
+	CHECK_EQ(u.len, sizeof(f));
+	CHECK_MEM(u.data, f, sizeof(f));
+}
+
+static void test_tag_strip_round_trip(void)
+{
+	struct umem_frame u;
+	struct wire_tag t;
+
+	/* Strip the annotated tagged frame: the untagged one comes out, 18 bytes on. */
+	umem_load(&u, 16, ipv4_udp_tagged, sizeof(ipv4_udp_tagged));
+	CHECK_EQ(wire_tag_strip(&u.data, &u.len, &t), 0);
+	CHECK(u.data == u.buf + 16 + 18);
+	CHECK_EQ(u.len, 60);
+	CHECK_MEM(u.data, ipv4_udp, sizeof(ipv4_udp));
+	CHECK_EQ(t.flow, 7);
+	CHECK_EQ(t.seq, 0x01020304);
+	CHECK_EQ(t.inner_type, 0x0800);
+	/* and back again, from the tag strip returned */
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 16 + 18, &t), 0);
+	CHECK(u.data == u.buf + 16);
+	CHECK_MEM(u.data, ipv4_udp_tagged, sizeof(ipv4_udp_tagged));
+
+	/* A tag with nothing after it (20 + 12 bytes) strips to a bare header. */
+	umem_load(&u, 0, ipv4_udp_tagged, 32);
+	CHECK_EQ(wire_tag_strip(&u.data, &u.len, &t), 0);
+	CHECK_EQ(u.len, 14);
+	CHECK_MEM(u.data, ipv4_udp, 14);
+}
+
+static void test_tag_insert_errors(void)
+{
+	/* Ethernet II, Type: 802.3 length 46 (LLC follows): no ethertype to carry */
+	uint8_t llc[60];
+	/* Three VLAN tags: wire_parse_eth stops after two, nowhere to put the tag */
+	static const uint8_t three[26] = {
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x02,
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+		0x88, 0xa8, 0x60, 0x0a, 0x81, 0x00, 0xa0, 0x64, 0x81, 0x00, 0x00, 0xc8,
+		0x08, 0x00,
+	};
+	struct umem_frame u;
+	uint8_t *p;
+	uint32_t len;
+
+	/* No headroom, or one byte too little: refused, frame untouched. */
+	umem_load(&u, 0, ipv4_udp, sizeof(ipv4_udp));
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 0, &tag7), -ENOSPC);
+	umem_load(&u, 17, ipv4_udp, sizeof(ipv4_udp));
+	p = u.data;
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 17, &tag7), -ENOSPC);
+	CHECK(u.data == p);
+	CHECK_EQ(u.len, 60);
+	CHECK_MEM(u.data, ipv4_udp, 60);
+	CHECK_EQ(u.buf[0], 0xaa);
+
+	/* Already tagged */
+	umem_load(&u, 64, ipv4_udp_tagged, sizeof(ipv4_udp_tagged));
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 64, &tag7), -EEXIST);
+	CHECK_MEM(u.data, ipv4_udp_tagged, sizeof(ipv4_udp_tagged));
+
+	/* Not an Ethernet frame: 13 bytes */
+	umem_load(&u, 64, ipv4_udp, 13);
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 64, &tag7), -EINVAL);
+	p = NULL;
+	len = 60;
+	CHECK_EQ(wire_tag_insert(&p, &len, 64, &tag7), -EINVAL);
+
+	memcpy(llc, ipv4_udp, sizeof(llc));
+	llc[12] = 0x00;
+	llc[13] = 0x2e;
+	umem_load(&u, 64, llc, sizeof(llc));
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 64, &tag7), -EINVAL);
+	umem_load(&u, 64, three, sizeof(three));
+	CHECK_EQ(wire_tag_insert(&u.data, &u.len, 64, &tag7), -EINVAL);
+	CHECK_MEM(u.data, three, sizeof(three));
+}
+
+static void test_tag_strip_errors(void)
+{
+	uint8_t f[sizeof(ipv4_udp_tagged)];
+	struct umem_frame u;
+	struct wire_tag t;
+	uint32_t n;
+
+	/* Untagged IPv4 / 802.1Q / runt: no tag */
+	umem_load(&u, 0, ipv4_udp, sizeof(ipv4_udp));
+	CHECK_EQ(wire_tag_strip(&u.data, &u.len, &t), -ENOENT);
+	CHECK_MEM(u.data, ipv4_udp, sizeof(ipv4_udp));
+	CHECK_EQ(wire_tag_find(ipv4_udp, sizeof(ipv4_udp)), -ENOENT);
+	CHECK_EQ(wire_tag_find(ipv4_udp_tagged, 13), -ENOENT);
+
+	/* l2cc data tag [Malformed Packet]: cut anywhere between the version and
+	 * the end of inner_type (15..31 bytes) */
+	for (n = 15; n < 32; n++) {
+		umem_load(&u, 0, ipv4_udp_tagged, n);
+		CHECK_EQ(wire_tag_strip(&u.data, &u.len, &t), -EINVAL);
+		CHECK_EQ(u.len, n);
+		CHECK(u.data == u.buf);
+	}
+	/* 88b5 and nothing else: the version is missing too */
+	CHECK_EQ(wire_tag_find(ipv4_udp_tagged, 14), -EINVAL);
+
+	/* l2cc data tag, Version: 2 (unknown): -EPROTO, even if short */
+	memcpy(f, ipv4_udp_tagged, sizeof(f));
+	f[14] = 0x02;
+	umem_load(&u, 0, f, sizeof(f));
+	CHECK_EQ(wire_tag_strip(&u.data, &u.len, &t), -EPROTO);
+	CHECK_MEM(u.data, f, sizeof(f));
+	CHECK_EQ(wire_tag_find(f, 15), -EPROTO);
+	f[14] = 0x00;
+	CHECK_EQ(wire_tag_find(f, sizeof(f)), -EPROTO);
+
+	/* Inner type we never write: 802.3 length, VLAN, another tag */
+	memcpy(f, ipv4_udp_tagged, sizeof(f));
+	f[30] = 0x00; f[31] = 0x2e;
+	CHECK_EQ(wire_tag_find(f, sizeof(f)), -EINVAL);
+	f[30] = 0x81; f[31] = 0x00;
+	CHECK_EQ(wire_tag_find(f, sizeof(f)), -EINVAL);
+	f[30] = 0x88; f[31] = 0xb5;
+	CHECK_EQ(wire_tag_find(f, sizeof(f)), -EINVAL);
+	/* ARP is fine, and unknown flag bits are kept */
+	f[30] = 0x08; f[31] = 0x06;
+	f[15] = 0xf0;
+	CHECK_EQ(wire_tag_read(f, sizeof(f), &t), 14);
+	CHECK_EQ(t.inner_type, 0x0806);
+	CHECK_EQ(t.flags, 0xf0);
+}
+
+static void test_tag_set_fecn(void)
+{
+	uint8_t f[sizeof(ipv4_udp_tagged)], want[sizeof(ipv4_udp_tagged)];
+	uint8_t g[sizeof(ipv4_udp)];
+	struct wire_tag t;
+
+	/* l2cc data tag, Flags: 0x01 (FECN): only byte 15 changes */
+	memcpy(f, ipv4_udp_tagged, sizeof(f));
+	memcpy(want, ipv4_udp_tagged, sizeof(want));
+	want[15] = 0x01;
+	CHECK_EQ(wire_tag_set_fecn(f, sizeof(f)), 0);
+	CHECK_MEM(f, want, sizeof(want));
+	/* twice is once */
+	CHECK_EQ(wire_tag_set_fecn(f, sizeof(f)), 0);
+	CHECK_MEM(f, want, sizeof(want));
+	CHECK_EQ(wire_tag_read(f, sizeof(f), &t), 14);
+	CHECK_EQ(t.flags, L2CC_TAG_FECN);
+
+	/* Never clears: RLT and unknown bits survive */
+	f[15] = 0x82;
+	CHECK_EQ(wire_tag_set_fecn(f, sizeof(f)), 0);
+	CHECK_EQ(f[15], 0x83);
+
+	/* Untagged: cannot be marked, not touched */
+	memcpy(g, ipv4_udp, sizeof(g));
+	CHECK_EQ(wire_tag_set_fecn(g, sizeof(g)), -ENOENT);
+	CHECK_MEM(g, ipv4_udp, sizeof(g));
+	/* Truncated tag / unknown version: not touched */
+	memcpy(f, ipv4_udp_tagged, sizeof(f));
+	CHECK_EQ(wire_tag_set_fecn(f, 20), -EINVAL);
+	CHECK_EQ(f[15], 0x00);
+	f[14] = 0x02;
+	CHECK_EQ(wire_tag_set_fecn(f, sizeof(f)), -EPROTO);
+	CHECK_EQ(f[15], 0x00);
+
+	/* Behind an 802.1Q tag, FECN is byte 19 */
+	{
+		uint8_t v[sizeof(ipv4_udp_tagged) + 4];
+
+		memcpy(v, ipv4_udp_tagged, 12);
+		v[12] = 0x81; v[13] = 0x00; v[14] = 0xa0; v[15] = 0x64;
+		memcpy(v + 16, ipv4_udp_tagged + 12, sizeof(ipv4_udp_tagged) - 12);
+		CHECK_EQ(wire_tag_set_fecn(v, sizeof(v)), 0);
+		CHECK_EQ(v[19], 0x01);
+		CHECK_EQ(v[18], 0x01);   /* the version next to it untouched */
+	}
+}
+
+/* ---- CNP and ACK (0x88B6 types 2, 3) ----------------------------------- */
+
+/* In these frames the receiver of the tagged data (dst_mac, 02:..:02) answers
+ * its sender (src_mac, 02:..:01): wire_build_cnp(buf, len, dst = src_mac, src = dst_mac, ...). */
+
+/* Ethernet II, Src: 02:00:00:00:00:02, Dst: 02:00:00:00:00:01, Type: Local Experimental Ethertype 2 (0x88b6)
+ * l2cc control, CNP: Version: 1, Type: CNP (2), Length: 12
+ *     Flow: 7, Reserved: 0x0000, Seq: 16909060, Marked: 3
+ * (the receiver of ipv4_udp_tagged answers its sender, unicast) */
+static const uint8_t cnp_frame[60] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01,   /* Destination: the data sender */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02,   /* Source: us */
+	0x88, 0xb6,                           /* Type: l2cc control */
+	0x01,                                 /* Version: 1 */
+	0x02,                                 /* Type: CNP */
+	0x00, 0x0c,                           /* Length: 12 */
+	0x00, 0x07,                           /* Flow: 7 */
+	0x00, 0x00,                           /* Reserved */
+	0x01, 0x02, 0x03, 0x04,               /* Seq: 0x01020304 */
+	0x00, 0x00, 0x00, 0x03,               /* Marked: 3 */
+	/* 30 bytes of padding */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+/* Ethernet II, Src: 02:00:00:00:00:02, Dst: 02:00:00:00:00:01, Type: 0x88b6
+ * l2cc control, ACK: Version: 1, Type: ACK (3), Length: 12
+ *     Flow: 7, Flags: 0x01 (ECE), Reserved: 0x00, Cumulative seq: 4294967295, Frames: 16 */
+static const uint8_t ack_frame[60] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01,   /* Destination: the data sender */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02,   /* Source: us */
+	0x88, 0xb6,                           /* Type: l2cc control */
+	0x01,                                 /* Version: 1 */
+	0x03,                                 /* Type: ACK */
+	0x00, 0x0c,                           /* Length: 12 */
+	0x00, 0x07,                           /* Flow: 7 */
+	0x01,                                 /* Flags: ECE */
+	0x00,                                 /* Reserved */
+	0xff, 0xff, 0xff, 0xff,               /* Cumulative seq: 2^32 - 1 */
+	0x00, 0x00, 0x00, 0x10,               /* Frames: 16 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static void test_cnp_round_trip(void)
+{
+	const struct wire_cnp c = { .flow = 7, .seq = 0x01020304, .marked = 3 };
+	struct wire_cnp got;
+	const uint8_t *body;
+	struct eth_info ei;
+	uint8_t buf[64];
+	size_t blen;
+
+	CHECK_EQ(sizeof(struct l2cc_cnp), 12);
+	memset(buf, 0xaa, sizeof(buf));
+	CHECK_EQ(wire_build_cnp(buf, sizeof(buf), src_mac, dst_mac, &c), 60);
+	CHECK_MEM(buf, cnp_frame, sizeof(cnp_frame));
+	CHECK_EQ(buf[60], 0xaa);
+	CHECK_EQ(wire_build_cnp(buf, 59, src_mac, dst_mac, &c), -ENOSPC);
+
+	CHECK_EQ(wire_parse_eth(cnp_frame, 60, &ei), 0);
+	CHECK_EQ(ei.ethertype, L2CC_ETH_P_CTRL);
+	CHECK(!wire_is_multicast(ei.dst));
+	CHECK_EQ(wire_parse_ctrl(cnp_frame + 14, 46, &body, &blen), L2CC_CTRL_CNP);
+	CHECK_EQ(blen, 12);
+	memset(&got, 0x55, sizeof(got));
+	CHECK_EQ(wire_parse_cnp(body, blen, &got), 0);
+	CHECK_EQ(got.flow, 7);
+	CHECK_EQ(got.seq, 0x01020304);
+	CHECK_EQ(got.marked, 3);
+
+	/* Reserved is ignored on receipt; a longer body is accepted. */
+	memcpy(buf, cnp_frame, 60);
+	buf[20] = 0xff;
+	CHECK_EQ(wire_parse_cnp(buf + 18, 40, &got), 0);
+	CHECK_EQ(got.marked, 3);
+}
+
+static void test_ack_round_trip(void)
+{
+	const struct wire_ack a = { .flow = 7, .flags = L2CC_ACK_ECE,
+				    .cum_seq = 0xffffffff, .frames = 16 };
+	struct wire_ack got;
+	const uint8_t *body;
+	uint32_t um, m;
+	uint8_t buf[64];
+	size_t blen;
+
+	CHECK_EQ(sizeof(struct l2cc_ack), 12);
+	memset(buf, 0xaa, sizeof(buf));
+	CHECK_EQ(wire_build_ack(buf, sizeof(buf), src_mac, dst_mac, &a), 60);
+	CHECK_MEM(buf, ack_frame, sizeof(ack_frame));
+	CHECK_EQ(buf[60], 0xaa);
+	CHECK_EQ(wire_build_ack(buf, 59, src_mac, dst_mac, &a), -ENOSPC);
+
+	CHECK_EQ(wire_parse_ctrl(ack_frame + 14, 46, &body, &blen), L2CC_CTRL_ACK);
+	CHECK_EQ(blen, 12);
+	memset(&got, 0x55, sizeof(got));
+	CHECK_EQ(wire_parse_ack(body, blen, &got), 0);
+	CHECK_EQ(got.flow, 7);
+	CHECK_EQ(got.flags, L2CC_ACK_ECE);
+	CHECK_EQ(got.cum_seq, 0xffffffff);
+	CHECK_EQ(got.frames, 16);
+
+	/* 16 frames, some marked: 15 unmarked and one marked */
+	wire_ack_count(&got, &um, &m);
+	CHECK_EQ(um, 15);
+	CHECK_EQ(m, 1);
+	got.flags = 0;
+	wire_ack_count(&got, &um, &m);
+	CHECK_EQ(um, 16);
+	CHECK_EQ(m, 0);
+	/* One frame, marked: 0 + 1 */
+	got.flags = L2CC_ACK_ECE;
+	got.frames = 1;
+	wire_ack_count(&got, &um, &m);
+	CHECK_EQ(um, 0);
+	CHECK_EQ(m, 1);
+
+	/* A repeated cumulative ACK covering no new frame is legal without ECE. */
+	{
+		const struct wire_ack dup = { .flow = 7, .cum_seq = 5, .frames = 0 };
+
+		CHECK_EQ(wire_build_ack(buf, sizeof(buf), src_mac, dst_mac, &dup), 60);
+		CHECK_EQ(wire_parse_ack(buf + 18, 12, &got), 0);
+		CHECK_EQ(got.frames, 0);
+		CHECK_EQ(got.cum_seq, 5);
+	}
+}
+
+static void test_cnp_ack_invalid(void)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct wire_cnp c = { .flow = 1, .seq = 1, .marked = 0 };
+	struct wire_ack a = { .flow = 1, .flags = L2CC_ACK_ECE, .frames = 0 };
+	uint8_t f[60];
+	uint8_t buf[64];
+	int n;
+
+	/* Builders refuse what decoders would reject, and group destinations. */
+	CHECK_EQ(wire_build_cnp(buf, sizeof(buf), src_mac, dst_mac, &c), -EINVAL);
+	CHECK_EQ(wire_build_ack(buf, sizeof(buf), src_mac, dst_mac, &a), -EINVAL);
+	c.marked = 1;
+	a.frames = 1;
+	CHECK_EQ(wire_build_cnp(buf, sizeof(buf), bcast, dst_mac, &c), -EINVAL);
+	CHECK_EQ(wire_build_ack(buf, sizeof(buf), wire_macctrl_da, dst_mac, &a), -EINVAL);
+
+	/* Truncated bodies: l2cc CNP / ACK [Malformed Packet], 0..11 bytes */
+	for (n = 0; n < 12; n++) {
+		struct wire_cnp gc;
+		struct wire_ack ga;
+
+		CHECK_EQ(wire_parse_cnp(cnp_frame + 18, n, &gc), -EINVAL);
+		CHECK_EQ(wire_parse_ack(ack_frame + 18, n, &ga), -EINVAL);
+	}
+	/* Header says 12, frame ends after 11 bytes of body */
+	{
+		const uint8_t *body;
+		size_t blen;
+
+		CHECK_EQ(wire_parse_ctrl(cnp_frame + 14, 15, &body, &blen), -EINVAL);
+	}
+	/* l2cc CNP, Marked: 0 */
+	memcpy(f, cnp_frame, sizeof(f));
+	f[29] = 0;
+	{
+		struct wire_cnp gc;
+
+		CHECK_EQ(wire_parse_cnp(f + 18, 12, &gc), -EINVAL);
+	}
+	/* l2cc ACK, Flags: ECE, Frames: 0 */
+	memcpy(f, ack_frame, sizeof(f));
+	f[29] = 0;
+	{
+		struct wire_ack ga;
+
+		CHECK_EQ(wire_parse_ack(f + 18, 12, &ga), -EINVAL);
+		/* unknown flag bits are kept (no ECE, so frames 0 is fine) */
+		f[20] = 0x80;
+		CHECK_EQ(wire_parse_ack(f + 18, 12, &ga), 0);
+		CHECK_EQ(ga.flags, 0x80);
+	}
+}
+
 int main(void)
 {
 	RUN(test_parse_untagged);
@@ -656,5 +1209,15 @@ int main(void)
 	RUN(test_credit_bad_sent_unit);
 	RUN(test_credit_sent_unit_none);
 	RUN(test_credit_length_too_large);
+	RUN(test_tag_insert_untagged);
+	RUN(test_tag_insert_8021q);
+	RUN(test_tag_insert_qinq);
+	RUN(test_tag_strip_round_trip);
+	RUN(test_tag_insert_errors);
+	RUN(test_tag_strip_errors);
+	RUN(test_tag_set_fecn);
+	RUN(test_cnp_round_trip);
+	RUN(test_ack_round_trip);
+	RUN(test_cnp_ack_invalid);
 	return check_summary();
 }

@@ -3,7 +3,8 @@
 #
 # Checks that the frames l2cc puts on the wire decode as intended in Wireshark:
 # PAUSE and PFC with tshark's built-in MAC Control dissector (so anyone's
-# capture tools understand them unaided) and CREDIT with our Lua dissector
+# capture tools understand them unaided), and CREDIT, CNP, ACK and the 0x88B5
+# data tag (with IPv4/UDP decoded inside it) with our Lua dissector
 # (scripts/wireshark/l2cc.lua). The frames are the ones in tests/unit/test_wire.c,
 # byte for byte, so the encoder, the unit tests and the dissector agree.
 #
@@ -48,13 +49,44 @@ credit_none = credit[:20] + b"\xff" + credit[21:]
 # Built independently here, the CREDIT frame must be credit_frame[] of the
 # unit test byte for byte.
 src = open(sys.argv[2]).read()
-m = re.search(r"credit_frame\[\d+\] = \{(.*?)\n\};", src, re.S)
-if not m:
-    sys.exit("credit_frame[] not found in test_wire.c")
-unit = bytes(int(x, 16) for x in
-             re.findall(r"0x([0-9a-fA-F]{2})", re.sub(r"/\*.*?\*/", "", m.group(1))))
-if unit != credit:
+
+def unit_frame(name):
+    m = re.search(name + r"\[\d+\] = \{(.*?)\n\};", src, re.S)
+    if not m:
+        sys.exit(name + "[] not found in test_wire.c")
+    body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
+    # 0xNN bytes and the bare 0s of the padding rows
+    return bytes(int(x, 0) for x in re.findall(r"0x[0-9a-fA-F]{2}|\b0\b", body))
+
+if unit_frame("credit_frame") != credit:
     sys.exit("CREDIT frame differs from credit_frame[] in test_wire.c")
+
+# Data tag: IPv4/UDP 10.0.0.1:12345 -> 10.0.0.2:5001 "l2cc", from
+# 02:00:00:00:00:01 to 02:00:00:00:00:02, tagged for flow 7 seq 0x01020304
+# and marked by a switch (FECN).
+hda = bytes.fromhex("020000000002")
+hsa = bytes.fromhex("020000000001")
+ip = bytes.fromhex("45000020000100004011" "66ca" "0a000001" "0a000002")
+udp = struct.pack(">HHHH", 12345, 5001, 12, 0) + b"l2cc"
+payload = ip + udp
+payload += bytes(46 - len(payload))
+def tag(flags, flow, seq, cpid, inner):
+    return struct.pack(">HBBHI8sH", 0x88b5, 1, flags, flow, seq, cpid, inner)
+tagged = hda + hsa + tag(0x00, 7, 0x01020304, bytes(8), 0x0800) + payload
+if unit_frame("ipv4_udp_tagged") != tagged:
+    sys.exit("tagged frame differs from ipv4_udp_tagged[] in test_wire.c")
+tagged_fecn = tagged[:15] + b"\x01" + tagged[16:]
+# Behind an 802.1Q tag (PCP 5, VID 100), RLT set with a CPID
+tagged_vlan = (hda + hsa + bytes.fromhex("8100a064")
+               + tag(0x02, 0xbeef, 0xfffffffe, bytes.fromhex("0011223344556677"), 0x0800)
+               + payload)
+# CNP and ACK: the receiver (02..02) answers the sender (02..01), unicast
+cnp = pad(hsa + hda + struct.pack(">HBBHHHII", 0x88b6, 1, 2, 12, 7, 0, 0x01020304, 3))
+ack = pad(hsa + hda + struct.pack(">HBBHHBBII", 0x88b6, 1, 3, 12, 7, 1, 0, 0xffffffff, 16))
+if unit_frame("cnp_frame") != cnp:
+    sys.exit("CNP frame differs from cnp_frame[] in test_wire.c")
+if unit_frame("ack_frame") != ack:
+    sys.exit("ACK frame differs from ack_frame[] in test_wire.c")
 
 frames = [
     # PAUSE, pause_time 0xffff
@@ -64,6 +96,10 @@ frames = [
                               256, 0, 0, 0, 0, 0xffff, 0, 0)),
     credit,
     credit_none,
+    tagged_fecn,    # 5
+    tagged_vlan,    # 6
+    cnp,            # 7
+    ack,            # 8
 ]
 with open(sys.argv[1], "wb") as f:
     # classic pcap, microsecond, LINKTYPE_ETHERNET
@@ -108,6 +144,33 @@ expect '^    Limit\[5\]: 18446744073709551600$'
 expect '^    Sent\[0\]: 1000$'
 expect '^    Sent\[5\]: 18446744073709551615$'
 expect '^    Sent\[0\]: 1000 \(not valid: sent unit none\)$'
+# Data tag, FECN set, IPv4/UDP decoded inside it
+expect '^    Type: Local Experimental Ethertype 1 \(0x88b5\)$'
+expect '^l2cc data tag, Flow: 7, Seq: 16909060, FECN$'
+expect '^    Flags: 0x01$'
+expect '^        \.\.\.\. \.\.\.1 = FECN: True$'
+expect '^        \.\.\.\. \.\.0\. = RLT: False$'
+expect '^    Flow: 7$'
+expect '^    Seq: 16909060$'
+expect '^    CPID: 0000000000000000 \(not valid: RLT clear\)$'
+expect '^    Type: IPv4 \(0x0800\)$'
+expect '^Internet Protocol Version 4, Src: 10\.0\.0\.1, Dst: 10\.0\.0\.2$'
+expect '^User Datagram Protocol, Src Port: 12345, Dst Port: 5001$'
+# Behind 802.1Q, RLT with a CPID
+expect '^802\.1Q Virtual LAN, PRI: 5, DEI: 0, ID: 100$'
+expect '^l2cc data tag, Flow: 48879, Seq: 4294967294, RLT$'
+expect '^    CPID: 0011223344556677$'
+# CNP and ACK
+expect '^l2cc control, CNP$'
+expect '^    Type: CNP \(2\)$'
+expect '^    Length: 12$'
+expect '^    Marked: 3$'
+expect '^l2cc control, ACK$'
+expect '^    Type: ACK \(3\)$'
+expect '^    Flags: 0x01$'
+expect '^        \.\.\.\. \.\.\.1 = ECE: True$'
+expect '^    Cumulative seq: 4294967295$'
+expect '^    Frames: 16 \(15 unmarked \+ 1 marked\)$'
 if grep -qi 'session' "$TMP/v.txt"; then
 	fail "a session field is still dissected"
 fi
@@ -121,11 +184,33 @@ FIELDS="-e frame.number -e l2cc.version -e l2cc.type -e l2cc.length -e l2cc.cred
 	-e l2cc.credit.limit5 -e l2cc.credit.limit7 -e l2cc.credit.sent0
 	-e l2cc.credit.sent5 -e l2cc.credit.sent7"
 # shellcheck disable=SC2086
-got=$(TS -Y l2cc -T fields -E separator=, $FIELDS 2>"$TMP/err2.txt") ||
+got=$(TS -Y 'l2cc.type == 1' -T fields -E separator=, $FIELDS 2>"$TMP/err2.txt") ||
 	fail "tshark -T fields failed: $(tail -n 3 "$TMP/err2.txt")"
 want="3,1,1,132,0,0x21,1,4294967296,18446744073709551600,72623859790382856,1000,18446744073709551615,1230066625199609624
 4,1,1,132,0,0x21,255,4294967296,18446744073709551600,72623859790382856,1000,18446744073709551615,1230066625199609624"
 [ "$got" = "$want" ] || fail "fields: got '$got', want '$want'"
+
+# Tag, CNP and ACK fields, and IPv4 inside the tag (ip.dst from frames 5 and 6)
+TFIELDS="-e frame.number -e vlan.priority -e l2cc_tag.version -e l2cc_tag.flags
+	-e l2cc_tag.flags.fecn -e l2cc_tag.flags.rlt -e l2cc_tag.flow -e l2cc_tag.seq
+	-e l2cc_tag.cpid -e l2cc_tag.inner_type -e ip.dst -e udp.dstport"
+# shellcheck disable=SC2086
+got=$(TS -Y l2cc_tag -T fields -E separator=, $TFIELDS 2>"$TMP/err4.txt") ||
+	fail "tshark -T fields (tag) failed: $(tail -n 3 "$TMP/err4.txt")"
+want="5,,1,0x01,1,0,7,16909060,0000000000000000,0x0800,10.0.0.2,5001
+6,5,1,0x02,0,1,48879,4294967294,0011223344556677,0x0800,10.0.0.2,5001"
+[ "$got" = "$want" ] || fail "tag fields: got '$got', want '$want'"
+CFIELDS="-e frame.number -e eth.dst -e l2cc.type -e l2cc.cnp.flow -e l2cc.cnp.seq
+	-e l2cc.cnp.marked -e l2cc.ack.flow -e l2cc.ack.flags.ece -e l2cc.ack.cum_seq
+	-e l2cc.ack.frames"
+# shellcheck disable=SC2086
+got=$(TS -Y 'l2cc.type == 2 || l2cc.type == 3' -T fields -E separator=, $CFIELDS 2>"$TMP/err5.txt") ||
+	fail "tshark -T fields (CNP/ACK) failed: $(tail -n 3 "$TMP/err5.txt")"
+want="7,02:00:00:00:00:01,2,7,16909060,3,,,,
+8,02:00:00:00:00:01,3,,,,7,1,4294967295,16"
+[ "$got" = "$want" ] || fail "CNP/ACK fields: got '$got', want '$want'"
+n=$(TS -Y 'l2cc_tag.flags.fecn == 1 && ip' 2>/dev/null | wc -l)
+[ "$n" = 1 ] || fail "filter l2cc_tag.flags.fecn == 1 && ip matched $n frames, want 1"
 
 # Every per-priority field is registered (a display filter on it compiles).
 for p in 0 1 2 3 4 5 6 7; do
