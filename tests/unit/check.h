@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 static int check_failed_now, check_passed, check_failed;
@@ -52,6 +53,22 @@ static int check_failed_now, check_passed, check_failed;
 		printf("ok   %s\n", #fn);                                  \
 	}                                                                  \
 } while (0)
+
+/* splitmix64: tiny, identical on every libc, so a failing seed reproduces. */
+static uint64_t rng_state;
+
+static inline void rng_seed(uint64_t s) { rng_state = s; }
+
+static inline uint64_t rng_next(void)
+{
+	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t rng_below(uint64_t n) { return rng_next() % n; }
 
 static inline int check_summary(void)
 {

@@ -16,21 +16,6 @@
 /* Relative path: the Makefile's include path has no -Ihostd. */
 #include "../../hostd/flow.h"
 
-/* splitmix64: tiny, identical on every libc, so a failure reproduces. */
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t s) { rng_state = s; }
-
-static uint64_t rng_next(void)
-{
-	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(uint64_t n) { return rng_next() % n; }
 
 /* Classify a copy of exactly len bytes: a read past len lands outside the
  * allocation, where ASan (make fuzz builds, or -fsanitize=address) sees it. */

@@ -19,21 +19,6 @@
 #define SLOT 1000ull            /* 1 us wheel granularity unless a test says otherwise */
 #define OVH 24u                 /* preamble+SFD+FCS+IFG, as on the uplink */
 
-/* splitmix64: tiny, good enough for test inputs, identical on every libc. */
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t s) { rng_state = s; }
-
-static uint64_t rng_next(void)
-{
-	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(uint64_t n) { return rng_next() % n; }
 
 /* ---- Exact clocks -------------------------------------------------------- */
 

@@ -18,21 +18,6 @@
 #include "../../switchd/voq.h"
 #include "../../switchd/wclock.h"
 
-/* splitmix64: tiny, good enough for test inputs, identical on every libc. */
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t s) { rng_state = s; }
-
-static uint64_t rng_next(void)
-{
-	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(uint64_t n) { return rng_next() % n; }
 
 /* Locally administered unicast MACs that differ in several bytes. */
 static void mac_of(uint32_t id, uint8_t mac[6])
