@@ -36,10 +36,10 @@ struct umem {
 	uint32_t nfree;
 	uint32_t *free;         /* stack of free frame indices */
 	uint32_t held;          /* frames owned by the daemon (queues, building) */
-	uint32_t nports;        /* ports using it; the first donates its rings */
-	struct xsk_ring_prod fq0;  /* rings of the socket created with the umem */
+	/* Fill/completion rings made with the umem; libxdp copies them into the
+	 * first port's own fq/cq, so only xsk_umem__create() sees these. */
+	struct xsk_ring_prod fq0;
 	struct xsk_ring_cons cq0;
-	bool rings0_taken;
 };
 
 struct xport_opts {

@@ -929,7 +929,6 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 		err = loop_add_fd(s->loop, p->xp->fd, EPOLLIN | EPOLLET, NULL, NULL);
 		if (err)
 			goto err;
-		xport_refill(p->xp);
 	}
 	for (i = 0; i < cfg->nstatic; i++) {
 		const struct fdb_static_cfg *st = &cfg->statics[i];

@@ -108,7 +108,7 @@ struct sw {
 	uint64_t start_ns;
 	uint64_t next_stats_ns, next_age_ns;
 	uint64_t loops, wakeups;
-	bool stop, reload;
+	bool stop;
 };
 
 /* Datapath (switch.c). */

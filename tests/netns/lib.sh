@@ -268,6 +268,16 @@ link_host() {
 	ip -n "$(ns "$sw")" link set "$pif" up || fail "$sw $pif up"
 }
 
+# mk_star SWITCH N: a switch and hosts h1..hN, host hI on port pI with 10.99.0.I.
+mk_star() {
+	local sw=$1 n=$2 i
+	mk_switch "$sw"
+	for i in $(seq "$n"); do
+		mk_host "h$i"
+		link_host "$sw" "p$i" "h$i" "$i"
+	done
+}
+
 # link_switches SWA PORTA SWB PORTB
 link_switches() {
 	local a b

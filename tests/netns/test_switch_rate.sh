@@ -11,11 +11,7 @@ UDP_LEN=1400
 FRAME_LEN=$((UDP_LEN + 42))
 
 setup() {
-	mk_switch s
-	for i in 1 2 3; do
-		mk_host "h$i"
-		link_host s "p$i" "h$i" "$i"
-	done
+	mk_star s 3
 	start_switchd s "
 [port p1]
 ifname = $(ifn p1)
