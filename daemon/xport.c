@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #define LOG_SUBSYS "xport"
 #include "xport.h"
+#include "json.h"
 #include "log.h"
 #include "l2cc_shared.h"
 #include "l2cc_xdp.skel.h"
@@ -405,4 +406,44 @@ int xport_check(const struct umem *u, struct xport *const *ports, int nports)
 		return -EUCLEAN;
 	}
 	return 0;
+}
+
+/* Read or write /proc/sys/net/ipv6/conf/IF/disable_ipv6: the old value, or -errno. */
+int xport_if_ipv6_disable(const char *ifname, int value)
+{
+	char path[96];
+	FILE *f;
+	int old = -1;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", ifname);
+	f = fopen(path, "r+");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", &old) != 1)
+		old = -1;
+	rewind(f);
+	fprintf(f, "%d\n", value);
+	if (fclose(f))
+		return -errno;
+	return old;
+}
+
+void xport_xdp_stats_emit(struct jw *w, const char *key, struct xport *p)
+{
+	struct xport_xdp_stats xs;
+
+	xport_xdp_stats(p, &xs);
+	jw_obj_begin(w, key);
+	jw_u64(w, "rx_dropped", xs.rx_dropped);
+	jw_u64(w, "rx_invalid_descs", xs.rx_invalid_descs);
+	jw_u64(w, "tx_invalid_descs", xs.tx_invalid_descs);
+	jw_u64(w, "rx_ring_full", xs.rx_ring_full);
+	jw_u64(w, "rx_fill_ring_empty_descs", xs.rx_fill_ring_empty_descs);
+	jw_u64(w, "tx_ring_empty_descs", xs.tx_ring_empty_descs);
+	jw_u64(w, "prog_rx", xs.prog_rx);
+	jw_u64(w, "prog_redirect", xs.prog_redirect);
+	jw_u64(w, "prog_no_socket", xs.prog_no_socket);
+	jw_u64(w, "prog_runt", xs.prog_runt);
+	jw_u64(w, "kick_errors", p->kick_errors);
+	jw_obj_end(w);
 }

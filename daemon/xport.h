@@ -110,6 +110,11 @@ void umem_destroy(struct umem *u);
 
 /* MTU of an interface by name, or -errno. */
 int xport_if_mtu(const char *ifname);
+/* Write /proc/sys/net/ipv6/conf/IF/disable_ipv6 = value; the old value, or
+ * -errno (-ENOENT without IPv6). Daemons turn IPv6 off on the interfaces
+ * they own so the kernel's own router solicitations and MLD reports do not
+ * leave them, and restore it on exit. */
+int xport_if_ipv6_disable(const char *ifname, int value);
 
 int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	       const struct xport_opts *o);
@@ -151,6 +156,9 @@ static inline void xport_tx_one(struct xport *p, uint64_t addr, uint32_t len)
 int xport_kick(struct xport *p);
 
 int xport_xdp_stats(struct xport *p, struct xport_xdp_stats *st);
+struct jw;
+/* The XDP statistics as a JSON object named key (control socket replies). */
+void xport_xdp_stats_emit(struct jw *w, const char *key, struct xport *p);
 
 /* Verify frame conservation across the umem and its ports; 0 or -EUCLEAN. */
 int xport_check(const struct umem *u, struct xport *const *ports, int nports);

@@ -460,6 +460,11 @@ uint32_t flow_dequeue(struct flow_table *t, struct flow *f, uint64_t now, uint32
 	return frame;
 }
 
+uint32_t flow_frame_len(const struct flow_table *t, uint32_t frame)
+{
+	return frame < t->nframes ? t->flen[frame] : 0;
+}
+
 /* ---- walking ------------------------------------------------------------- */
 
 int flow_foreach(struct flow_table *t, int (*fn)(void *ctx, struct flow *f), void *ctx)

@@ -45,6 +45,9 @@ enum flow_key_type {
 	FLOW_KEY_IP4,
 	FLOW_KEY_IP6,
 	FLOW_KEY_PRIO,
+	FLOW_KEY_PEER,          /* a remote sender's flow (receiver side): mac = its
+				 * source MAC, vid, sport = its flow id; built by the
+				 * caller, never by classification */
 };
 
 /*
@@ -182,6 +185,8 @@ int flow_enqueue(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t 
  * len is not NULL. Refreshes last_seen_ns: a flow that was paused for long is
  * not forgotten the moment its queue drains. */
 uint32_t flow_dequeue(struct flow_table *t, struct flow *f, uint64_t now, uint32_t *len);
+/* Length of a queued frame (as given to flow_enqueue). */
+uint32_t flow_frame_len(const struct flow_table *t, uint32_t frame);
 static inline uint32_t flow_head(const struct flow *f)
 {
 	return f->q.frames ? f->q.head : FLOW_FRAME_NONE;

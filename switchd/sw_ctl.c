@@ -27,18 +27,10 @@ static void mac_str(const uint8_t *m, char *buf)
 	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
+/* PAUSE stops all priorities at once: report the longest, not the sum. */
 static uint64_t port_paused_total(const struct sw_port *p, uint64_t now)
 {
-	uint64_t max = 0;
-
-	/* PAUSE stops all priorities at once: report the longest, not the sum. */
-	for (int i = 0; i < SW_NPRIO; i++) {
-		uint64_t t = sw_paused_ns(p, i, now);
-
-		if (t > max)
-			max = t;
-	}
-	return max;
+	return fc_tx_paused_max_ns(&p->etx, now);
 }
 
 static uint64_t port_drops(const struct sw_port *p)
@@ -64,7 +56,7 @@ static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bo
 	uint64_t paused[SW_NPRIO];
 
 	for (int i = 0; i < SW_NPRIO; i++)
-		paused[i] = sw_paused_ns(p, i, s->now);
+		paused[i] = fc_tx_paused_ns(&p->etx, i, s->now);
 	jw_u64(w, "rx_frames", p->st.rx_frames);
 	jw_u64(w, "rx_bytes", p->st.rx_bytes);
 	jw_u64(w, "tx_frames", p->st.tx_frames);
@@ -87,6 +79,8 @@ static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bo
 	emit_u64_arr(w, "buffer_peak", p->peak, SW_NPRIO);
 	jw_u64(w, "voq_frames", s->voq->out_total[p->idx]);
 	jw_u64(w, "xoff_mask", p->xoff_mask);
+	jw_u64(w, "marked", p->st.marked);
+	jw_u64(w, "mark_untagged", p->st.mark_untagged);
 	if (!full)
 		return;
 	jw_u64(w, "flood_tx", p->st.flood_tx);
@@ -108,24 +102,7 @@ static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bo
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
-	{
-		struct xport_xdp_stats xs;
-
-		xport_xdp_stats(p->xp, &xs);
-		jw_obj_begin(w, "xdp");
-		jw_u64(w, "rx_dropped", xs.rx_dropped);
-		jw_u64(w, "rx_invalid_descs", xs.rx_invalid_descs);
-		jw_u64(w, "tx_invalid_descs", xs.tx_invalid_descs);
-		jw_u64(w, "rx_ring_full", xs.rx_ring_full);
-		jw_u64(w, "rx_fill_ring_empty_descs", xs.rx_fill_ring_empty_descs);
-		jw_u64(w, "tx_ring_empty_descs", xs.tx_ring_empty_descs);
-		jw_u64(w, "prog_rx", xs.prog_rx);
-		jw_u64(w, "prog_redirect", xs.prog_redirect);
-		jw_u64(w, "prog_no_socket", xs.prog_no_socket);
-		jw_u64(w, "prog_runt", xs.prog_runt);
-		jw_u64(w, "kick_errors", p->xp->kick_errors);
-		jw_obj_end(w);
-	}
+	xport_xdp_stats_emit(w, "xdp", p->xp);
 }
 
 static int cmd_counters(struct jw *w, const char *args, void *ctx)
@@ -171,7 +148,7 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		uint8_t paused = 0xff;
 
 		for (int k = 0; k < SW_NPRIO; k++)
-			if (!p->pause_start[k] || p->paused_until[k] <= s->now)
+			if (!p->etx.pause_start[k] || p->etx.paused_until[k] <= s->now)
 				paused &= ~(1u << k);
 		mac_str(p->xp->mac, mac);
 		jw_obj_begin(w, NULL);
@@ -194,11 +171,11 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		if (p->cfg->fc == FC_CREDIT) {
 			int64_t avail[SW_NPRIO];
 
-			jw_bool(w, "credit_granted", p->credit_have);
+			jw_bool(w, "credit_granted", p->etx.credit_have);
 			jw_arr_begin(w, "credit_available");
 			for (int k = 0; k < SW_NPRIO; k++) {
-				avail[k] = (int64_t)(p->credit_limit[k] - p->credit_sent[k]);
-				jw_i64(w, NULL, p->credit_have ? avail[k] : 0);
+				avail[k] = (int64_t)(p->etx.credit_limit[k] - p->etx.credit_sent[k]);
+				jw_i64(w, NULL, p->etx.credit_have ? avail[k] : 0);
 			}
 			jw_arr_end(w);
 		}
@@ -292,6 +269,32 @@ static int cmd_queues(struct jw *w, const char *args, void *ctx)
 	return 0;
 }
 
+/* "PORT N": set FECN on the next N tagged data frames sent on PORT. A
+ * test and debugging aid: congestion marking by hand, end to end. */
+static int cmd_mark(struct jw *w, const char *args, void *ctx)
+{
+	struct sw *s = ctx;
+	char port[32];
+	unsigned long long n;
+
+	if (sscanf(args, "%31s %llu", port, &n) != 2)
+		return ctl_errorf(w, -EINVAL, "usage: mark PORT N");
+	for (int i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+
+		if (strcmp(p->cfg->name, port))
+			continue;
+		p->mark_pending = n;
+		jw_obj_begin(w, NULL);
+		jw_str(w, "port", port);
+		jw_u64(w, "mark_pending", n);
+		jw_u64(w, "marked", p->st.marked);
+		jw_obj_end(w);
+		return 0;
+	}
+	return ctl_errorf(w, -ENOENT, "no port \"%s\"", port);
+}
+
 static int cmd_status(struct jw *w, const char *args, void *ctx)
 {
 	struct sw *s = ctx;
@@ -351,6 +354,8 @@ GETTER(g_credit_tx, p->st.credit_tx)
 GETTER(g_credit_rx, p->st.credit_rx)
 GETTER(g_paused, port_paused_total(p, s->now))
 GETTER(g_voq, s->voq->out_total[p->idx])
+GETTER(g_marked, p->st.marked)
+GETTER(g_mark_untagged, p->st.mark_untagged)
 
 static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 {
@@ -371,6 +376,10 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 	prom_port(w, "l2cc_switch_paused_ns_total", "counter",
 		  "Time the port's egress was held by PAUSE/PFC from its peer", s, g_paused);
 	prom_port(w, "l2cc_switch_voq_frames", "gauge", "Frames queued for this output", s, g_voq);
+	prom_port(w, "l2cc_switch_marked_total", "counter", "Data frames sent with FECN set", s,
+		  g_marked);
+	prom_port(w, "l2cc_switch_mark_untagged_total", "counter",
+		  "Frames that would have been marked but carry no l2cc tag", s, g_mark_untagged);
 
 	prom_label_escape(sw, sizeof(sw), s->cfg->name);
 	prom_family(w, "l2cc_switch_drops_total", "counter", "Frames dropped, by reason");
@@ -474,6 +483,8 @@ int sw_ctl_init(struct sw *s)
 	ctl_register(s->ctl, "queues", "VOQ and input buffer occupancy", cmd_queues, s);
 	ctl_register(s->ctl, "counters", "per port (and priority) counters [PORT]", cmd_counters, s);
 	ctl_register(s->ctl, "metrics", "Prometheus text exposition", cmd_metrics, s);
+	ctl_register(s->ctl, "mark", "PORT N: set FECN on the next N tagged frames sent on PORT",
+		     cmd_mark, s);
 	if (s->cfg->metrics_listen[0]) {
 		err = ctl_listen_http(s->ctl, s->cfg->metrics_listen, "metrics");
 		if (err) {

@@ -33,60 +33,6 @@ const char *const sw_drop_names[SW_DROP_MAX] = {
 	[SW_DROP_NO_FRAME] = "no_frame",
 };
 
-/* ---- egress pause state ------------------------------------------------- */
-
-/* Fold a pause that has run out into the accumulated paused time. */
-static void sw_pause_settle(struct sw_port *p, int prio, uint64_t now)
-{
-	if (p->pause_start[prio] && p->paused_until[prio] <= now) {
-		p->paused_acc[prio] += p->paused_until[prio] - p->pause_start[prio];
-		p->pause_start[prio] = 0;
-	}
-}
-
-uint64_t sw_paused_ns(const struct sw_port *p, int prio, uint64_t now)
-{
-	uint64_t t = p->paused_acc[prio];
-
-	if (p->pause_start[prio]) {
-		uint64_t end = p->paused_until[prio] < now ? p->paused_until[prio] : now;
-
-		t += end - p->pause_start[prio];
-	}
-	return t;
-}
-
-static void sw_pause_apply(struct sw_port *p, int prio, uint16_t quanta, uint64_t now)
-{
-	sw_pause_settle(p, prio, now);
-	if (!quanta) {
-		if (p->pause_start[prio]) {
-			p->paused_acc[prio] += now - p->pause_start[prio];
-			p->pause_start[prio] = 0;
-		}
-		p->paused_until[prio] = 0;
-		return;
-	}
-	if (!p->pause_start[prio])
-		p->pause_start[prio] = now;
-	p->paused_until[prio] = now + wire_quanta_to_ns(quanta, p->cfg->rate);
-}
-
-/* Priorities this port may send data on now (not paused). */
-static uint8_t sw_tx_prio_mask(struct sw_port *p, uint64_t now)
-{
-	uint8_t mask = 0xff;
-
-	for (int i = 0; i < SW_NPRIO; i++) {
-		if (!p->pause_start[i])
-			continue;
-		sw_pause_settle(p, i, now);
-		if (p->pause_start[i])
-			mask &= ~(1u << i);
-	}
-	return mask;
-}
-
 /* ---- control frames ----------------------------------------------------- */
 
 /* Queue a control frame built by the caller into a fresh umem frame. */
@@ -186,7 +132,7 @@ static void sw_send_credit(struct sw *s, struct sw_port *p)
 	struct wire_credit c = {
 		.unit = p->unit_frames ? L2CC_CREDIT_FRAMES : L2CC_CREDIT_BYTES,
 		.prio_mask = 0xff,
-		.sent_unit = p->credit_have ? p->credit_unit : L2CC_CREDIT_UNIT_NONE,
+		.sent_unit = p->etx.credit_have ? p->etx.credit_unit : L2CC_CREDIT_UNIT_NONE,
 	};
 	int64_t idx;
 	void *buf;
@@ -197,7 +143,7 @@ static void sw_send_credit(struct sw *s, struct sw_port *p)
 		return;
 	for (int i = 0; i < SW_NPRIO; i++) {
 		c.limit[i] = sw_credit_limit(p, i);
-		c.sent[i] = p->credit_sent[i];
+		c.sent[i] = p->etx.credit_sent[i];
 	}
 	len = wire_build_credit(buf, s->umem->frame_size, p->xp->mac, &c);
 	sw_ctrl_commit(s, p, idx, len);
@@ -316,21 +262,17 @@ static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const uint8_t *pl, si
 			p->st.fc_ignored++;
 			return;
 		}
+	} else {
+		p->st.pfc_rx++;
 		for (int i = 0; i < SW_NPRIO; i++)
-			sw_pause_apply(p, i, mc.quanta[0], s->now);
-		return;
+			if (mc.class_enable & (1u << i))
+				p->st.prio[i].pfc_rx++;
+		if (p->cfg->fc != FC_PFC) {
+			p->st.fc_ignored++;
+			return;
+		}
 	}
-	p->st.pfc_rx++;
-	if (p->cfg->fc != FC_PFC) {
-		p->st.fc_ignored++;
-		return;
-	}
-	for (int i = 0; i < SW_NPRIO; i++) {
-		if (!(mc.class_enable & (1u << i)))
-			continue;
-		p->st.prio[i].pfc_rx++;
-		sw_pause_apply(p, i, mc.quanta[i], s->now);
-	}
+	fc_tx_macctrl(&p->etx, &mc, p->cfg->rate, s->now);
 }
 
 static void sw_rx_credit(struct sw *s, struct sw_port *p, const uint8_t *body, size_t len)
@@ -353,22 +295,15 @@ static void sw_rx_credit(struct sw *s, struct sw_port *p, const uint8_t *body, s
 		for (int i = 0; i < SW_NPRIO; i++)
 			if (c.prio_mask & (1u << i))
 				p->rcvd[i] = c.sent[i];
-	/* As sender: the first grant (or a new unit) starts our count at the
-	 * limit, i.e. with nothing available, until the peer has reconciled
-	 * to our count: its limit may still include frames we never sent. */
-	if (!p->credit_have || c.unit != p->credit_unit) {
-		p->credit_have = true;
-		p->credit_unit = c.unit;
-		for (int i = 0; i < SW_NPRIO; i++)
-			p->credit_sent[i] = c.limit[i];
-		for (int i = 0; i < SW_NPRIO; i++)
-			p->credit_limit[i] = c.limit[i];
+	/* As sender: a host cannot grant credits (we never wait for them
+	 * toward a host); from a switch, the first grant needs our CREDIT
+	 * back so the partner reconciles to our count. */
+	if (p->cfg->role == ROLE_HOST)
+		return;
+	if (fc_tx_credit(&p->etx, &c)) {
 		sw_send_credit(s, p);
 		return;
 	}
-	for (int i = 0; i < SW_NPRIO; i++)
-		if (c.prio_mask & (1u << i))
-			p->credit_limit[i] = c.limit[i];
 	sw_credit_check(s, p);
 }
 
@@ -388,10 +323,6 @@ static void sw_rx_link_local(struct sw *s, struct sw_port *p, const struct eth_i
 
 		if (type < 0) {
 			p->st.drop[type == -EPROTO ? SW_DROP_UNSUPPORTED : SW_DROP_MALFORMED]++;
-		} else if (p->cfg->role == ROLE_HOST) {
-			/* Only switches grant credits: a host could otherwise make
-			 * us overrun the buffer of whatever it claims to be. */
-			p->st.drop[SW_DROP_FORGED]++;
 		} else if (type == L2CC_CTRL_CREDIT) {
 			sw_rx_credit(s, p, body, blen);
 		} else {
@@ -535,17 +466,27 @@ static bool sw_rx_port(struct sw *s, struct sw_port *p)
  * with `blocked` priorities unable to send (paused or out of credits). */
 static uint64_t sw_blocked_until(const struct sw *s, const struct sw_port *p, uint8_t blocked)
 {
-	uint64_t t = UINT64_MAX;
+	uint8_t waiting = 0;
 
-	for (int i = 0; i < SW_NPRIO; i++) {
-		if (!(blocked & (1u << i)) || !s->voq->out_frames[(size_t)p->idx * VOQ_NPRIO + i])
-			continue;
-		/* Paused: until the pause runs out. Out of credits: until a
-		 * credit update arrives, which wakes the loop by itself. */
-		if (p->pause_start[i] && p->paused_until[i] < t)
-			t = p->paused_until[i];
+	for (int i = 0; i < SW_NPRIO; i++)
+		if ((blocked & (1u << i)) && s->voq->out_frames[(size_t)p->idx * VOQ_NPRIO + i])
+			waiting |= 1u << i;
+	/* Paused: until the pause runs out. Out of credits: until a credit
+	 * update arrives, which wakes the loop by itself. */
+	return fc_tx_pause_end(&p->etx, waiting);
+}
+
+/* Set FECN in a frame leaving p. Only tagged frames can carry a mark. */
+static void sw_mark(struct sw *s, struct sw_port *p, uint32_t idx, uint32_t len)
+{
+	int err = wire_tag_set_fecn(umem_data(s->umem, s->faddr[idx]), len);
+
+	if (!err) {
+		p->st.marked++;
+		p->mark_pending--;
+	} else {
+		p->st.mark_untagged++;
 	}
-	return t;
 }
 
 static bool sw_tx_port(struct sw *s, struct sw_port *p)
@@ -559,7 +500,7 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 	 * paused port must still be able to pause its own upstream. */
 	sent = sw_tx_ctrl(s, p);
 	space -= sent;
-	mask = sw_tx_prio_mask(p, s->now);
+	mask = fc_tx_open_mask(&p->etx, s->now);
 	while (s->voq->out_total[p->idx] && space && mask && wclock_ready(&p->wc, s->now)) {
 		uint32_t in, prio, idx, len;
 		struct sw_port *ip;
@@ -568,18 +509,18 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 			break;
 		idx = voq_head(s->voq, in, p->idx, prio);
 		len = s->voq->len[idx];
-		if (p->cfg->fc == FC_CREDIT) {
-			uint64_t u = p->credit_unit == L2CC_CREDIT_FRAMES ? 1 : len;
-
-			if (!p->credit_have ||
-			    (int64_t)(p->credit_limit[prio] - p->credit_sent[prio] - u) < 0) {
+		/* Toward a host nothing waits for credits: a host grants none. */
+		if (p->cfg->fc == FC_CREDIT && p->cfg->role == ROLE_SWITCH) {
+			if (!fc_tx_credit_ok(&p->etx, prio, len)) {
 				p->st.prio[prio].credit_blocked++;
 				mask &= ~(1u << prio);
 				continue;
 			}
-			p->credit_sent[prio] += u;
+			fc_tx_credit_charge(&p->etx, prio, len);
 		}
 		voq_pop(s->voq, in, p->idx, prio);
+		if (p->mark_pending)
+			sw_mark(s, p, idx, len);
 		ip = &s->ports[in];
 		sw_tx_frame(s, p, idx, len);
 		p->st.prio[prio].tx_frames++;
@@ -749,26 +690,6 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 			(unsigned long long)headroom);
 }
 
-/* Read or write /proc/sys/net/ipv6/conf/IF/disable_ipv6: the old value, or -errno. */
-static int sw_ipv6_disable(const char *ifname, int value)
-{
-	char path[96];
-	FILE *f;
-	int old = -1;
-
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", ifname);
-	f = fopen(path, "r+");
-	if (!f)
-		return -errno;
-	if (fscanf(f, "%d", &old) != 1)
-		old = -1;
-	rewind(f);
-	fprintf(f, "%d\n", value);
-	if (fclose(f))
-		return -errno;
-	return old;
-}
-
 static void sw_voq_free(void *ctx, uint32_t frame, uint32_t in)
 {
 	struct sw *s = ctx;
@@ -792,7 +713,7 @@ void sw_destroy(struct sw *s)
 			p->ctrl_n--;
 		}
 		if (p->ipv6_was >= 0)
-			sw_ipv6_disable(p->cfg->ifname, p->ipv6_was);
+			xport_if_ipv6_disable(p->cfg->ifname, p->ipv6_was);
 		xport_close(p->xp);
 	}
 	if (s->voq)
@@ -907,7 +828,7 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 		s->xps[i] = p->xp;
 		s->nports = i + 1;
 		if (pc->quiet_stack) {
-			p->ipv6_was = sw_ipv6_disable(pc->ifname, 1);
+			p->ipv6_was = xport_if_ipv6_disable(pc->ifname, 1);
 			if (p->ipv6_was < 0 && p->ipv6_was != -ENOENT)
 				pr_warn("port %s: cannot disable IPv6 on %s: %s\n", pc->name,
 					pc->ifname, strerror(-p->ipv6_was));

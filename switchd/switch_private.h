@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "switch.h"
+#include "fc_tx.h"
 #include "fdb.h"
 #include "voq.h"
 #include "wclock.h"
@@ -44,6 +45,8 @@ struct sw_port_stats {
 	uint64_t flood_tx;          /* frames sent as flood copies */
 	uint64_t rx_holds;          /* passes that left frames in the RX ring: buffer full */
 	uint64_t ctrl_tx_frames;
+	uint64_t marked;            /* data frames sent with FECN set by us */
+	uint64_t mark_untagged;     /* frames we would have marked but carry no l2cc tag */
 	struct sw_prio_stats prio[SW_NPRIO];
 };
 
@@ -73,15 +76,15 @@ struct sw_port {
 	uint64_t credit_next_ns, credit_last_ns;
 
 	/* Egress: pause received from the peer, credits granted by the peer. */
-	uint64_t paused_until[SW_NPRIO], pause_start[SW_NPRIO], paused_acc[SW_NPRIO];
-	bool credit_have;
-	uint8_t credit_unit;
-	uint64_t credit_limit[SW_NPRIO], credit_sent[SW_NPRIO];
+	struct fc_tx etx;
 
 	/* When this port's transmit pass should run again: the wire clock, a
 	 * pause running out, a full TX ring; UINT64_MAX when nothing can go
 	 * until a frame or a credit update arrives. Set by each TX pass. */
 	uint64_t next_tx_ns;
+
+	/* Frames still to mark on transmit, set by hand (`l2ccctl mark`). */
+	uint64_t mark_pending;
 
 	/* Control frames waiting to go out ahead of data (not subject to pause). */
 	uint32_t ctrlq[SW_CTRLQ];
@@ -120,7 +123,6 @@ bool sw_poll(struct sw *s);
 uint64_t sw_next_deadline(const struct sw *s);
 /* Re-apply per-port settings after a reload (rates, thresholds). */
 void sw_port_apply_cfg(struct sw *s, struct sw_port *p);
-uint64_t sw_paused_ns(const struct sw_port *p, int prio, uint64_t now);
 
 /* Control socket, metrics and time series (sw_ctl.c). */
 int sw_ctl_init(struct sw *s);

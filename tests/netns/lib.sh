@@ -25,6 +25,7 @@
 
 L2CC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SWITCHD=${SWITCHD:-$L2CC_ROOT/build/bin/switchd}
+HOSTD=${HOSTD:-$L2CC_ROOT/build/bin/hostd}
 L2CCCTL=${L2CCCTL:-$L2CC_ROOT/build/bin/l2ccctl}
 MEASURE_LOCK=${L2CC_MEASURE_LOCK:-/tmp/l2cc-measure.lock}
 TEST_TIMEOUT=${L2CC_TEST_TIMEOUT:-120}
@@ -278,6 +279,26 @@ mk_star() {
 	done
 }
 
+# link_hd_host SWITCH PORT HOST N: a host behind hostd. In the host's
+# namespace: eth0 (10.99.0.N/24, MTU 1482 so the 18-byte l2cc tag fits a
+# 1500 fabric, TX checksum offload off) -veth- cc0, and up0 -veth- the
+# switch's port. hostd (start_hostd) bridges cc0 and up0.
+link_hd_host() {
+	local sw=$1 port=$2 host=$3 addr=$4 pif hns
+	pif=$(ifn "$port") || fail "bad port name $port"
+	hns=$(ns "$host")
+	ip -n "$hns" link add eth0 type veth peer name cc0 || fail "veth $host eth0 - cc0"
+	ip link add "$pif" netns "$(ns "$sw")" type veth peer name up0 netns "$hns" ||
+		fail "veth $sw:$pif - $host:up0"
+	ip -n "$hns" link set eth0 mtu 1482 || fail "mtu on $host eth0"
+	ip -n "$hns" addr add "10.99.0.$addr/24" dev eth0 || fail "address on $host"
+	ip netns exec "$hns" ethtool -K eth0 tx off >/dev/null || fail "ethtool tx off on $host"
+	for i in eth0 cc0 up0; do
+		ip -n "$hns" link set "$i" up || fail "$host $i up"
+	done
+	ip -n "$(ns "$sw")" link set "$pif" up || fail "$sw $pif up"
+}
+
 # link_switches SWA PORTA SWB PORTB
 link_switches() {
 	local a b
@@ -303,13 +324,14 @@ bg_record() { echo "$1 $(_l2t_starttime "$1")" >>"$L2T_DIR/pids"; }
 
 # ---- switchd -----------------------------------------------------------------
 
-# write_config NAME CONFIGTEXT: $L2T_DIR/NAME.conf with a [switch] section
-# naming the switch, its control socket and time series; CONFIGTEXT follows
-# (key lines before its first section belong to [switch]).
+# write_config NAME CONFIGTEXT [SECTION]: $L2T_DIR/NAME.conf with a
+# [SECTION] (switch) section naming the daemon, its control socket and time
+# series; CONFIGTEXT follows (key lines before its first section belong to
+# [SECTION]).
 write_config() {
-	local name=$1 text=$2
+	local name=$1 text=$2 section=${3:-switch}
 	{
-		echo "[switch]"
+		echo "[$section]"
 		echo "name = $name"
 		echo "ctl_socket = $L2T_DIR/$name.sock"
 		echo "stats_file = $L2T_DIR/$name.stats"
@@ -320,15 +342,16 @@ write_config() {
 
 sw_pid() { cat "$L2T_DIR/$1.pid" 2>/dev/null; }
 
-# start_switchd NAME CONFIGTEXT [EXTRA ARGS]: start switchd in namespace
-# $(ns NAME) and wait (up to 5 s) until its control socket answers. Skips the
-# test when the kernel lacks AF_XDP/XDP, fails (with the log) otherwise.
-start_switchd() {
-	local name=$1 text=$2 conf pid log
-	shift 2
-	conf=$(write_config "$name" "$text")
+# _start_daemon BIN SECTION NAME CONFIGTEXT [EXTRA ARGS]: start BIN in
+# namespace $(ns NAME) and wait (up to 5 s) until its control socket answers.
+# Skips the test when the kernel lacks AF_XDP/XDP, fails (with the log)
+# otherwise.
+_start_daemon() {
+	local bin=$1 section=$2 name=$3 text=$4 conf pid log
+	shift 4
+	conf=$(write_config "$name" "$text" "$section")
 	log=$L2T_DIR/$name.log
-	ip netns exec "$(ns "$name")" "$SWITCHD" -c "$conf" "$@" >>"$log" 2>&1 &
+	ip netns exec "$(ns "$name")" "$bin" -c "$conf" "$@" >>"$log" 2>&1 &
 	pid=$!
 	bg_record "$pid"
 	echo "$pid" >"$L2T_DIR/$name.pid"
@@ -344,13 +367,31 @@ start_switchd() {
 	if grep -Eq "(AF_XDP socket|load XDP program|attach XDP program).*: (Address family not supported|Operation not supported|Function not implemented)" "$log"; then
 		skip "AF_XDP/XDP unsupported here: $(grep -Em1 'AF_XDP socket|XDP program' "$log")"
 	fi
-	echo "    # switchd $name did not come up; its log:" >&2
+	echo "    # $(basename "$bin") $name did not come up; its log:" >&2
 	sed 's/^/    #   /' "$log" >&2
 	kill -0 "$pid" 2>/dev/null && kill -TERM "$pid"
-	fail "switchd $name did not answer on its control socket within 5 s: $(tail -1 "$log")"
+	fail "$(basename "$bin") $name did not answer on its control socket within 5 s: $(tail -1 "$log")"
 }
 
-# stop_switchd NAME [SIGNAL]: send SIGNAL (TERM) and wait up to 5 s for the
+# start_switchd NAME CONFIGTEXT [EXTRA ARGS]: switchd in $(ns NAME).
+start_switchd() {
+	local name=$1 text=$2
+	shift 2
+	_start_daemon "$SWITCHD" switch "$name" "$text" "$@"
+}
+
+# start_hostd HOST CONFIGTEXT [EXTRA ARGS]: hostd in the host's namespace
+# between cc0 and up0 (see link_hd_host); CONFIGTEXT adds [hostd] keys and
+# sections ([law], [rate NAME]).
+start_hostd() {
+	local name=$1 text=$2
+	shift 2
+	_start_daemon "$HOSTD" hostd "$name" "host_port = cc0
+uplink = up0
+$text" "$@"
+}
+
+# stop_switchd NAME [SIGNAL] (also for hostd): send SIGNAL (TERM) and wait up to 5 s for the
 # exit. Sets SW_RC to the exit status when the daemon is a child of this
 # shell (started by the same test), else to "unknown"; returns 1 if it did
 # not exit. Do not call it inside $(...): a subshell cannot wait for it.

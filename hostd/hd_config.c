@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * hostd's configuration schema: every key with its type, default, range and
+ * a one-line description. `hostd --help-config` prints these tables, and
+ * docs/hostd.md is generated from the same output.
+ */
+#include "hostd.h"
+#include "flow.h"
+#include "law.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The order of each list is its enum's (hostd.h, flow.h): the parser stores
+ * the index. */
+static const char *const fc_names[] = { "auto", "none", "pause", "pfc", "credit", NULL };
+static const char *const gran_names[] = { "dst", "5tuple", "prio", NULL };
+static const char *const mode_names[] = { "unreliable", "reliable", NULL };
+static const char *const xdp_mode_names[] = { "native", "skb", NULL };
+static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
+
+_Static_assert(HD_FC_AUTO == 0 && HD_FC_NONE == 1 && HD_FC_PAUSE == 2 && HD_FC_PFC == 3 &&
+	       HD_FC_CREDIT == 4, "fc_names[] follows enum hd_fc");
+_Static_assert(FLOW_BY_DST == 0 && FLOW_BY_5TUPLE == 1 && FLOW_BY_PRIO == 2,
+	       "gran_names[] follows enum flow_granularity");
+_Static_assert(HD_MODE_UNRELIABLE == 0 && HD_MODE_RELIABLE == 1, "mode_names[] follows enum hd_mode");
+_Static_assert(HD_XDP_NATIVE == 0 && HD_XDP_SKB == 1, "xdp_mode_names[] follows enum hd_xdp_mode");
+
+#define H(k, t, f, d, lo, hi, h) \
+	{ .key = k, .type = t, .off = offsetof(struct hd_cfg, f), .size = sizeof(((struct hd_cfg *)0)->f), \
+	  .def = d, .min = lo, .max = hi, .help = h }
+#define HE(k, f, d, n, h) \
+	{ .key = k, .type = CFG_ENUM, .off = offsetof(struct hd_cfg, f), .def = d, .names = n, .help = h }
+#define R(k, t, f, d, lo, hi, h) \
+	{ .key = k, .type = t, .off = offsetof(struct hd_rate_cfg, f), \
+	  .size = sizeof(((struct hd_rate_cfg *)0)->f), .def = d, .min = lo, .max = hi, .help = h }
+
+/* 400G is switchd's port rate bound too: a rate above it is a typo. */
+#define HD_MAX_RATE 400000000000LL
+
+static const struct cfg_item hd_items[] = {
+	H("name", CFG_STR, name, "hostd", 1, 0, "name used in logs, metrics labels and the time series"),
+	H("ctl_socket", CFG_STR, ctl_socket, "/run/l2cc/hostd.sock", 1, 0,
+	  "control socket path (l2ccctl -s PATH)"),
+	H("metrics_listen", CFG_STR, metrics_listen, "", 1, 0,
+	  "address:port serving Prometheus metrics over HTTP; empty = off (also `l2ccctl metrics`)"),
+	H("stats_file", CFG_STR, stats_file, "", 1, 0,
+	  "JSON-lines time series of the counters; empty = off"),
+	H("stats_interval", CFG_DURATION, stats_interval, "100ms", 1000000, 3600000000000LL,
+	  "time between two time-series lines"),
+	H("host_port", CFG_STR, host_port, NULL, 1, 0,
+	  "the host stack's veth peer, e.g. cc0 (required): what the host sends arrives here"),
+	H("uplink", CFG_STR, uplink, NULL, 1, 0, "interface toward the switch, e.g. up0 (required)"),
+	H("link_rate", CFG_RATE, link_rate, "1G", 1000, HD_MAX_RATE,
+	  "the uplink is paced at this rate (not unlimited); also the largest flow rate and the "
+	  "base of ipd"),
+	H("burst", CFG_SIZE, burst, "0", 0, 16777216,
+	  "bytes the uplink may send back to back after idle; 0 = max(2 frames, 500 us at link_rate)"),
+	H("wire_overhead", CFG_UINT, wire_overhead, "0", 0, 64,
+	  "bytes charged per frame on top of its length (24 = Ethernet preamble, FCS and gap)"),
+	HE("flow_control", fc, "auto", fc_names,
+	   "what to honour from the switch: auto (whatever it sends), none, pause, pfc, credit "
+	   "(send nothing before the first grant)"),
+	HE("granularity", granularity, "dst", gran_names,
+	   "what a flow is: dst (destination MAC + VLAN), 5tuple (IP addresses, protocol, ports), "
+	   "prio (802.1Q priority)"),
+	H("max_flows", CFG_UINT, max_flows, "1024", 2, 65535,
+	  "flows tracked, the shared default flow (id 0) included; beyond, frames share it"),
+	H("flow_idle", CFG_DURATION, flow_idle, "10s", 0, 86400000000000LL,
+	  "forget a flow with nothing queued and no frame for this long; 0 = never"),
+	H("queue", CFG_SIZE, queue, "256K", 2048, 268435456,
+	  "bytes queued per flow at the host edge; beyond, frames from the host are dropped"),
+	H("pass_queue", CFG_UINT, pass_queue, "256", 8, 4096,
+	  "frames of ARP, ND, broadcast and multicast waiting for the uplink (not paced per flow)"),
+	H("tag", CFG_BOOL, tag, "yes", 1, 0,
+	  "tag data frames with the l2cc data tag (0x88B5) so switches can mark them; every "
+	  "receiver must run hostd to strip it"),
+	HE("mode", mode, "unreliable", mode_names,
+	   "congestion feedback: unreliable (receivers send CNPs for marked frames) or reliable "
+	   "(receivers send ACKs echoing the marks)"),
+	H("cnp_interval", CFG_DURATION, cnp_interval, "0", 0, 1000000000,
+	  "at most one CNP per flow per interval, covering the marks since; 0 = one CNP per marked frame"),
+	H("ack_every", CFG_UINT, ack_every, "1", 1, 65535,
+	  "reliable mode: an ACK per this many frames of a flow ..."),
+	H("ack_delay", CFG_DURATION, ack_delay, "100us", 1000, 1000000000,
+	  "... or this long after the first frame not yet acknowledged, whichever is first"),
+	H("slot", CFG_DURATION, slot, "1us", 100, 1000000,
+	  "pacer timing-wheel slot: frames of paced flows leave at most this late"),
+	H("frame_size", CFG_UINT, frame_size, "0", 0, 4096,
+	  "UMEM frame size, 2048 or 4096; 0 = 2048 unless the MTU needs 4096"),
+	H("ring_size", CFG_UINT, ring_size, "1024", 64, 16384,
+	  "AF_XDP ring size per port (rx, tx, fill, completion); a power of two"),
+	H("batch", CFG_UINT, batch, "64", 1, 256, "frames taken from an RX ring per pass"),
+	H("umem_frames", CFG_UINT, umem_frames, "0", 0, 1048576,
+	  "frames in the UMEM; 0 = enough for the rings and the queues"),
+	H("busy_poll", CFG_DURATION, busy_poll, "0", 0, 10000000,
+	  "keep polling the rings this long after the last frame before sleeping: fewer "
+	  "wake-ups and lower latency for a CPU core's worth of spinning while busy"),
+	HE("xdp_mode", xdp_mode, "native", xdp_mode_names, "XDP attach mode of both interfaces"),
+	HE("log_level", log_level, "info", level_names, "least severe message logged"),
+};
+
+static const struct cfg_item law_items[] = {
+	/* The law list is only known at run time (law.c), so the name is a
+	 * string here and checked against law_find() after parsing. */
+	H("law", CFG_STR, law, "static", 1, 0,
+	  "rate-control law of every flow (hostd --help-config lists them after the tables)"),
+	H("rate", CFG_RATE, rate, "unlimited", 0, HD_MAX_RATE,
+	  "static rate of every flow without a [rate] section, bit/s; unlimited = link_rate"),
+	H("ipd", CFG_INT, ipd, "-1", -1, 65535,
+	  "when >= 0, pace by inter-packet delay instead of rate: rate = link_rate / (1 + ipd)"),
+};
+
+static const struct cfg_item rate_items[] = {
+	R("dst", CFG_MAC, dst, NULL, 1, 0, "destination MAC (required)"),
+	R("vlan", CFG_UINT, vlan, "0", 0, 4095, "VLAN id (0 = untagged)"),
+	R("rate", CFG_RATE, rate, "unlimited", 0, HD_MAX_RATE,
+	  "rate of the flow toward dst, bit/s; unlimited = link_rate"),
+	R("ipd", CFG_INT, ipd, "-1", -1, 65535,
+	  "when >= 0, pace by inter-packet delay instead of rate: rate = link_rate / (1 + ipd)"),
+};
+
+/* [hostd] and [law] fill the top-level struct itself: there is one of each,
+ * and overrides reach them even when the file leaves a section out. */
+static void *hd_open_global(void *ctx, const char *label, char *err, size_t errlen)
+{
+	return ctx;
+}
+
+static void *hd_find_global(void *ctx, const char *label)
+{
+	return ctx;
+}
+
+static void *hd_find_rate(void *ctx, const char *label)
+{
+	struct hd_cfg *cfg = ctx;
+
+	for (int i = 0; i < cfg->nrates; i++)
+		if (!strcmp(cfg->rates[i].name, label))
+			return &cfg->rates[i];
+	return NULL;
+}
+
+static void *hd_open_rate(void *ctx, const char *label, char *err, size_t errlen)
+{
+	struct hd_cfg *cfg = ctx;
+	struct hd_rate_cfg *r;
+
+	if (cfg->nrates == HD_MAX_RATES) {
+		snprintf(err, errlen, "too many [rate] sections, expected at most %d", HD_MAX_RATES);
+		return NULL;
+	}
+	if (strlen(label) >= sizeof(r->name)) {
+		snprintf(err, errlen, "rate name \"%s\" too long, expected at most %zu characters",
+			 label, sizeof(r->name) - 1);
+		return NULL;
+	}
+	r = &cfg->rates[cfg->nrates++];
+	memset(r, 0, sizeof(*r));
+	strcpy(r->name, label);
+	return r;
+}
+
+const struct cfg_section hd_cfg_sections[] = {
+	{ .name = "hostd", .labelled = false, .items = hd_items,
+	  .nitems = sizeof(hd_items) / sizeof(hd_items[0]), .open = hd_open_global,
+	  .find = hd_find_global,
+	  .help = "Daemon-wide settings (at most one section; host_port and uplink are required)." },
+	{ .name = "law", .labelled = false, .items = law_items,
+	  .nitems = sizeof(law_items) / sizeof(law_items[0]), .open = hd_open_global,
+	  .find = hd_find_global,
+	  .help = "The rate-control law and the default static rate (at most one section)." },
+	{ .name = "rate", .labelled = true, .items = rate_items,
+	  .nitems = sizeof(rate_items) / sizeof(rate_items[0]), .open = hd_open_rate,
+	  .find = hd_find_rate,
+	  .help = "The static (and starting) rate of the flows toward one destination; the label "
+		  "names it. It applies to flows keyed by destination: every flow with granularity "
+		  "dst, only non-IP frames with 5tuple, none with prio." },
+};
+const size_t hd_cfg_nsections = sizeof(hd_cfg_sections) / sizeof(hd_cfg_sections[0]);
+
+static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+static bool mac_is_zero(const uint8_t m[6])
+{
+	static const uint8_t zero[6];
+
+	return !memcmp(m, zero, 6);
+}
+
+static void fmt_mac(char *buf, size_t len, const uint8_t m[6])
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+static int hd_validate_rates(struct hd_cfg *cfg, const char *path, char *err, size_t errlen)
+{
+	char mac[18];
+
+	for (int i = 0; i < cfg->nrates; i++) {
+		const struct hd_rate_cfg *r = &cfg->rates[i];
+
+		fmt_mac(mac, sizeof(mac), r->dst);
+		/* The parser has no "was this key given" for a MAC; an all-zero
+		 * address is no host's, so it stands for "missing". */
+		if (mac_is_zero(r->dst)) {
+			snprintf(err, errlen, "%s: [rate %s] has no dst, expected dst = aa:bb:cc:dd:ee:ff "
+				 "(a host's MAC)", path, r->name);
+			return -EINVAL;
+		}
+		/* Broadcast and multicast frames go through the pass queue, never
+		 * a flow, so such a section would silently do nothing. */
+		if (r->dst[0] & 1) {
+			snprintf(err, errlen, "%s: [rate %s] dst %s is a multicast address, expected a "
+				 "unicast destination (broadcast and multicast frames are not paced per flow)",
+				 path, r->name, mac);
+			return -EINVAL;
+		}
+		/* rate defaults to 0 (unlimited), so a non-zero rate was written:
+		 * with ipd as well one of them would be ignored without a word. */
+		if (r->ipd >= 0 && r->rate) {
+			snprintf(err, errlen, "%s: [rate %s] sets both rate and ipd, expected one of them",
+				 path, r->name);
+			return -EINVAL;
+		}
+		for (int k = 0; k < i; k++) {
+			const struct hd_rate_cfg *o = &cfg->rates[k];
+
+			if (o->vlan == r->vlan && !memcmp(o->dst, r->dst, 6)) {
+				snprintf(err, errlen, "%s: [rate %s] and [rate %s] both set dst %s vlan %llu, "
+					 "expected one [rate] section per destination", path, o->name,
+					 r->name, mac, (unsigned long long)r->vlan);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Checks that span keys or sections; each names what was expected. */
+static int hd_cfg_validate(struct hd_cfg *cfg, const char *path, char *err, size_t errlen)
+{
+	int n;
+
+	if (!cfg->host_port[0]) {
+		snprintf(err, errlen, "%s: [hostd] host_port is not set, expected the host stack's veth "
+			 "peer, e.g. host_port = cc0", path);
+		return -EINVAL;
+	}
+	if (!cfg->uplink[0]) {
+		snprintf(err, errlen, "%s: [hostd] uplink is not set, expected the interface toward "
+			 "the switch, e.g. uplink = up0", path);
+		return -EINVAL;
+	}
+	if (!strcmp(cfg->host_port, cfg->uplink)) {
+		snprintf(err, errlen, "%s: host_port and uplink are both %s, expected two interfaces",
+			 path, cfg->uplink);
+		return -EINVAL;
+	}
+	if (!is_pow2(cfg->ring_size)) {
+		snprintf(err, errlen, "%s: ring_size %llu is not a power of two", path,
+			 (unsigned long long)cfg->ring_size);
+		return -EINVAL;
+	}
+	if (cfg->frame_size && cfg->frame_size != 2048 && cfg->frame_size != 4096) {
+		snprintf(err, errlen, "%s: frame_size %llu, expected 0, 2048 or 4096", path,
+			 (unsigned long long)cfg->frame_size);
+		return -EINVAL;
+	}
+	/* ACKs quote the tag's sequence numbers and flow id: without the tag
+	 * a receiver has nothing to acknowledge. */
+	if (cfg->mode == HD_MODE_RELIABLE && !cfg->tag) {
+		snprintf(err, errlen, "%s: mode = reliable with tag = no, expected tag = yes "
+			 "(ACKs carry the data tag's flow and sequence numbers)", path);
+		return -EINVAL;
+	}
+	if (!law_find(cfg->law)) {
+		n = snprintf(err, errlen, "%s: [law] law \"%s\" is not known, expected one of: ",
+			     path, cfg->law);
+		for (int i = 0; law_names[i] && n >= 0 && (size_t)n < errlen; i++)
+			n += snprintf(err + n, errlen - n, "%s%s", i ? ", " : "", law_names[i]);
+		return -EINVAL;
+	}
+	if (cfg->ipd >= 0 && cfg->rate) {
+		snprintf(err, errlen, "%s: [law] sets both rate and ipd, expected one of them", path);
+		return -EINVAL;
+	}
+	return hd_validate_rates(cfg, path, err, errlen);
+}
+
+int hd_cfg_load(struct hd_cfg *cfg, const char *path, char *const *overrides, int noverrides,
+		char *err, size_t errlen)
+{
+	int ret;
+
+	memset(cfg, 0, sizeof(*cfg));
+	/* [hostd] and [law] are optional in the file: their defaults apply
+	 * without them (host_port and uplink may come from overrides). */
+	for (int i = 0; i < 2; i++) {
+		ret = cfg_apply_defaults(&hd_cfg_sections[i], cfg, err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = cfg_parse_file(path, hd_cfg_sections, hd_cfg_nsections, cfg, err, errlen);
+	if (ret)
+		return ret;
+	for (int i = 0; i < noverrides; i++) {
+		ret = cfg_override(overrides[i], hd_cfg_sections, hd_cfg_nsections, cfg, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return hd_cfg_validate(cfg, path, err, errlen);
+}

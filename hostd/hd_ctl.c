@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * hostd's control socket commands, Prometheus metrics and JSON-lines time
+ * series. All of it runs on the control path, between two datapath passes.
+ */
+#define LOG_SUBSYS "ctl"
+#include "hostd_private.h"
+#include "config.h"
+#include "ctl.h"
+#include "json.h"
+#include "log.h"
+#include "loop.h"
+#include "prom.h"
+#include "tseries.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+
+/* Flows listed per time-series line and in the metrics: bounds the line. */
+#define HD_TS_MAX_FLOWS 256
+
+static const char *const fc_str[] = { "auto", "none", "pause", "pfc", "credit" };
+static const char *const gran_str[] = { "dst", "5tuple", "prio" };
+static const char *const mode_str[] = { "unreliable", "reliable" };
+static const char *const limit_str[] = { "none", "rate", "window" };
+
+static void mac_str(const uint8_t *m, char *buf)
+{
+	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* A flow key as people read it: "02:..:01", "02:..:01 vlan 5",
+ * "tcp 10.0.0.1:5201 > 10.0.0.2:40000", "prio 3", "default". */
+static void key_str(const struct flow_key *k, char *buf, size_t n)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], mac[18];
+	const char *proto = k->proto == 6 ? "tcp" : k->proto == 17 ? "udp" : NULL;
+	char pnum[8];
+
+	switch (k->type) {
+	case FLOW_KEY_DST:
+	case FLOW_KEY_PEER:
+		mac_str(k->mac, mac);
+		if (k->vid)
+			snprintf(buf, n, "%s vlan %u", mac, k->vid);
+		else
+			snprintf(buf, n, "%s", mac);
+		break;
+	case FLOW_KEY_IP4:
+	case FLOW_KEY_IP6: {
+		int af = k->type == FLOW_KEY_IP4 ? AF_INET : AF_INET6;
+
+		inet_ntop(af, k->src, a, sizeof(a));
+		inet_ntop(af, k->dst, b, sizeof(b));
+		if (!proto) {
+			snprintf(pnum, sizeof(pnum), "ip%u", k->proto);
+			proto = pnum;
+		}
+		if (af == AF_INET6)
+			snprintf(buf, n, "%s [%s]:%u > [%s]:%u", proto, a, k->sport, b, k->dport);
+		else
+			snprintf(buf, n, "%s %s:%u > %s:%u", proto, a, k->sport, b, k->dport);
+		break;
+	}
+	case FLOW_KEY_PRIO:
+		snprintf(buf, n, "prio %u", k->prio);
+		break;
+	default:
+		snprintf(buf, n, "default");
+		break;
+	}
+}
+
+static uint64_t drops_sum(const struct hd_port_stats *p)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < HD_DROP_MAX; i++)
+		n += p->drop[i];
+	return n;
+}
+
+static void emit_port(struct jw *w, const char *key, const struct hd_port_stats *p)
+{
+	jw_obj_begin(w, key);
+	jw_u64(w, "rx_frames", p->rx_frames);
+	jw_u64(w, "rx_bytes", p->rx_bytes);
+	jw_u64(w, "tx_frames", p->tx_frames);
+	jw_u64(w, "tx_bytes", p->tx_bytes);
+	jw_u64(w, "drops", drops_sum(p));
+	jw_obj_begin(w, "drop");
+	for (int i = 0; i < HD_DROP_MAX; i++)
+		jw_u64(w, hd_drop_names[i], p->drop[i]);
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
+/* The daemon-wide counters: a table so JSON and Prometheus agree. */
+struct hd_counter {
+	const char *name;
+	const char *help;
+	size_t off;
+};
+#define C(f, h) { #f, h, offsetof(struct hd_stats, f) }
+static const struct hd_counter hd_counters[] = {
+	C(pause_rx, "802.3x PAUSE frames received from the switch"),
+	C(pfc_rx, "PFC frames received from the switch"),
+	C(credit_rx, "Credit updates received from the switch"),
+	C(credit_tx, "Credit updates sent to the switch (our sent counts)"),
+	C(fc_ignored, "PAUSE/PFC/credits received but not honoured (flow_control)"),
+	C(fc_blocked, "Times a flow's head frame waited on PAUSE/PFC/credits"),
+	C(tagged, "Data frames sent with the l2cc tag"),
+	C(pass_frames, "ARP/ND/broadcast/multicast frames passed to the fabric untagged"),
+	C(unclassified, "Frames put on the default flow (table full or no key)"),
+	C(stripped, "Tagged frames delivered to the host untagged"),
+	C(fecn_rx, "Received frames marked FECN by a switch"),
+	C(seq_gaps, "Sequence gaps in a remote sender's flow (reliable mode)"),
+	C(rx_holds, "Passes that left frames in the uplink ring (host ring full)"),
+	C(cnp_tx, "CNPs sent"),
+	C(cnp_rx, "CNPs received"),
+	C(ack_tx, "ACKs sent"),
+	C(ack_rx, "ACKs received"),
+	C(cnp_unknown, "CNPs naming a flow that does not exist (ignored)"),
+	C(ack_unknown, "ACKs naming a flow that does not exist (ignored)"),
+	C(notify_drops, "CNPs/ACKs not sent: queue full, no frame or peer table full"),
+};
+#undef C
+#define HD_NCOUNTERS (sizeof(hd_counters) / sizeof(hd_counters[0]))
+
+static uint64_t counter(const struct hd *h, size_t i)
+{
+	return *(const uint64_t *)((const char *)&h->st + hd_counters[i].off);
+}
+
+static void emit_fc(struct hd *h, struct jw *w)
+{
+	uint64_t paused[HD_NPRIO];
+
+	for (int i = 0; i < HD_NPRIO; i++)
+		paused[i] = fc_tx_paused_ns(&h->etx, i, h->now);
+	jw_u64(w, "paused_ns", fc_tx_paused_max_ns(&h->etx, h->now));
+	jw_arr_begin(w, "paused_ns_prio");
+	for (int i = 0; i < HD_NPRIO; i++)
+		jw_u64(w, NULL, paused[i]);
+	jw_arr_end(w);
+	jw_u64(w, "paused_mask", (uint8_t)~fc_tx_open_mask(&h->etx, h->now));
+	jw_bool(w, "credit_granted", h->etx.credit_have);
+}
+
+static void emit_counters(struct hd *h, struct jw *w, bool full)
+{
+	struct flow_table_stats fs;
+
+	emit_port(w, "host", &h->hst);
+	emit_port(w, "uplink", &h->ust);
+	for (size_t i = 0; i < HD_NCOUNTERS; i++)
+		jw_u64(w, hd_counters[i].name, counter(h, i));
+	emit_fc(h, w);
+	flow_table_get_stats(h->flows, &fs);
+	jw_u64(w, "flows", fs.flows);
+	jw_u64(w, "pass_queue", h->pass.n);
+	if (!full)
+		return;
+	jw_u64(w, "flows_created", fs.created);
+	jw_u64(w, "flows_expired", fs.expired);
+	jw_u64(w, "flows_table_full", fs.full);
+	xport_xdp_stats_emit(w, "xdp_host", h->host);
+	xport_xdp_stats_emit(w, "xdp_uplink", h->up);
+}
+
+static int cmd_counters(struct jw *w, const char *args, void *ctx)
+{
+	struct hd *h = ctx;
+
+	h->now = loop_now_ns();
+	jw_obj_begin(w, NULL);
+	jw_str(w, "hostd", h->cfg->name);
+	emit_counters(h, w, true);
+	jw_obj_end(w);
+	return 0;
+}
+
+/* tx_bps < 0: not measured here (the time series measures it per interval). */
+static void emit_flow(struct hd *h, struct jw *w, const struct flow *f, bool full, double tx_bps)
+{
+	const struct hd_flow *x = &h->hf[f->id];
+	char key[128];
+
+	key_str(&f->key, key, sizeof(key));
+	jw_obj_begin(w, NULL);
+	jw_u64(w, "id", f->id);
+	jw_str(w, "key", key);
+	jw_u64(w, "rate_bps", pacer_rate(h->pacer, f->id));
+	if (x->out.by_ipd)
+		jw_u64(w, "ipd", x->out.ipd);
+	jw_u64(w, "window", x->out.window);
+	jw_u64(w, "queue_frames", f->q.frames);
+	jw_u64(w, "queue_bytes", f->q.bytes);
+	jw_u64(w, "frames_out", f->cnt.frames_out);
+	jw_u64(w, "bytes_out", f->cnt.bytes_out);
+	jw_u64(w, "drops", f->cnt.drops);
+	jw_u64(w, "marks", f->cnt.marks);
+	jw_u64(w, "cnp_in", f->cnt.cnp_in);
+	jw_u64(w, "ack_in", f->cnt.ack_in);
+	if (tx_bps >= 0)
+		jw_double(w, "tx_bps", tx_bps);
+	if (full) {
+		jw_u64(w, "gen", f->gen);
+		jw_u64(w, "frames_in", f->cnt.frames_in);
+		jw_u64(w, "bytes_in", f->cnt.bytes_in);
+		jw_u64(w, "drop_bytes", f->cnt.drop_bytes);
+		jw_u64(w, "queue_limit", f->q.limit);
+		jw_u64(w, "seq_next", f->seq_next);
+		jw_str(w, "limited_by", limit_str[x->last_limit]);
+		jw_bool(w, "pinned", f->pinned);
+		if (x->parked)
+			jw_u64(w, "waiting_prio", x->parked - 1u);
+		jw_u64(w, "idle_ms", (h->now - f->last_seen_ns) / 1000000);
+	}
+	jw_obj_end(w);
+}
+
+static int cmd_flows(struct jw *w, const char *args, void *ctx)
+{
+	struct hd *h = ctx;
+	uint32_t max = flow_table_max_flows(h->flows);
+
+	h->now = loop_now_ns();
+	jw_obj_begin(w, NULL);
+	jw_str(w, "law", h->law->name);
+	jw_str(w, "granularity", gran_str[h->cfg->granularity]);
+	jw_arr_begin(w, "flows");
+	for (uint32_t id = 0; id < max; id++) {
+		const struct flow *f = flow_by_id(h->flows, (uint16_t)id);
+
+		if (f)
+			emit_flow(h, w, f, true, -1);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+	return 0;
+}
+
+static int cmd_peers(struct jw *w, const char *args, void *ctx)
+{
+	struct hd *h = ctx;
+	uint32_t max = flow_table_max_flows(h->peers);
+	char mac[18];
+
+	jw_obj_begin(w, NULL);
+	jw_str(w, "mode", mode_str[h->cfg->mode]);
+	jw_arr_begin(w, "peers");
+	for (uint32_t id = 1; id < max; id++) {
+		const struct flow *pf = flow_by_id(h->peers, (uint16_t)id);
+		const struct hd_peer *p = &h->pr[id];
+
+		if (!pf)
+			continue;
+		mac_str(p->src, mac);
+		jw_obj_begin(w, NULL);
+		jw_str(w, "src", mac);
+		jw_u64(w, "vlan", p->vid);
+		jw_u64(w, "flow", p->flow);
+		jw_u64(w, "frames", p->frames);
+		jw_u64(w, "marked", p->marked);
+		jw_u64(w, "cnp_out", p->cnp_tx);
+		jw_u64(w, "ack_out", p->ack_tx);
+		jw_u64(w, "next_seq", p->next_seq);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+	return 0;
+}
+
+/* "FLOW RATE" or "FLOW ipd=N"; FLOW is an id or a destination MAC. */
+static int cmd_set_rate(struct jw *w, const char *args, void *ctx)
+{
+	struct hd *h = ctx;
+	char fl[64], val[64];
+	struct flow *f = NULL;
+	uint64_t rate = 0;
+	int64_t ipd = -1;
+	uint8_t mac[6];
+	int err;
+
+	if (sscanf(args, "%63s %63s", fl, val) != 2)
+		return ctl_errorf(w, -EINVAL, "usage: set-rate FLOW-ID|DST-MAC RATE|ipd=N");
+	if (!cfg_parse_mac(fl, mac)) {
+		struct flow_key k = { .type = FLOW_KEY_DST };
+
+		memcpy(k.mac, mac, 6);
+		f = flow_lookup(h->flows, &k);
+	} else {
+		char *end;
+		unsigned long id = strtoul(fl, &end, 10);
+
+		if (*end || id > UINT16_MAX)
+			return ctl_errorf(w, -EINVAL, "\"%s\" is neither a flow id nor a MAC", fl);
+		f = flow_by_id(h->flows, (uint16_t)id);
+	}
+	if (!f)
+		return ctl_errorf(w, -ENOENT, "no flow %s (see `flows`)", fl);
+	if (!strncmp(val, "ipd=", 4)) {
+		char *end;
+
+		ipd = strtoll(val + 4, &end, 10);
+		if (*end || ipd < 0 || ipd > 65535)
+			return ctl_errorf(w, -EINVAL, "ipd: expected 0..65535, got \"%s\"", val + 4);
+	} else if (cfg_parse_rate(val, &rate)) {
+		return ctl_errorf(w, -EINVAL, "rate: expected bit/s like 50M, 1G or unlimited, "
+				  "got \"%s\"", val);
+	}
+	h->now = loop_now_ns();
+	err = hd_set_flow_rate(h, f, rate, ipd);
+	if (err)
+		return err;
+	jw_obj_begin(w, NULL);
+	jw_u64(w, "id", f->id);
+	jw_u64(w, "rate_bps", pacer_rate(h->pacer, f->id));
+	jw_bool(w, "pinned", true);
+	jw_obj_end(w);
+	return 0;
+}
+
+static int cmd_status(struct jw *w, const char *args, void *ctx)
+{
+	struct hd *h = ctx;
+	struct xport *xps[2] = { h->host, h->up };
+	int err = xport_check(h->umem, xps, 2);
+	struct flow_table_stats fs, ps;
+
+	h->now = loop_now_ns();
+	flow_table_get_stats(h->flows, &fs);
+	flow_table_get_stats(h->peers, &ps);
+	jw_obj_begin(w, NULL);
+	jw_str(w, "daemon", "hostd");
+	jw_str(w, "name", h->cfg->name);
+	jw_u64(w, "uptime_ms", (h->now - h->start_ns) / 1000000);
+	jw_str(w, "host_port", h->cfg->host_port);
+	jw_str(w, "uplink", h->cfg->uplink);
+	jw_u64(w, "link_rate_bps", h->cfg->link_rate);
+	jw_u64(w, "host_mtu", h->host_mtu);
+	jw_u64(w, "max_frame", h->max_frame);
+	jw_str(w, "law", h->law->name);
+	jw_str(w, "granularity", gran_str[h->cfg->granularity]);
+	jw_str(w, "mode", mode_str[h->cfg->mode]);
+	jw_str(w, "flow_control", fc_str[h->cfg->fc]);
+	jw_bool(w, "tag", h->cfg->tag);
+	jw_u64(w, "flows", fs.flows);
+	jw_u64(w, "peers", ps.flows - 1);
+	jw_obj_begin(w, "umem");
+	jw_u64(w, "frames", h->umem->nframes);
+	jw_u64(w, "frame_size", h->umem->frame_size);
+	jw_u64(w, "free", h->umem->nfree);
+	jw_u64(w, "held", h->umem->held);
+	jw_u64(w, "fill", h->host->fill_out + h->up->fill_out);
+	jw_u64(w, "tx", h->host->tx_out + h->up->tx_out);
+	jw_bool(w, "consistent", err == 0);
+	jw_obj_end(w);
+	jw_u64(w, "loops", h->loops);
+	jw_u64(w, "wakeups", h->wakeups);
+	jw_obj_end(w);
+	return 0;
+}
+
+static int cmd_metrics(struct jw *w, const char *args, void *ctx)
+{
+	struct hd *h = ctx;
+	char labels[256], name[96], hn[64], key[128], esc[160];
+	const struct { const char *port; const struct hd_port_stats *p; } ports[] = {
+		{ "host", &h->hst }, { "uplink", &h->ust },
+	};
+	uint32_t max = flow_table_max_flows(h->flows), listed = 0;
+
+	h->now = loop_now_ns();
+	prom_label_escape(hn, sizeof(hn), h->cfg->name);
+	snprintf(labels, sizeof(labels), "hostd=\"%s\"", hn);
+	for (size_t i = 0; i < HD_NCOUNTERS; i++) {
+		snprintf(name, sizeof(name), "l2cc_hostd_%s_total", hd_counters[i].name);
+		prom_family(w, name, "counter", hd_counters[i].help);
+		prom_sample_u64(w, name, labels, counter(h, i));
+	}
+	prom_family(w, "l2cc_hostd_paused_ns_total", "counter",
+		    "Time the uplink was held by PAUSE/PFC from the switch");
+	prom_sample_u64(w, "l2cc_hostd_paused_ns_total", labels,
+			fc_tx_paused_max_ns(&h->etx, h->now));
+	prom_family(w, "l2cc_hostd_umem_free_frames", "gauge", "Frames in the free pool");
+	prom_sample_u64(w, "l2cc_hostd_umem_free_frames", labels, h->umem->nfree);
+
+#define PORT_FAMILY(metric, help, field)                                              \
+	prom_family(w, metric, "counter", help);                                      \
+	for (size_t i = 0; i < 2; i++) {                                              \
+		snprintf(labels, sizeof(labels), "hostd=\"%s\",port=\"%s\"", hn,     \
+			 ports[i].port);                                              \
+		prom_sample_u64(w, metric, labels, ports[i].p->field);                \
+	}
+	PORT_FAMILY("l2cc_hostd_rx_frames_total", "Frames received", rx_frames)
+	PORT_FAMILY("l2cc_hostd_rx_bytes_total", "Bytes received", rx_bytes)
+	PORT_FAMILY("l2cc_hostd_tx_frames_total", "Frames sent", tx_frames)
+	PORT_FAMILY("l2cc_hostd_tx_bytes_total", "Bytes sent", tx_bytes)
+#undef PORT_FAMILY
+	prom_family(w, "l2cc_hostd_drops_total", "counter", "Frames dropped, by port and reason");
+	for (size_t i = 0; i < 2; i++)
+		for (int r = 0; r < HD_DROP_MAX; r++) {
+			snprintf(labels, sizeof(labels), "hostd=\"%s\",port=\"%s\",reason=\"%s\"",
+				 hn, ports[i].port, hd_drop_names[r]);
+			prom_sample_u64(w, "l2cc_hostd_drops_total", labels, ports[i].p->drop[r]);
+		}
+
+	/* Per flow, bounded: the first HD_TS_MAX_FLOWS flows in use. */
+	static const struct { const char *name, *type, *help; } ff[] = {
+		{ "l2cc_hostd_flow_rate_bps", "gauge", "Pacing rate of the flow (0 = unpaced)" },
+		{ "l2cc_hostd_flow_queue_bytes", "gauge", "Bytes queued at the host edge" },
+		{ "l2cc_hostd_flow_tx_bytes_total", "counter", "Bytes sent toward the fabric" },
+		{ "l2cc_hostd_flow_drops_total", "counter", "Frames dropped at the host edge" },
+		{ "l2cc_hostd_flow_marks_total", "counter", "Congestion marks learnt of (CNP, ACK)" },
+		{ "l2cc_hostd_flow_cnp_total", "counter", "CNPs received for the flow" },
+	};
+	for (size_t m = 0; m < sizeof(ff) / sizeof(ff[0]); m++) {
+		prom_family(w, ff[m].name, ff[m].type, ff[m].help);
+		listed = 0;
+		for (uint32_t id = 0; id < max && listed < HD_TS_MAX_FLOWS; id++) {
+			const struct flow *f = flow_by_id(h->flows, (uint16_t)id);
+			uint64_t v;
+
+			if (!f)
+				continue;
+			listed++;
+			key_str(&f->key, key, sizeof(key));
+			prom_label_escape(esc, sizeof(esc), key);
+			snprintf(labels, sizeof(labels), "hostd=\"%s\",flow=\"%u\",key=\"%s\"", hn,
+				 id, esc);
+			v = m == 0 ? pacer_rate(h->pacer, id) : m == 1 ? f->q.bytes
+			  : m == 2 ? f->cnt.bytes_out : m == 3 ? f->cnt.drops
+			  : m == 4 ? f->cnt.marks : f->cnt.cnp_in;
+			prom_sample_u64(w, ff[m].name, labels, v);
+		}
+	}
+	return 0;
+}
+
+void hd_stats_tick(struct hd *h)
+{
+	uint32_t max = flow_table_max_flows(h->flows), listed = 0;
+	double dt = (h->now - h->last_stats_ns) / 1e9;
+	struct timespec rt;
+	struct jw w;
+
+	if (!h->ts)
+		return;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	jw_init(&w);
+	jw_obj_begin(&w, NULL);
+	jw_double(&w, "t", rt.tv_sec + rt.tv_nsec / 1e9);
+	jw_str(&w, "daemon", "hostd");
+	jw_str(&w, "name", h->cfg->name);
+	emit_counters(h, &w, false);
+	/* Flows with their sending rate over the last interval, as measured:
+	 * what a plot of per-flow rate needs without differencing. */
+	jw_arr_begin(&w, "flow");
+	for (uint32_t id = 0; id < max && listed < HD_TS_MAX_FLOWS; id++) {
+		struct flow *f = flow_by_id(h->flows, (uint16_t)id);
+		struct hd_flow *x = &h->hf[id];
+
+		if (!f)
+			continue;
+		listed++;
+		emit_flow(h, &w, f, false, dt > 0 && f->cnt.bytes_out >= x->rate_bytes
+					   ? (f->cnt.bytes_out - x->rate_bytes) * 8 / dt : 0);
+		x->rate_bytes = f->cnt.bytes_out;
+		x->rate_frames = f->cnt.frames_out;
+	}
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	h->last_stats_ns = h->now;
+	if (!w.err && tseries_write_line(h->ts, jw_str_get(&w)))
+		pr_warn_rl("time series %s: write failed\n", h->cfg->stats_file);
+	jw_free(&w);
+}
+
+static void hd_ctl_event(void *ctx, int fd, uint32_t events)
+{
+	struct hd *h = ctx;
+
+	ctl_handle(h->ctl, fd);
+}
+
+int hd_ctl_init(struct hd *h)
+{
+	int fds[4], n, err;
+
+	err = ctl_create(&h->ctl, h->cfg->ctl_socket);
+	if (err) {
+		pr_err("control socket %s: %s\n", h->cfg->ctl_socket, strerror(-err));
+		return err;
+	}
+	ctl_register(h->ctl, "status", "daemon, uptime, settings and UMEM frame accounting",
+		     cmd_status, h);
+	ctl_register(h->ctl, "counters", "port, flow control and notification counters",
+		     cmd_counters, h);
+	ctl_register(h->ctl, "flows", "flows with rate, ipd, queue, frames, marks, CNPs/ACKs in",
+		     cmd_flows, h);
+	ctl_register(h->ctl, "peers", "remote senders' flows we notify: frames, marks, CNPs/ACKs out",
+		     cmd_peers, h);
+	ctl_register(h->ctl, "set-rate", "FLOW-ID|DST-MAC RATE|ipd=N: pin a flow's rate",
+		     cmd_set_rate, h);
+	ctl_register(h->ctl, "metrics", "Prometheus text exposition", cmd_metrics, h);
+	if (h->cfg->metrics_listen[0]) {
+		err = ctl_listen_http(h->ctl, h->cfg->metrics_listen, "metrics");
+		if (err) {
+			pr_err("metrics_listen %s: %s\n", h->cfg->metrics_listen, strerror(-err));
+			return err;
+		}
+	}
+	n = ctl_fds(h->ctl, fds, 4);
+	for (int i = 0; i < n; i++) {
+		err = loop_add_fd(h->loop, fds[i], EPOLLIN, hd_ctl_event, h);
+		if (err)
+			return err;
+	}
+	if (h->cfg->stats_file[0]) {
+		err = tseries_open(&h->ts, h->cfg->stats_file);
+		if (err) {
+			pr_err("stats_file %s: %s\n", h->cfg->stats_file, strerror(-err));
+			return err;
+		}
+	}
+	h->last_stats_ns = h->now;
+	return 0;
+}
+
+void hd_ctl_fini(struct hd *h)
+{
+	if (h->ts)
+		tseries_close(h->ts);
+	h->ts = NULL;
+	if (h->ctl)
+		ctl_destroy(h->ctl);
+	h->ctl = NULL;
+}

@@ -1,0 +1,1267 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The hostd datapath. Two AF_XDP ports over one UMEM:
+ *
+ *   host stack eth0 ─veth─ host_port [hostd] uplink ─veth─ switch
+ *
+ * Host -> fabric: classify each frame to a flow, queue it (bounded in bytes:
+ * the host edge, where overflow is counted), and let the pacer pick which
+ * flow may send when the uplink's wire clock and the switch's flow control
+ * (PAUSE/PFC/credits) allow; tag data frames on the way out. ARP, ND,
+ * broadcast and multicast bypass the flows (a small FIFO, untagged).
+ *
+ * Fabric -> host: consume PAUSE/PFC/CREDIT and CNP/ACK, strip tags, note
+ * FECN marks and answer them with CNPs (or ACKs in reliable mode), deliver
+ * the rest to the host stack unchanged.
+ *
+ * Nothing here allocates after hd_create() or logs unthrottled; frames move
+ * as descriptors and the tag is inserted into the UMEM headroom in place.
+ */
+#define LOG_SUBSYS "hostd"
+#include "hostd_private.h"
+#include "log.h"
+#include "loop.h"
+#include "wire.h"
+
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#define HD_RX_BATCH_MAX 256
+#define HD_LCTL_CAP 16
+#define HD_NOTIFY_CAP 512
+#define HD_CREDIT_INTERVAL_NS 1000000ull
+#define HD_CREDIT_KEEPALIVE_NS 50000000ull
+#define HD_EXPIRE_INTERVAL_NS 10000000ull
+#define HD_EXPIRE_BUDGET 256
+/* Credits we grant the switch: we hand everything to the host stack at once,
+ * so our room is unlimited; a finite number keeps the arithmetic plain. */
+#define HD_CREDIT_UNLIMITED (1ull << 40)
+/* The kernel puts received data XDP_PACKET_HEADROOM bytes into each frame. */
+#define HD_UMEM_HEADROOM 256
+
+const char *const hd_drop_names[HD_DROP_MAX] = {
+	[HD_DROP_MALFORMED] = "malformed",
+	[HD_DROP_OVERSIZE] = "oversize",
+	[HD_DROP_QUEUE_FULL] = "queue_full",
+	[HD_DROP_PASS_FULL] = "pass_full",
+	[HD_DROP_NO_FRAME] = "no_frame",
+	[HD_DROP_FORGED] = "forged",
+	[HD_DROP_LINK_LOCAL] = "link_local",
+	[HD_DROP_BAD_TAG] = "bad_tag",
+	[HD_DROP_BAD_CTRL] = "bad_ctrl",
+	[HD_DROP_UNSUPPORTED] = "unsupported",
+};
+
+/* ---- small fixed containers -------------------------------------------- */
+
+static int fring_init(struct hd_fring *r, uint32_t cap)
+{
+	r->cap = cap;
+	r->idx = calloc(cap, sizeof(*r->idx));
+	r->len = calloc(cap, sizeof(*r->len));
+	return r->idx && r->len ? 0 : -ENOMEM;
+}
+
+static void fring_fini(struct hd_fring *r)
+{
+	free(r->idx);
+	free(r->len);
+}
+
+static bool fring_push(struct hd_fring *r, uint32_t idx, uint32_t len)
+{
+	uint32_t slot;
+
+	if (r->n == r->cap)
+		return false;
+	slot = (r->head + r->n) % r->cap;
+	r->idx[slot] = idx;
+	r->len[slot] = (uint16_t)len;
+	r->n++;
+	return true;
+}
+
+static void fring_pop(struct hd_fring *r)
+{
+	r->head = (r->head + 1) % r->cap;
+	r->n--;
+}
+
+static int tfifo_init(struct hd_tfifo *q, uint32_t cap)
+{
+	q->cap = cap;
+	q->id = calloc(cap, sizeof(*q->id));
+	q->gen = calloc(cap, sizeof(*q->gen));
+	q->at = calloc(cap, sizeof(*q->at));
+	return q->id && q->gen && q->at ? 0 : -ENOMEM;
+}
+
+static void tfifo_fini(struct hd_tfifo *q)
+{
+	free(q->id);
+	free(q->gen);
+	free(q->at);
+}
+
+/* Every peer is in a FIFO at most once and cap = peers, so it never fills. */
+static void tfifo_push(struct hd_tfifo *q, uint16_t id, uint16_t gen, uint64_t at)
+{
+	uint32_t slot = (q->head + q->n) % q->cap;
+
+	q->id[slot] = id;
+	q->gen[slot] = gen;
+	q->at[slot] = at;
+	q->n++;
+}
+
+/* ---- law timers: a binary min-heap of flow ids on hf[].timer_at ----------- */
+
+static void heap_swap(struct hd *h, uint32_t a, uint32_t b)
+{
+	uint32_t t = h->timer_heap[a];
+
+	h->timer_heap[a] = h->timer_heap[b];
+	h->timer_heap[b] = t;
+	h->timer_pos[h->timer_heap[a]] = a + 1;
+	h->timer_pos[h->timer_heap[b]] = b + 1;
+}
+
+static uint64_t heap_key(const struct hd *h, uint32_t i)
+{
+	return h->hf[h->timer_heap[i]].timer_at;
+}
+
+static void heap_fix(struct hd *h, uint32_t i)
+{
+	while (i && heap_key(h, (i - 1) / 2) > heap_key(h, i)) {
+		heap_swap(h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < h->ntimers && heap_key(h, l) < heap_key(h, m))
+			m = l;
+		if (r < h->ntimers && heap_key(h, r) < heap_key(h, m))
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(h, i, m);
+		i = m;
+	}
+}
+
+static void timer_cancel(struct hd *h, uint32_t id)
+{
+	uint32_t pos = h->timer_pos[id];
+
+	if (!pos)
+		return;
+	h->timer_pos[id] = 0;
+	h->hf[id].timer_at = 0;
+	if (--h->ntimers == pos - 1)
+		return;
+	h->timer_heap[pos - 1] = h->timer_heap[h->ntimers];
+	h->timer_pos[h->timer_heap[pos - 1]] = pos;
+	heap_fix(h, pos - 1);
+}
+
+static void timer_set(struct hd *h, uint32_t id, uint64_t at)
+{
+	uint32_t pos = h->timer_pos[id];
+
+	h->hf[id].timer_at = at;
+	if (!pos) {
+		h->timer_heap[h->ntimers] = id;
+		h->timer_pos[id] = ++h->ntimers;
+		pos = h->ntimers;
+	}
+	heap_fix(h, pos - 1);
+}
+
+/* ---- flows and laws ----------------------------------------------------- */
+
+static bool hd_paced(const struct law_out *o)
+{
+	return o->by_ipd || o->rate_bps;
+}
+
+/* Apply a law's decision to the pacer and the timer. */
+static void hd_apply_out(struct hd *h, struct flow *f, const struct law_out *o)
+{
+	struct hd_flow *x = &h->hf[f->id];
+
+	if (o->by_ipd != x->out.by_ipd || o->ipd != x->out.ipd || o->rate_bps != x->out.rate_bps) {
+		if (o->by_ipd)
+			pacer_set_ipd(h->pacer, f->id, o->ipd, h->cfg->link_rate, h->now);
+		else
+			pacer_set_rate(h->pacer, f->id, o->rate_bps, h->now);
+	}
+	x->out = *o;
+	if (o->timer_ns)
+		timer_set(h, f->id, h->now + o->timer_ns);
+	x->out.timer_ns = 0;
+}
+
+static struct law_env hd_env(const struct hd *h)
+{
+	return (struct law_env){ .cfg = h->cfg, .link_bps = h->cfg->link_rate, .now = h->now };
+}
+
+static void hd_flow_init(struct hd *h, struct flow *f)
+{
+	struct law_env e = hd_env(h);
+	struct law_out o = { 0 };
+
+	memset(&h->hf[f->id], 0, sizeof(h->hf[f->id]));
+	h->law->init(&e, f, &o);
+	/* The pacer's slot is fresh (idle, unpaced): force the first apply. */
+	h->hf[f->id].out.rate_bps = o.rate_bps + 1;
+	hd_apply_out(h, f, &o);
+}
+
+int hd_set_flow_rate(struct hd *h, struct flow *f, uint64_t rate_bps, int64_t ipd)
+{
+	struct law_out o = h->hf[f->id].out;
+
+	if (ipd > 65535)
+		return -ERANGE;
+	o.by_ipd = ipd >= 0;
+	o.ipd = ipd >= 0 ? (uint32_t)ipd : 0;
+	o.rate_bps = ipd >= 0 ? 0 : rate_bps;
+	o.timer_ns = 0;
+	hd_apply_out(h, f, &o);
+	f->pinned = true;
+	return 0;
+}
+
+static void hd_flow_removed(void *ctx, struct flow *f)
+{
+	struct hd *h = ctx;
+
+	timer_cancel(h, f->id);
+	pacer_remove(h->pacer, f->id);
+}
+
+void hd_apply_cfg(struct hd *h)
+{
+	const struct hd_cfg *c = h->cfg;
+	uint64_t burst = c->burst;
+	uint32_t max_flows = flow_table_max_flows(h->flows);
+
+	if (!burst) {
+		/* As switchd: two frames or 500 us of line rate, so a late
+		 * wake-up on a shared CPU catches up and the rate stays exact. */
+		burst = 2ull * h->max_frame;
+		if (c->link_rate / 8 / 2000 > burst)
+			burst = c->link_rate / 8 / 2000;
+	}
+	wclock_init(&h->wc, c->link_rate, burst, (uint32_t)c->wire_overhead);
+	/* Flows follow the configuration unless the control socket set them. */
+	for (uint32_t id = 0; id < max_flows; id++) {
+		struct flow *f = flow_by_id(h->flows, (uint16_t)id);
+		struct law_env e = hd_env(h);
+		struct law_out o = { 0 };
+
+		if (!f || f->pinned)
+			continue;
+		h->law->init(&e, f, &o);
+		hd_apply_out(h, f, &o);
+	}
+}
+
+/* ---- uplink transmit ---------------------------------------------------- */
+
+static bool hd_honour_pause(const struct hd *h)
+{
+	return h->cfg->fc == HD_FC_AUTO || h->cfg->fc == HD_FC_PAUSE;
+}
+
+static bool hd_honour_pfc(const struct hd *h)
+{
+	return h->cfg->fc == HD_FC_AUTO || h->cfg->fc == HD_FC_PFC;
+}
+
+/* Explicit `credit` waits for the first grant; `auto` obeys credits once
+ * the switch has granted some. */
+static bool hd_credits_apply(const struct hd *h)
+{
+	return h->cfg->fc == HD_FC_CREDIT || (h->cfg->fc == HD_FC_AUTO && h->etx.credit_have);
+}
+
+static bool hd_can_send(const struct hd *h, uint8_t open, int prio, uint32_t len)
+{
+	if (!(open & (1u << prio)))
+		return false;
+	return !hd_credits_apply(h) || fc_tx_credit_ok(&h->etx, prio, len);
+}
+
+static void hd_send_up(struct hd *h, uint32_t idx, uint64_t addr, uint32_t len, int prio,
+		       bool data)
+{
+	xport_tx_one(h->up, addr, len);
+	wclock_charge(&h->wc, len);
+	if (data && hd_credits_apply(h)) {
+		fc_tx_credit_charge(&h->etx, prio, len);
+		h->credit_dirty = true;
+	}
+	h->ust.tx_frames++;
+	h->ust.tx_bytes += len;
+}
+
+static int hd_frame_prio(const struct hd *h, uint32_t idx, uint32_t len)
+{
+	struct eth_info ei;
+
+	if (wire_parse_eth(umem_data(h->umem, h->faddr[idx]), len, &ei))
+		return 0;
+	return ei.prio;
+}
+
+static void hd_park(struct hd *h, struct flow *f, int prio)
+{
+	struct hd_flow *x = &h->hf[f->id];
+
+	x->parked = (uint8_t)(prio + 1);
+	x->park_next = FLOW_ID_NONE;
+	if (h->parked_mask & (1u << prio))
+		h->hf[h->park_tail[prio]].park_next = f->id;
+	else
+		h->park_head[prio] = f->id;
+	h->park_tail[prio] = f->id;
+	h->parked_mask |= 1u << prio;
+}
+
+/* A parked flow whose head frame may go now, taken off its list; or NULL. */
+static struct flow *hd_unpark(struct hd *h, uint8_t open)
+{
+	for (int p = 0; p < HD_NPRIO; p++) {
+		struct flow *f;
+		uint32_t id;
+
+		if (!(h->parked_mask & open & (1u << p)))
+			continue;
+		id = h->park_head[p];
+		f = flow_by_id(h->flows, (uint16_t)id);
+		if (!f || !hd_can_send(h, open, p, flow_frame_len(h->flows, flow_head(f)) +
+					     (h->cfg->tag ? L2CC_TAG_LEN : 0)))
+			continue;
+		h->park_head[p] = h->hf[id].park_next;
+		if (h->park_head[p] == FLOW_ID_NONE)
+			h->parked_mask &= ~(1u << p);
+		h->hf[id].parked = 0;
+		return f;
+	}
+	return NULL;
+}
+
+/* Send the head of flow f (in service in the pacer): tag, transmit, and
+ * file the flow again with the pacer. */
+static void hd_send_flow(struct hd *h, struct flow *f, int prio)
+{
+	struct hd_flow *x = &h->hf[f->id];
+	uint32_t len, idx = flow_dequeue(h->flows, f, h->now, &len);
+	uint64_t addr = h->faddr[idx];
+	uint32_t next = f->q.frames ? flow_frame_len(h->flows, flow_head(f)) : 0;
+	enum law_limit lim = next && hd_paced(&x->out) ? LAW_LIMIT_RATE : LAW_LIMIT_NONE;
+	uint32_t seq = f->seq_next;
+
+	if (h->cfg->tag) {
+		uint8_t *frame = umem_data(h->umem, addr);
+		struct wire_tag t = { .flow = f->id, .seq = seq };
+		uint32_t headroom = (uint32_t)(addr - umem_addr(h->umem, idx));
+
+		/* Frames that cannot carry a tag (802.3 length field, more
+		 * than two VLAN tags) go untagged: they cannot be marked. */
+		if (!wire_tag_insert(&frame, &len, headroom, &t)) {
+			addr -= L2CC_TAG_LEN;
+			f->seq_next++;
+			h->st.tagged++;
+		}
+	}
+	hd_send_up(h, idx, addr, len, prio, true);
+	x->last_limit = lim;
+	if (h->law->on_tx) {
+		struct law_env e = hd_env(h);
+		struct law_out o = x->out;
+
+		h->law->on_tx(&e, f, seq, lim, &o);
+		hd_apply_out(h, f, &o);
+	}
+	pacer_done(h->pacer, f->id, h->now, len, next);
+}
+
+/* Move link-local control frames (CREDIT) out: not subject to PAUSE. */
+static uint32_t hd_tx_lctl(struct hd *h, uint32_t space)
+{
+	uint32_t sent = 0;
+
+	while (h->lctl.n && space && wclock_ready(&h->wc, h->now)) {
+		uint32_t idx = h->lctl.idx[h->lctl.head];
+
+		hd_send_up(h, idx, h->faddr[idx], h->lctl.len[h->lctl.head], 0, false);
+		fring_pop(&h->lctl);
+		space--;
+		sent++;
+	}
+	return sent;
+}
+
+/* Send one frame from a FIFO (CNPs/ACKs, or pass-through) if flow control
+ * lets it; sets its priority's bit in *blocked otherwise. */
+static bool hd_tx_fifo(struct hd *h, struct hd_fring *r, uint8_t open, uint8_t *blocked)
+{
+	uint32_t idx = r->idx[r->head], len = r->len[r->head];
+	int prio = hd_frame_prio(h, idx, len);
+
+	if (*blocked & (1u << prio))
+		return false;
+	if (!hd_can_send(h, open, prio, len)) {
+		*blocked |= 1u << prio;
+		return false;
+	}
+	hd_send_up(h, idx, h->faddr[idx], len, prio, true);
+	fring_pop(r);
+	return true;
+}
+
+static bool hd_tx_up(struct hd *h)
+{
+	uint32_t space = xport_tx_space(h->up), sent;
+	uint8_t open = 0xff, blocked = 0;
+	bool more = false;
+
+	h->next_tx_ns = UINT64_MAX;
+	sent = hd_tx_lctl(h, space);
+	space -= sent;
+	if (hd_honour_pause(h) || hd_honour_pfc(h))
+		open = fc_tx_open_mask(&h->etx, h->now);
+	while (space && wclock_ready(&h->wc, h->now)) {
+		struct flow *f;
+		uint32_t id, len;
+		int prio;
+
+		/* Notifications first: a CNP late is a rate cut late. */
+		if (h->notify.n && hd_tx_fifo(h, &h->notify, open, &blocked))
+			goto sent;
+		if (h->pass.n && hd_tx_fifo(h, &h->pass, open, &blocked)) {
+			h->st.pass_frames++;
+			goto sent;
+		}
+		f = h->parked_mask ? hd_unpark(h, open) : NULL;
+		if (f) {
+			hd_send_flow(h, f, hd_frame_prio(h, flow_head(f),
+							 flow_frame_len(h->flows, flow_head(f))));
+			goto sent;
+		}
+		if (pacer_next(h->pacer, h->now, &id) != 1)
+			break;
+		f = flow_by_id(h->flows, (uint16_t)id);
+		if (!f || !f->q.frames) {
+			/* Cannot happen: removal takes a flow out of the pacer. */
+			if (f)
+				pacer_done(h->pacer, id, h->now, 0, 0);
+			continue;
+		}
+		len = flow_frame_len(h->flows, flow_head(f));
+		prio = hd_frame_prio(h, flow_head(f), len);
+		if (!hd_can_send(h, open, prio, len + (h->cfg->tag ? L2CC_TAG_LEN : 0))) {
+			/* Paused or out of credits: the flow keeps its turn and
+			 * waits on its priority, other priorities go on. */
+			hd_park(h, f, prio);
+			h->st.fc_blocked++;
+			continue;
+		}
+		hd_send_flow(h, f, prio);
+sent:
+		space--;
+		sent++;
+	}
+	more = h->lctl.n || h->notify.n || h->pass.n || h->parked_mask ||
+	       pacer_deadline(h->pacer) != PACER_NEVER;
+	if (more) {
+		if (!space) {
+			h->next_tx_ns = h->now + 20000; /* the kernel drains the ring soon */
+		} else if (!wclock_ready(&h->wc, h->now)) {
+			h->next_tx_ns = wclock_next(&h->wc);
+		} else {
+			uint64_t t = pacer_deadline(h->pacer);
+
+			/* Parked and blocked frames wait for a pause to run
+			 * out, or for a credit update (which wakes us). */
+			h->next_tx_ns = t;
+			t = fc_tx_pause_end(&h->etx, (uint8_t)(h->parked_mask | blocked));
+			if (t < h->next_tx_ns)
+				h->next_tx_ns = t;
+		}
+	}
+	if (h->up->tx_pending)
+		xport_kick(h->up);
+	return sent > 0;
+}
+
+/* ---- control frames we originate ----------------------------------------- */
+
+static void *hd_ctrl_begin(struct hd *h, struct hd_fring *r, int64_t *idx)
+{
+	if (r->n == r->cap)
+		return NULL;
+	*idx = umem_alloc(h->umem);
+	if (*idx < 0)
+		return NULL;
+	h->faddr[*idx] = umem_addr(h->umem, *idx);
+	return umem_data(h->umem, h->faddr[*idx]);
+}
+
+static bool hd_ctrl_commit(struct hd *h, struct hd_fring *r, int64_t idx, int len)
+{
+	if (len < 0) {
+		umem_free(h->umem, (uint32_t)idx);
+		return false;
+	}
+	fring_push(r, (uint32_t)idx, (uint32_t)len);
+	return true;
+}
+
+static void hd_send_credit(struct hd *h)
+{
+	struct wire_credit c = {
+		.unit = L2CC_CREDIT_BYTES,
+		.prio_mask = 0xff,
+		.sent_unit = h->etx.credit_have ? h->etx.credit_unit : L2CC_CREDIT_UNIT_NONE,
+	};
+	int64_t idx;
+	void *buf = hd_ctrl_begin(h, &h->lctl, &idx);
+
+	if (!buf)
+		return;
+	for (int i = 0; i < HD_NPRIO; i++) {
+		c.limit[i] = h->crx_rcvd[i] + HD_CREDIT_UNLIMITED;
+		c.sent[i] = h->etx.credit_sent[i];
+	}
+	if (!hd_ctrl_commit(h, &h->lctl, idx, wire_build_credit(buf, h->umem->frame_size,
+								h->up->mac, &c)))
+		return;
+	h->st.credit_tx++;
+	h->credit_last_ns = h->now;
+	h->credit_dirty = false;
+	/* Out now: the switch grants nothing more until it has our count. */
+	if (hd_tx_lctl(h, xport_tx_space(h->up)))
+		xport_kick(h->up);
+}
+
+static void hd_send_cnp(struct hd *h, struct hd_peer *p)
+{
+	struct wire_cnp c = { .flow = p->flow, .seq = p->mark_seq, .marked = p->marks_pending };
+	int64_t idx;
+	void *buf = hd_ctrl_begin(h, &h->notify, &idx);
+
+	p->marks_pending = 0;
+	p->last_cnp_ns = h->now;
+	if (!buf || !hd_ctrl_commit(h, &h->notify, idx,
+				    wire_build_cnp(buf, h->umem->frame_size, p->src, p->dst, &c))) {
+		h->st.notify_drops++;
+		return;
+	}
+	p->cnp_tx++;
+	h->st.cnp_tx++;
+}
+
+static void hd_send_ack(struct hd *h, struct hd_peer *p)
+{
+	struct wire_ack a = {
+		.flow = p->flow,
+		.flags = p->ack_ece ? L2CC_ACK_ECE : 0,
+		.cum_seq = p->ack_seq,
+		.frames = p->ack_frames,
+	};
+	int64_t idx;
+	void *buf = hd_ctrl_begin(h, &h->notify, &idx);
+
+	p->ack_frames = 0;
+	p->ack_ece = false;
+	if (!buf || !hd_ctrl_commit(h, &h->notify, idx,
+				    wire_build_ack(buf, h->umem->frame_size, p->src, p->dst, &a))) {
+		h->st.notify_drops++;
+		return;
+	}
+	p->ack_tx++;
+	h->st.ack_tx++;
+}
+
+/* ---- fabric -> host ------------------------------------------------------ */
+
+static void hd_rx_macctrl(struct hd *h, const uint8_t *pl, size_t len)
+{
+	struct wire_macctrl mc;
+	int err = wire_parse_macctrl(pl, len, &mc);
+
+	if (err) {
+		h->ust.drop[err == -EOPNOTSUPP ? HD_DROP_UNSUPPORTED : HD_DROP_BAD_CTRL]++;
+		return;
+	}
+	if (mc.opcode == L2CC_MACCTRL_PAUSE ? (h->st.pause_rx++, !hd_honour_pause(h))
+					    : (h->st.pfc_rx++, !hd_honour_pfc(h))) {
+		h->st.fc_ignored++;
+		return;
+	}
+	fc_tx_macctrl(&h->etx, &mc, h->cfg->link_rate, h->now);
+}
+
+static void hd_rx_credit(struct hd *h, const uint8_t *body, size_t len)
+{
+	struct wire_credit c;
+
+	if (wire_parse_credit(body, len, &c)) {
+		h->ust.drop[HD_DROP_BAD_CTRL]++;
+		return;
+	}
+	h->st.credit_rx++;
+	if (h->cfg->fc != HD_FC_AUTO && h->cfg->fc != HD_FC_CREDIT) {
+		h->st.fc_ignored++;
+		return;
+	}
+	/* As receiver of the switch's frames: take its count as ours. */
+	if (c.sent_unit == L2CC_CREDIT_BYTES)
+		for (int i = 0; i < HD_NPRIO; i++)
+			if (c.prio_mask & (1u << i))
+				h->crx_rcvd[i] = c.sent[i];
+	if (fc_tx_credit(&h->etx, &c))
+		hd_send_credit(h);
+}
+
+/* A CNP or ACK for one of our flows. */
+static void hd_rx_notify(struct hd *h, int type, const uint8_t *body, size_t blen)
+{
+	struct law_env e = hd_env(h);
+	struct flow *f;
+	struct law_out o;
+
+	if (type == L2CC_CTRL_CNP) {
+		struct wire_cnp c;
+
+		if (wire_parse_cnp(body, blen, &c)) {
+			h->ust.drop[HD_DROP_BAD_CTRL]++;
+			return;
+		}
+		h->st.cnp_rx++;
+		f = flow_by_id(h->flows, c.flow);
+		if (!f) {
+			h->st.cnp_unknown++;
+			return;
+		}
+		f->cnt.cnp_in++;
+		f->cnt.marks += c.marked;
+		o = h->hf[f->id].out;
+		if (h->law->on_cnp) {
+			h->law->on_cnp(&e, f, c.seq, c.marked, &o);
+			hd_apply_out(h, f, &o);
+		}
+	} else if (type == L2CC_CTRL_ACK) {
+		struct wire_ack a;
+		uint32_t unmarked, marked;
+
+		if (wire_parse_ack(body, blen, &a)) {
+			h->ust.drop[HD_DROP_BAD_CTRL]++;
+			return;
+		}
+		h->st.ack_rx++;
+		f = flow_by_id(h->flows, a.flow);
+		if (!f) {
+			h->st.ack_unknown++;
+			return;
+		}
+		wire_ack_count(&a, &unmarked, &marked);
+		f->cnt.ack_in++;
+		f->cnt.marks += marked;
+		h->hf[f->id].acked_seq = a.cum_seq;
+		h->hf[f->id].acked_any = true;
+		o = h->hf[f->id].out;
+		if (h->law->on_ack) {
+			h->law->on_ack(&e, f, a.cum_seq, unmarked, marked, &o);
+			hd_apply_out(h, f, &o);
+		}
+	} else {
+		h->ust.drop[HD_DROP_UNSUPPORTED]++;
+	}
+}
+
+/* A tagged frame from a remote sender: CNP/ACK bookkeeping. */
+static void hd_rx_tagged(struct hd *h, const struct eth_info *ei, const struct wire_tag *t)
+{
+	bool marked = t->flags & L2CC_TAG_FECN;
+	struct flow_key k = { .type = FLOW_KEY_PEER, .vid = ei->vid, .sport = t->flow };
+	struct hd_peer *p;
+	struct flow *pf;
+	int r;
+
+	if (marked)
+		h->st.fecn_rx++;
+	if (!marked && h->cfg->mode != HD_MODE_RELIABLE)
+		return;
+	memcpy(k.mac, ei->src, 6);
+	r = flow_lookup_or_create(h->peers, &k, h->now, &pf);
+	if (r < 0) {
+		h->st.notify_drops++;
+		return;
+	}
+	p = &h->pr[pf->id];
+	if (r == 1) {
+		memset(p, 0, sizeof(*p));
+		memcpy(p->src, ei->src, 6);
+		p->flow = t->flow;
+		p->vid = ei->vid;
+	}
+	/* Answer from the address the sender used for us (our host's MAC). */
+	memcpy(p->dst, ei->dst, 6);
+	if (p->have_seq && t->seq != p->next_seq)
+		h->st.seq_gaps++;
+	p->have_seq = true;
+	p->next_seq = t->seq + 1;
+	p->frames++;
+	if (marked)
+		p->marked++;
+	if (h->cfg->mode == HD_MODE_RELIABLE) {
+		p->ack_frames++;
+		p->ack_seq = t->seq;
+		p->ack_ece |= marked;
+		if (p->ack_frames >= h->cfg->ack_every) {
+			hd_send_ack(h, p);
+		} else if (!p->ack_timer) {
+			p->ack_timer = true;
+			tfifo_push(&h->ack_fifo, pf->id, pf->gen, h->now + h->cfg->ack_delay);
+		}
+		return;
+	}
+	p->marks_pending++;
+	p->mark_seq = t->seq;
+	if (!h->cfg->cnp_interval || h->now - p->last_cnp_ns >= h->cfg->cnp_interval ||
+	    !p->cnp_tx) {
+		hd_send_cnp(h, p);
+	} else if (!p->cnp_timer) {
+		p->cnp_timer = true;
+		tfifo_push(&h->cnp_fifo, pf->id, pf->gen, p->last_cnp_ns + h->cfg->cnp_interval);
+	}
+}
+
+/* Link-local frames (01:80:C2:00:00:0x): consumed here. */
+static void hd_rx_link_local(struct hd *h, const struct eth_info *ei, const uint8_t *frame,
+			     uint32_t len)
+{
+	const uint8_t *pl = frame + ei->hlen;
+	size_t plen = len - ei->hlen;
+
+	if (ei->ethertype == L2CC_ETH_P_MACCTRL) {
+		hd_rx_macctrl(h, pl, plen);
+	} else if (ei->ethertype == L2CC_ETH_P_CTRL) {
+		const uint8_t *body;
+		size_t blen;
+		int type = wire_parse_ctrl(pl, plen, &body, &blen);
+
+		if (type < 0)
+			h->ust.drop[type == -EPROTO ? HD_DROP_UNSUPPORTED : HD_DROP_BAD_CTRL]++;
+		else if (type == L2CC_CTRL_CREDIT)
+			hd_rx_credit(h, body, blen);
+		else
+			h->ust.drop[HD_DROP_UNSUPPORTED]++;
+	} else {
+		h->ust.drop[HD_DROP_LINK_LOCAL]++;
+	}
+}
+
+/* One frame from the uplink. False if it must stay in the RX ring (the host
+ * port's TX ring is full; *space counts what is left of it). */
+static bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len, uint32_t *space)
+{
+	uint32_t idx = umem_idx(h->umem, addr);
+	uint8_t *frame = umem_data(h->umem, addr);
+	struct eth_info ei;
+	bool deliver;
+
+	if (wire_parse_eth(frame, len, &ei)) {
+		h->ust.rx_frames++;
+		h->ust.rx_bytes += len;
+		h->ust.drop[HD_DROP_MALFORMED]++;
+		umem_free(h->umem, idx);
+		return true;
+	}
+	deliver = !wire_is_link_local(ei.dst) && ei.ethertype != L2CC_ETH_P_CTRL;
+	if (deliver && !*space)
+		return false;
+	h->ust.rx_frames++;
+	h->ust.rx_bytes += len;
+	if (!wire_is_link_local(ei.dst)) {
+		/* What the switch sent us, for our CREDIT messages' counts. */
+		h->crx_rcvd[ei.prio] += len;
+	}
+	if (!deliver) {
+		if (wire_is_link_local(ei.dst)) {
+			hd_rx_link_local(h, &ei, frame, len);
+		} else {
+			const uint8_t *body;
+			size_t blen;
+			int type = wire_parse_ctrl(frame + ei.hlen, len - ei.hlen, &body, &blen);
+
+			if (type < 0)
+				h->ust.drop[type == -EPROTO ? HD_DROP_UNSUPPORTED
+							    : HD_DROP_BAD_CTRL]++;
+			else
+				hd_rx_notify(h, type, body, blen);
+		}
+		umem_free(h->umem, idx);
+		return true;
+	}
+	if (ei.ethertype == L2CC_ETH_P_DATA_TAG) {
+		struct wire_tag t;
+		uint8_t *f2 = frame;
+		int err = wire_tag_strip(&f2, &len, &t);
+
+		if (err) {
+			h->ust.drop[err == -EPROTO ? HD_DROP_UNSUPPORTED : HD_DROP_BAD_TAG]++;
+			umem_free(h->umem, idx);
+			return true;
+		}
+		addr += (uint64_t)(f2 - frame);
+		h->st.stripped++;
+		hd_rx_tagged(h, &ei, &t);
+	}
+	xport_tx_one(h->host, addr, len);
+	h->hst.tx_frames++;
+	h->hst.tx_bytes += len;
+	(*space)--;
+	return true;
+}
+
+static bool hd_rx_up(struct hd *h)
+{
+	struct xdp_desc d[HD_RX_BATCH_MAX];
+	uint32_t space = xport_tx_space(h->host), n, i;
+
+	n = xport_rx_peek(h->up, d, (uint32_t)h->cfg->batch);
+	for (i = 0; i < n; i++)
+		if (!hd_rx_up_frame(h, d[i].addr, d[i].len, &space))
+			break;
+	xport_rx_done(h->up, i, n);
+	if (i < n)
+		h->st.rx_holds++;
+	if (h->host->tx_pending)
+		xport_kick(h->host);
+	return i > 0;
+}
+
+/* ---- host -> fabric ------------------------------------------------------ */
+
+/* ARP, IPv6 neighbour discovery, broadcast and multicast bypass the flows. */
+static bool hd_is_pass(const struct eth_info *ei, const uint8_t *frame, uint32_t len)
+{
+	if (wire_is_multicast(ei->dst) || ei->ethertype == 0x0806)
+		return true;
+	if (ei->ethertype == 0x86DD && len >= ei->hlen + 41u) {
+		uint8_t nh = frame[ei->hlen + 6], type = frame[ei->hlen + 40];
+
+		return nh == 58 && type >= 133 && type <= 137;
+	}
+	return false;
+}
+
+static void hd_host_drop(struct hd *h, uint32_t idx, enum hd_drop why)
+{
+	h->hst.drop[why]++;
+	umem_free(h->umem, idx);
+}
+
+static void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
+{
+	uint32_t idx = umem_idx(h->umem, addr);
+	const uint8_t *frame = umem_data(h->umem, addr);
+	uint32_t tag = h->cfg->tag ? L2CC_TAG_LEN : 0;
+	struct flow_key k;
+	struct eth_info ei;
+	struct flow *f = NULL;
+	bool was_idle;
+	int r;
+
+	h->faddr[idx] = addr;
+	h->hst.rx_frames++;
+	h->hst.rx_bytes += len;
+	if (wire_parse_eth(frame, len, &ei) || wire_is_multicast(ei.src))
+		return hd_host_drop(h, idx, HD_DROP_MALFORMED);
+	if (wire_is_link_local(ei.dst))
+		return hd_host_drop(h, idx, HD_DROP_LINK_LOCAL);
+	/* Only hostd writes tags and notifications: the host cannot forge them. */
+	if (ei.ethertype == L2CC_ETH_P_DATA_TAG || ei.ethertype == L2CC_ETH_P_CTRL)
+		return hd_host_drop(h, idx, HD_DROP_FORGED);
+	if (hd_is_pass(&ei, frame, len)) {
+		if (len > h->max_frame)
+			return hd_host_drop(h, idx, HD_DROP_OVERSIZE);
+		if (!fring_push(&h->pass, idx, len))
+			return hd_host_drop(h, idx, HD_DROP_PASS_FULL);
+		return;
+	}
+	if (len + tag > h->max_frame)
+		return hd_host_drop(h, idx, HD_DROP_OVERSIZE);
+	/* Keep enough free frames to refill the RX rings: a host that
+	 * outruns its flows' rates must not starve the fabric side. */
+	if (h->umem->nfree < h->reserve)
+		return hd_host_drop(h, idx, HD_DROP_NO_FRAME);
+	r = flow_key_from_frame(h->cfg->granularity, frame, len, &k);
+	if (!r)
+		r = flow_lookup_or_create(h->flows, &k, h->now, &f);
+	if (r < 0) {
+		f = flow_default(h->flows);
+		flow_touch(f, h->now);
+		h->st.unclassified++;
+	} else if (r == 1) {
+		hd_flow_init(h, f);
+	}
+	was_idle = !f->q.frames;
+	if (flow_enqueue(h->flows, f, idx, len))
+		return hd_host_drop(h, idx, HD_DROP_QUEUE_FULL);
+	if (was_idle)
+		pacer_wake(h->pacer, f->id, h->now, len);
+}
+
+static bool hd_rx_host(struct hd *h)
+{
+	struct xdp_desc d[HD_RX_BATCH_MAX];
+	uint32_t n;
+
+	n = xport_rx_peek(h->host, d, (uint32_t)h->cfg->batch);
+	for (uint32_t i = 0; i < n; i++)
+		hd_rx_host_frame(h, d[i].addr, d[i].len);
+	xport_rx_done(h->host, n, n);
+	return n > 0;
+}
+
+/* ---- timers ------------------------------------------------------------- */
+
+static void hd_timers(struct hd *h)
+{
+	while (h->cnp_fifo.n && h->cnp_fifo.at[h->cnp_fifo.head] <= h->now) {
+		struct hd_tfifo *q = &h->cnp_fifo;
+		struct flow *pf = flow_by_ref(h->peers, q->id[q->head], q->gen[q->head]);
+
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		if (!pf)
+			continue;
+		h->pr[pf->id].cnp_timer = false;
+		if (h->pr[pf->id].marks_pending)
+			hd_send_cnp(h, &h->pr[pf->id]);
+	}
+	while (h->ack_fifo.n && h->ack_fifo.at[h->ack_fifo.head] <= h->now) {
+		struct hd_tfifo *q = &h->ack_fifo;
+		struct flow *pf = flow_by_ref(h->peers, q->id[q->head], q->gen[q->head]);
+
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		if (!pf)
+			continue;
+		h->pr[pf->id].ack_timer = false;
+		if (h->pr[pf->id].ack_frames)
+			hd_send_ack(h, &h->pr[pf->id]);
+	}
+	while (h->ntimers && h->hf[h->timer_heap[0]].timer_at <= h->now) {
+		uint32_t id = h->timer_heap[0];
+		struct flow *f = flow_by_id(h->flows, (uint16_t)id);
+		struct law_env e = hd_env(h);
+		struct law_out o;
+
+		timer_cancel(h, id);
+		if (!f || !h->law->on_timer)
+			continue;
+		o = h->hf[id].out;
+		h->law->on_timer(&e, f, &o);
+		hd_apply_out(h, f, &o);
+	}
+	if (hd_credits_apply(h) && h->etx.credit_have && h->now >= h->credit_next_ns) {
+		if (h->credit_dirty || h->now - h->credit_last_ns >= HD_CREDIT_KEEPALIVE_NS)
+			hd_send_credit(h);
+		h->credit_next_ns = h->now + HD_CREDIT_INTERVAL_NS;
+	}
+	if (h->now >= h->next_expire_ns) {
+		flow_expire(h->flows, h->now, HD_EXPIRE_BUDGET);
+		flow_expire(h->peers, h->now, HD_EXPIRE_BUDGET);
+		h->next_expire_ns = h->now + HD_EXPIRE_INTERVAL_NS;
+	}
+}
+
+bool hd_poll(struct hd *h)
+{
+	bool work = false;
+
+	h->now = loop_now_ns();
+	h->loops++;
+	xport_reclaim(h->host);
+	xport_reclaim(h->up);
+	xport_refill(h->host);
+	xport_refill(h->up);
+	work |= hd_rx_up(h);
+	work |= hd_rx_host(h);
+	hd_timers(h);
+	work |= hd_tx_up(h);
+	if (h->cfg->stats_interval && h->now >= h->next_stats_ns) {
+		hd_stats_tick(h);
+		h->next_stats_ns += h->cfg->stats_interval;
+		if (h->next_stats_ns < h->now)
+			h->next_stats_ns = h->now + h->cfg->stats_interval;
+	}
+	return work;
+}
+
+static inline void hd_min(uint64_t *d, uint64_t t)
+{
+	if (t < *d)
+		*d = t;
+}
+
+uint64_t hd_next_deadline(const struct hd *h)
+{
+	uint64_t d = h->next_expire_ns;
+
+	if (h->cfg->stats_interval)
+		hd_min(&d, h->next_stats_ns);
+	hd_min(&d, h->next_tx_ns);
+	if (h->cnp_fifo.n)
+		hd_min(&d, h->cnp_fifo.at[h->cnp_fifo.head]);
+	if (h->ack_fifo.n)
+		hd_min(&d, h->ack_fifo.at[h->ack_fifo.head]);
+	if (h->ntimers)
+		hd_min(&d, h->hf[h->timer_heap[0]].timer_at);
+	if (h->etx.credit_have && hd_credits_apply(h))
+		hd_min(&d, h->credit_next_ns);
+	/* Completions do not wake epoll: come back to reclaim when low. */
+	if ((h->up->tx_out || h->host->tx_out) && h->umem->nfree < h->umem->nframes / 4)
+		hd_min(&d, h->now + 200000);
+	/* Frames held in the uplink ring wait for the host ring to drain. */
+	if (h->st.rx_holds && h->host->tx_out)
+		hd_min(&d, h->now + 50000);
+	return d;
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+/* MTU of the host stack's interface: the veth peer of host_port (same
+ * namespace), or host_port's own MTU if the peer cannot be found. */
+static int hd_host_mtu(const char *host_port, char *peer, size_t peerlen)
+{
+	char path[96], name[IF_NAMESIZE];
+	unsigned int ifindex = 0, self = if_nametoindex(host_port);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/iflink", host_port);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%u", &ifindex) != 1)
+			ifindex = 0;
+		fclose(f);
+	}
+	if (ifindex && ifindex != self && if_indextoname(ifindex, name)) {
+		snprintf(peer, peerlen, "%s", name);
+		return xport_if_mtu(name);
+	}
+	snprintf(peer, peerlen, "%s", host_port);
+	return xport_if_mtu(host_port);
+}
+
+static uint32_t hd_frame_size(const struct hd_cfg *cfg)
+{
+	int mtu = xport_if_mtu(cfg->uplink);
+
+	if (cfg->frame_size)
+		return (uint32_t)cfg->frame_size;
+	return mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN > 2048 - HD_UMEM_HEADROOM ? 4096 : 2048;
+}
+
+void hd_destroy(struct hd *h)
+{
+	if (!h)
+		return;
+	hd_ctl_fini(h);
+	/* Frames queued in flows and FIFOs go back before the UMEM goes. */
+	if (h->flows) {
+		for (uint32_t id = 0; id < flow_table_max_flows(h->flows); id++) {
+			struct flow *f = flow_by_id(h->flows, (uint16_t)id);
+			uint32_t idx;
+
+			while (f && (idx = flow_dequeue(h->flows, f, h->now, NULL)) != FLOW_FRAME_NONE)
+				umem_free(h->umem, idx);
+		}
+	}
+	struct hd_fring *rings[] = { &h->lctl, &h->notify, &h->pass };
+
+	for (size_t i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
+		while (rings[i]->n && h->umem) {
+			umem_free(h->umem, rings[i]->idx[rings[i]->head]);
+			fring_pop(rings[i]);
+		}
+		fring_fini(rings[i]);
+	}
+	xport_close(h->host);
+	xport_close(h->up);
+	if (h->ipv6_host >= 0)
+		xport_if_ipv6_disable(h->cfg->host_port, h->ipv6_host);
+	if (h->ipv6_up >= 0)
+		xport_if_ipv6_disable(h->cfg->uplink, h->ipv6_up);
+	flow_table_destroy(h->flows);
+	flow_table_destroy(h->peers);
+	pacer_destroy(h->pacer);
+	tfifo_fini(&h->cnp_fifo);
+	tfifo_fini(&h->ack_fifo);
+	umem_destroy(h->umem);
+	loop_destroy(h->loop);
+	free(h->timer_heap);
+	free(h->timer_pos);
+	free(h->hf);
+	free(h->pr);
+	free(h->faddr);
+	free(h->fnext);
+	free(h);
+}
+
+static int hd_open_port(struct hd *h, struct xport **xp, const char *ifname, int *ipv6_was)
+{
+	struct xport_opts o = {
+		.ring_size = (uint32_t)h->cfg->ring_size,
+		.skb_mode = h->cfg->xdp_mode == HD_XDP_SKB,
+	};
+	int err = xport_open(xp, h->umem, ifname, &o);
+
+	if (err) {
+		pr_err("cannot open %s: %s\n", ifname, strerror(-err));
+		return err;
+	}
+	/* The kernel's own IPv6 chatter on our ports would reach the host
+	 * stack or the switch as if someone had sent it. */
+	*ipv6_was = xport_if_ipv6_disable(ifname, 1);
+	return loop_add_fd(h->loop, (*xp)->fd, EPOLLIN | EPOLLET, NULL, NULL);
+}
+
+int hd_create(struct hd **out, struct hd_cfg *cfg)
+{
+	uint32_t max_flows = (uint32_t)cfg->max_flows, nframes, room;
+	struct flow_table_config ft = { 0 };
+	char peer[IF_NAMESIZE];
+	struct hd *h;
+	int err, host_mtu, up_mtu;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->cfg = cfg;
+	h->ipv6_host = h->ipv6_up = -1;
+	h->now = h->start_ns = loop_now_ns();
+	h->law = law_find(cfg->law);
+	if (!h->law) {
+		err = -EINVAL;
+		goto err;
+	}
+	up_mtu = xport_if_mtu(cfg->uplink);
+	host_mtu = hd_host_mtu(cfg->host_port, peer, sizeof(peer));
+	if (up_mtu < 0 || host_mtu < 0) {
+		err = up_mtu < 0 ? up_mtu : host_mtu;
+		pr_err("%s: %s\n", up_mtu < 0 ? cfg->uplink : cfg->host_port, strerror(-err));
+		goto err;
+	}
+	if (cfg->tag && host_mtu + L2CC_TAG_LEN > up_mtu) {
+		pr_err("the host's MTU (%s: %d) leaves no room for the %d-byte l2cc tag on the "
+		       "uplink %s (MTU %d): set `ip link set %s mtu %d`, or raise the uplink's "
+		       "and the fabric's MTU to %d (or set tag = no)\n",
+		       peer, host_mtu, L2CC_TAG_LEN, cfg->uplink, up_mtu, peer,
+		       up_mtu - L2CC_TAG_LEN, host_mtu + L2CC_TAG_LEN);
+		err = -EMSGSIZE;
+		goto err;
+	}
+	h->host_mtu = (uint32_t)host_mtu;
+	h->max_frame = (uint32_t)up_mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN;
+	err = loop_create(&h->loop);
+	if (err)
+		goto err;
+	err = loop_catch_signals(h->loop);
+	if (err)
+		goto err;
+	/* Fill and TX rings of both ports, the FIFOs, and the flows' queues:
+	 * by default room for 8192 more frames (16 MB at 2K), shared. */
+	nframes = cfg->umem_frames ? (uint32_t)cfg->umem_frames
+				   : (uint32_t)(4 * cfg->ring_size + cfg->pass_queue +
+						HD_NOTIFY_CAP + HD_LCTL_CAP + 8192);
+	h->reserve = (uint32_t)cfg->ring_size;
+	h->faddr = calloc(nframes, sizeof(*h->faddr));
+	h->fnext = calloc(nframes, sizeof(*h->fnext));
+	h->hf = calloc(max_flows, sizeof(*h->hf));
+	h->pr = calloc(max_flows, sizeof(*h->pr));
+	h->timer_heap = calloc(max_flows, sizeof(*h->timer_heap));
+	h->timer_pos = calloc(max_flows, sizeof(*h->timer_pos));
+	if (!h->faddr || !h->fnext || !h->hf || !h->pr || !h->timer_heap || !h->timer_pos) {
+		err = -ENOMEM;
+		goto err;
+	}
+	err = fring_init(&h->lctl, HD_LCTL_CAP) ?: fring_init(&h->notify, HD_NOTIFY_CAP) ?:
+	      fring_init(&h->pass, (uint32_t)cfg->pass_queue) ?:
+	      tfifo_init(&h->cnp_fifo, max_flows) ?: tfifo_init(&h->ack_fifo, max_flows);
+	if (err)
+		goto err;
+	ft.max_flows = max_flows;
+	ft.idle_ns = cfg->flow_idle;
+	ft.queue_limit = cfg->queue;
+	ft.nframes = nframes;
+	ft.next = h->fnext;
+	ft.on_remove = hd_flow_removed;
+	ft.ctx = h;
+	err = flow_table_create(&h->flows, &ft);
+	if (err)
+		goto err;
+	/* Peers have no queues: one dummy frame slot. */
+	ft.nframes = 1;
+	ft.next = &h->peer_next;
+	ft.on_remove = NULL;
+	ft.queue_limit = 1;
+	err = flow_table_create(&h->peers, &ft);
+	if (err)
+		goto err;
+	h->pacer = pacer_create(max_flows, cfg->slot, (uint32_t)cfg->wire_overhead);
+	if (!h->pacer) {
+		err = -errno;
+		goto err;
+	}
+	err = umem_create(&h->umem, nframes, hd_frame_size(cfg), (uint32_t)cfg->ring_size);
+	if (err) {
+		pr_err("UMEM of %u frames: %s\n", nframes, strerror(-err));
+		goto err;
+	}
+	room = h->umem->frame_size - HD_UMEM_HEADROOM;
+	if (h->max_frame > room) {
+		pr_err("uplink %s: MTU %d does not fit a %u-byte UMEM frame; lower it to %u\n",
+		       cfg->uplink, up_mtu, h->umem->frame_size,
+		       room - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN);
+		err = -EMSGSIZE;
+		goto err;
+	}
+	err = hd_open_port(h, &h->host, cfg->host_port, &h->ipv6_host);
+	if (err)
+		goto err;
+	err = hd_open_port(h, &h->up, cfg->uplink, &h->ipv6_up);
+	if (err)
+		goto err;
+	hd_apply_cfg(h);
+	hd_flow_init(h, flow_default(h->flows));
+	h->next_expire_ns = h->now + HD_EXPIRE_INTERVAL_NS;
+	h->next_stats_ns = h->now;
+	h->credit_next_ns = h->now;
+	h->next_tx_ns = UINT64_MAX;
+	err = hd_ctl_init(h);
+	if (err)
+		goto err;
+	pr_info("%s -> %s at %llu bit/s, law %s, host MTU %d (%s), uplink MTU %d\n",
+		cfg->host_port, cfg->uplink, (unsigned long long)cfg->link_rate, h->law->name,
+		host_mtu, peer, up_mtu);
+	*out = h;
+	return 0;
+err:
+	hd_destroy(h);
+	return err;
+}

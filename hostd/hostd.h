@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * hostd: a host's rate limiter in the data path. A bump in the wire over
+ * AF_XDP between the host stack's veth peer (`host_port`, e.g. cc0; the
+ * stack sends on its other end, eth0) and the uplink to the switch
+ * (`uplink`, e.g. up0). Toward the fabric it classifies frames to flows,
+ * queues and paces each flow, tags data frames (0x88B5) and honours the
+ * switch's PAUSE/PFC/credits; toward the host it strips tags and answers
+ * congestion marks with CNPs (or ACKs in reliable mode).
+ *
+ * The daemon is a library (tests link it); main.c only calls hostd_main().
+ */
+#ifndef L2CC_HOSTD_H
+#define L2CC_HOSTD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "config.h"
+
+#define HD_MAX_RATES 256        /* [rate LABEL] sections */
+
+enum hd_fc { HD_FC_AUTO = 0, HD_FC_NONE, HD_FC_PAUSE, HD_FC_PFC, HD_FC_CREDIT };
+enum hd_mode { HD_MODE_UNRELIABLE = 0, HD_MODE_RELIABLE };
+enum hd_xdp_mode { HD_XDP_NATIVE = 0, HD_XDP_SKB };
+
+/* A static rate for one destination (the `static` law, and the starting
+ * rate of the others): [rate LABEL] with dst = MAC and rate or ipd. */
+struct hd_rate_cfg {
+	char name[32];
+	uint8_t dst[6];
+	uint64_t vlan;
+	uint64_t rate;              /* bit/s, 0 = unlimited */
+	int64_t ipd;                /* -1: use rate; else rate = link_rate/(1+ipd) */
+};
+
+struct hd_cfg {
+	/* [hostd] */
+	char name[32];
+	char ctl_socket[108];
+	char metrics_listen[64];
+	char stats_file[256];
+	uint64_t stats_interval;    /* ns */
+	char host_port[16];         /* the host stack's veth peer (cc0) */
+	char uplink[16];            /* toward the switch (up0) */
+	uint64_t link_rate;         /* bit/s: the uplink is paced at this; also Rmax, IPD base */
+	uint64_t burst;             /* bytes; 0 = max(2 frames, 500 us at link_rate) */
+	uint64_t wire_overhead;     /* bytes charged per frame on top of its length */
+	int fc;                     /* enum hd_fc: what to honour from the switch */
+	int granularity;            /* enum flow_granularity */
+	uint64_t max_flows;         /* incl. the default flow */
+	uint64_t flow_idle;         /* ns; 0 = never expire */
+	uint64_t queue;             /* bytes per flow at the host edge */
+	uint64_t pass_queue;        /* frames: ARP/ND/broadcast/multicast queue */
+	bool tag;                   /* tag data frames (every peer runs hostd) */
+	int mode;                   /* enum hd_mode */
+	uint64_t cnp_interval;      /* ns; 0 = one CNP per marked frame */
+	uint64_t ack_every;         /* reliable: an ACK per this many frames ... */
+	uint64_t ack_delay;         /* ... or this long after the first unacked one */
+	uint64_t slot;              /* pacer timing-wheel slot, ns */
+	uint64_t frame_size;
+	uint64_t ring_size;
+	uint64_t batch;
+	uint64_t umem_frames;       /* 0 = automatic */
+	uint64_t busy_poll;         /* ns */
+	int xdp_mode;               /* enum hd_xdp_mode */
+	int log_level;
+	/* [law] */
+	char law[16];               /* "static" (issue 5 adds the papers' laws) */
+	uint64_t rate;              /* static: every flow's rate, bit/s, 0 = unlimited */
+	int64_t ipd;                /* -1: use rate; else rate = link_rate/(1+ipd) */
+	/* [rate LABEL] */
+	struct hd_rate_cfg rates[HD_MAX_RATES];
+	int nrates;
+};
+
+/* The config schema (hostd/hd_config.c). */
+extern const struct cfg_section hd_cfg_sections[];
+extern const size_t hd_cfg_nsections;
+
+/* Load a config file plus "section[.label].key=value" overrides, validate.
+ * 0, or -errno with "file:line: ..." (or the override) in err. */
+int hd_cfg_load(struct hd_cfg *cfg, const char *path, char *const *overrides, int noverrides,
+		char *err, size_t errlen);
+
+int hostd_main(int argc, char **argv);
+
+#endif

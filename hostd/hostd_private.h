@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* hostd internals shared by its .c files (datapath, config, control). */
+#ifndef L2CC_HOSTD_PRIVATE_H
+#define L2CC_HOSTD_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "hostd.h"
+#include "fc_tx.h"
+#include "flow.h"
+#include "law.h"
+#include "pacer.h"
+#include "wclock.h"
+#include "xport.h"
+
+struct loop;
+struct ctl;
+struct tseries;
+
+#define HD_NPRIO 8
+
+/* Why a frame was dropped: one counter each, per port (host = from the host
+ * stack, up = from the fabric). */
+enum hd_drop {
+	HD_DROP_MALFORMED = 0,  /* runt, cut VLAN tag, multicast source */
+	HD_DROP_OVERSIZE,       /* does not fit the fabric's MTU once tagged */
+	HD_DROP_QUEUE_FULL,     /* host edge: the flow's queue is at its byte limit */
+	HD_DROP_PASS_FULL,      /* host edge: the ARP/ND/broadcast queue is full */
+	HD_DROP_NO_FRAME,       /* free UMEM frames ran low (host edge) or none for a CNP/ACK */
+	HD_DROP_FORGED,         /* from the host: a 0x88B5 tag or 0x88B6 control frame */
+	HD_DROP_LINK_LOCAL,     /* 01:80:C2:00:00:0x we do not speak (or from the host) */
+	HD_DROP_BAD_TAG,        /* from the fabric: malformed l2cc data tag */
+	HD_DROP_BAD_CTRL,       /* malformed l2cc control message or MAC control frame */
+	HD_DROP_UNSUPPORTED,    /* unknown control type, version or MAC control opcode */
+	HD_DROP_MAX
+};
+extern const char *const hd_drop_names[HD_DROP_MAX];
+
+struct hd_port_stats {
+	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
+	uint64_t drop[HD_DROP_MAX];
+};
+
+struct hd_stats {
+	/* flow control from the switch */
+	uint64_t pause_rx, pfc_rx, credit_rx, credit_tx;
+	uint64_t fc_ignored;        /* PAUSE/PFC/credit received but not honoured (config) */
+	uint64_t fc_blocked;        /* times a flow's head frame waited on PAUSE/PFC/credits */
+	/* host -> fabric */
+	uint64_t tagged;            /* data frames sent with a tag */
+	uint64_t pass_frames;       /* ARP/ND/broadcast/multicast passed through untagged */
+	uint64_t unclassified;      /* frames put on the default flow: table full or no key */
+	/* fabric -> host */
+	uint64_t stripped;          /* tagged frames delivered untagged to the host */
+	uint64_t fecn_rx;           /* of those, marked (FECN) */
+	uint64_t seq_gaps;          /* a peer flow's sequence jumped (lost or reordered) */
+	uint64_t rx_holds;          /* passes that left frames in the uplink ring: host ring full */
+	/* notifications */
+	uint64_t cnp_tx, cnp_rx, ack_tx, ack_rx;
+	uint64_t cnp_unknown, ack_unknown; /* naming a flow that does not exist: ignored */
+	uint64_t notify_drops;      /* CNP/ACK not sent: control queue full or no frame */
+};
+
+/* hostd's own state of a (sender-side) flow, indexed by flow id. */
+struct hd_flow {
+	struct law_out out;         /* the law's current decision, as applied */
+	enum law_limit last_limit;  /* what limited its last frame */
+	uint32_t acked_seq;         /* reliable: cumulative seq acknowledged */
+	bool acked_any;
+	uint8_t parked;             /* 0, or 1 + the priority it waits on (paused/credits) */
+	uint32_t park_next;         /* link in that priority's parked list */
+	uint64_t timer_at;          /* law timer deadline, 0 = none */
+	uint64_t rate_frames, rate_bytes; /* at the last time-series line (for rates) */
+};
+
+/* Receiver-side state of a remote sender's flow (a peer), indexed by the
+ * peer table's id. */
+struct hd_peer {
+	uint8_t src[6];             /* the sender: where CNPs and ACKs go */
+	uint8_t dst[6];             /* our host's MAC as the sender addressed it */
+	uint16_t flow;              /* the sender's flow id */
+	uint16_t vid;
+	bool have_seq;
+	uint32_t next_seq;          /* next expected sequence number */
+	/* CNP coalescing */
+	uint64_t last_cnp_ns;
+	uint32_t marks_pending;
+	uint32_t mark_seq;          /* seq of the last marked frame not yet notified */
+	bool cnp_timer;             /* queued in the CNP timer FIFO */
+	/* reliable mode: the ACK being built */
+	uint32_t ack_frames;
+	uint32_t ack_seq;
+	bool ack_ece;
+	bool ack_timer;             /* queued in the ACK timer FIFO */
+	uint64_t frames, marked, cnp_tx, ack_tx;
+};
+
+/* A FIFO of (peer id, generation, deadline): every entry waits the same
+ * delay, so deadlines are in order and the head is always the next due. */
+struct hd_tfifo {
+	uint32_t cap, head, n;
+	uint16_t *id, *gen;
+	uint64_t *at;
+};
+
+/* A small ring of frames (index, length) owned by the daemon. */
+struct hd_fring {
+	uint32_t cap, head, n;
+	uint32_t *idx;
+	uint16_t *len;
+};
+
+struct hd {
+	struct hd_cfg *cfg;
+	const struct law_ops *law;
+	struct umem *umem;
+	struct xport *host, *up;
+	uint64_t *faddr;            /* [nframes]: descriptor address of a held frame */
+	uint32_t *fnext;            /* [nframes]: flow queue links */
+	uint32_t reserve;           /* free frames kept for the fill rings */
+	uint32_t max_frame;         /* largest frame the uplink may send (fabric MTU + headers) */
+	uint32_t host_mtu;          /* MTU of the host stack's interface */
+	int ipv6_host, ipv6_up;     /* disable_ipv6 before we set it; -1 = untouched */
+
+	/* Uplink egress: wire clock at link_rate, flow control from the switch. */
+	struct wclock wc;
+	struct fc_tx etx;
+	uint64_t next_tx_ns;
+	/* Credit receiver side: what we counted from the switch, so our CREDIT
+	 * messages carry a sent count it can reconcile to (we grant unlimited). */
+	uint64_t crx_rcvd[HD_NPRIO];
+	uint64_t credit_next_ns, credit_last_ns;
+	bool credit_dirty;
+
+	/* Flows (sender side) and their pacer. */
+	struct flow_table *flows;
+	struct hd_flow *hf;         /* [max_flows] */
+	struct pacer *pacer;
+	uint32_t park_head[HD_NPRIO], park_tail[HD_NPRIO];
+	uint8_t parked_mask;        /* priorities with parked flows */
+	uint32_t *timer_heap;       /* law timers: flow ids, min-heap on hf[].timer_at */
+	uint32_t *timer_pos;        /* [max_flows]: position in the heap + 1, 0 = absent */
+	uint32_t ntimers;
+
+	/* Peers (receiver side) and their notification timers. */
+	struct flow_table *peers;
+	struct hd_peer *pr;         /* [max_flows] */
+	struct hd_tfifo cnp_fifo, ack_fifo;
+	uint32_t peer_next;         /* dummy flow-queue links for the peer table */
+
+	/* Frames waiting for the uplink outside the flows. */
+	struct hd_fring lctl;       /* link-local control (CREDIT): not subject to PAUSE */
+	struct hd_fring notify;     /* CNP/ACK: priority 0, ahead of data */
+	struct hd_fring pass;       /* ARP/ND/broadcast/multicast from the host */
+
+	struct hd_port_stats hst, ust; /* host port, uplink */
+	struct hd_stats st;
+
+	struct loop *loop;
+	struct ctl *ctl;
+	struct tseries *ts;
+	uint64_t now, start_ns, last_stats_ns;
+	uint64_t next_stats_ns, next_expire_ns;
+	uint64_t loops, wakeups;
+	bool stop;
+};
+
+/* Datapath (hd_path.c). */
+int hd_create(struct hd **out, struct hd_cfg *cfg);
+void hd_destroy(struct hd *h);
+/* One pass: completions, RX on both ports, TX, timers. True if it did work. */
+bool hd_poll(struct hd *h);
+/* The earliest time something is due (pacing, pause expiry, timers). */
+uint64_t hd_next_deadline(const struct hd *h);
+/* Apply settings that may change at run time (link rate, burst, rates of
+ * flows that follow the configuration). */
+void hd_apply_cfg(struct hd *h);
+/* Set a flow's rate from the control socket (rate_bps, or ipd if by_ipd);
+ * pins the flow so it does not expire. 0 or -errno. */
+int hd_set_flow_rate(struct hd *h, struct flow *f, uint64_t rate_bps, int64_t ipd);
+
+/* Control socket, metrics and time series (hd_ctl.c). */
+int hd_ctl_init(struct hd *h);
+void hd_ctl_fini(struct hd *h);
+void hd_stats_tick(struct hd *h);
+
+#endif
