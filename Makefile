@@ -51,7 +51,7 @@ BENCH_BINS  := $(BENCH_SRCS:tests/bench/%.c=$(B)/bench/%)
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
 
-BINS := $(B)/bin/switchd $(B)/bin/l2ccctl
+BINS := $(B)/bin/switchd $(B)/bin/hostd $(B)/bin/l2ccctl
 
 all: $(BINS) $(BPF_OBJS) $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS)
 
@@ -83,6 +83,11 @@ $(B)/libhostd.a: $(HD_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(B)/bin/switchd: $(B)/switchd/main.o $(B)/libswitchd.a $(B)/libl2cc.a
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/bin/hostd: $(B)/hostd/main.o $(B)/libhostd.a $(B)/libl2cc.a
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -138,8 +143,10 @@ PREFIX ?= /usr/local
 SYSTEMD_DIR ?= /etc/systemd/system
 install: $(BINS)
 	install -D -m 0755 $(B)/bin/switchd $(DESTDIR)$(PREFIX)/sbin/switchd
+	install -D -m 0755 $(B)/bin/hostd $(DESTDIR)$(PREFIX)/sbin/hostd
 	install -D -m 0755 $(B)/bin/l2ccctl $(DESTDIR)$(PREFIX)/bin/l2ccctl
 	install -D -m 0644 config/systemd/switchd@.service $(DESTDIR)$(SYSTEMD_DIR)/switchd@.service
+	install -D -m 0644 config/systemd/hostd@.service $(DESTDIR)$(SYSTEMD_DIR)/hostd@.service
 	install -d $(DESTDIR)/etc/l2cc
 
 clean:

@@ -1045,22 +1045,34 @@ uint64_t hd_next_deadline(const struct hd *h)
 
 /* ---- lifecycle ---------------------------------------------------------- */
 
-/* MTU of the host stack's interface: the veth peer of host_port (same
- * namespace), or host_port's own MTU if the peer cannot be found. */
-static int hd_host_mtu(const char *host_port, char *peer, size_t peerlen)
+static unsigned int hd_iflink(const char *ifname)
 {
-	char path[96], name[IF_NAMESIZE];
-	unsigned int ifindex = 0, self = if_nametoindex(host_port);
+	char path[96];
+	unsigned int ifindex = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/iflink", host_port);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/iflink", ifname);
 	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%u", &ifindex) != 1)
-			ifindex = 0;
-		fclose(f);
-	}
-	if (ifindex && ifindex != self && if_indextoname(ifindex, name)) {
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &ifindex) != 1)
+		ifindex = 0;
+	fclose(f);
+	return ifindex;
+}
+
+/*
+ * MTU of the host stack's interface: the veth peer of host_port when it is
+ * in our namespace, else host_port's own MTU. iflink is an index in the
+ * peer's namespace, so the interface with that index here is the peer only
+ * if its own iflink points back at host_port.
+ */
+static int hd_host_mtu(const char *host_port, char *peer, size_t peerlen)
+{
+	unsigned int self = if_nametoindex(host_port), link = hd_iflink(host_port);
+	char name[IF_NAMESIZE];
+
+	if (link && link != self && if_indextoname(link, name) && hd_iflink(name) == self) {
 		snprintf(peer, peerlen, "%s", name);
 		return xport_if_mtu(name);
 	}
@@ -1256,9 +1268,9 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 	err = hd_ctl_init(h);
 	if (err)
 		goto err;
-	pr_info("%s -> %s at %llu bit/s, law %s, host MTU %d (%s), uplink MTU %d\n",
-		cfg->host_port, cfg->uplink, (unsigned long long)cfg->link_rate, h->law->name,
-		host_mtu, peer, up_mtu);
+	pr_info("%s -> %s at %llu bit/s, host MTU %d (%s), uplink MTU %d\n",
+		cfg->host_port, cfg->uplink, (unsigned long long)cfg->link_rate, host_mtu, peer,
+		up_mtu);
 	*out = h;
 	return 0;
 err:

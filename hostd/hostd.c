@@ -112,14 +112,16 @@ static const struct reload_key restart_keys[] = {
 };
 
 /* These are bound to things made at start (log ident, control socket,
- * listener, time-series file, pass ring, pacer wheel, the flow table's
- * queue limit and idle time, per-pass arrays): the running value stays,
- * with a warning, and the rest of the reload applies. Move a key to the
- * live set when hd_apply_cfg() learns to change it. */
+ * listener, time-series file, pass ring, the pacer's wheel and per-frame
+ * overhead, the flow table's queue limit and idle time): the running value
+ * stays, with a warning, and the rest of the reload applies. wire_overhead
+ * is here because the pacer took it at creation: changing only the
+ * uplink's share would pace flows and the link with two different frame
+ * costs. Move a key to the live set when hd_apply_cfg() learns to change it. */
 static const struct reload_key kept_keys[] = {
 	RS("name", name), RS("ctl_socket", ctl_socket), RS("metrics_listen", metrics_listen),
 	RS("stats_file", stats_file), RK("pass_queue", pass_queue), RK("slot", slot),
-	RK("queue", queue), RK("flow_idle", flow_idle), RK("batch", batch),
+	RK("wire_overhead", wire_overhead), RK("queue", queue), RK("flow_idle", flow_idle),
 };
 
 static bool key_changed(const struct reload_key *k, const struct hd_cfg *a, const struct hd_cfg *b)
