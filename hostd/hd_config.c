@@ -111,6 +111,8 @@ static const struct cfg_item law_items[] = {
 	  "static rate of every flow without a [rate] section, bit/s; unlimited = link_rate"),
 	H("ipd", CFG_INT, ipd, "-1", -1, 65535,
 	  "when >= 0, pace by inter-packet delay instead of rate: rate = link_rate / (1 + ipd)"),
+	H("window", CFG_UINT, window, "0", 0, 65535,
+	  "reliable mode: frames a flow may have sent and not yet acknowledged; 0 = no window"),
 };
 
 static const struct cfg_item rate_items[] = {

@@ -114,6 +114,7 @@ static const struct hd_counter hd_counters[] = {
 	C(credit_tx, "Credit updates sent to the switch (our sent counts)"),
 	C(fc_ignored, "PAUSE/PFC/credits received but not honoured (flow_control)"),
 	C(fc_blocked, "Times a flow's head frame waited on PAUSE/PFC/credits"),
+	C(window_blocked, "Times a flow waited for ACKs with its window full"),
 	C(tagged, "Data frames sent with the l2cc tag"),
 	C(pass_frames, "ARP/ND/broadcast/multicast frames passed to the fabric untagged"),
 	C(unclassified, "Frames put on the default flow (table full or no key)"),
@@ -218,7 +219,9 @@ static void emit_flow(struct hd *h, struct jw *w, const struct flow *f, bool ful
 		jw_u64(w, "seq_next", f->seq_next);
 		jw_str(w, "limited_by", limit_str[x->last_limit]);
 		jw_bool(w, "pinned", f->pinned);
-		if (x->parked)
+		if (x->parked == HD_PARK_WINDOW)
+			jw_str(w, "waiting", "window");
+		else if (x->parked)
 			jw_u64(w, "waiting_prio", x->parked - 1u);
 		jw_u64(w, "idle_ms", (h->now - f->last_seen_ns) / 1000000);
 	}

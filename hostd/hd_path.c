@@ -359,6 +359,15 @@ static struct flow *hd_unpark(struct hd *h, uint8_t open)
 	return NULL;
 }
 
+/* Reliable mode: the law's window (frames sent and not yet acknowledged). */
+static bool hd_window_full(const struct hd *h, const struct flow *f)
+{
+	const struct hd_flow *x = &h->hf[f->id];
+
+	return x->out.window && h->cfg->tag && h->cfg->mode == HD_MODE_RELIABLE &&
+	       f->seq_next - x->acked_next >= x->out.window;
+}
+
 /* Send the head of flow f (in service in the pacer): tag, transmit, and
  * file the flow again with the pacer. */
 static void hd_send_flow(struct hd *h, struct flow *f, int prio)
@@ -469,6 +478,13 @@ static bool hd_tx_up(struct hd *h)
 		}
 		len = flow_frame_len(h->flows, flow_head(f));
 		prio = hd_frame_prio(h, flow_head(f), len);
+		if (hd_window_full(h, f)) {
+			/* Keeps its turn in the pacer; an ACK moves it on. */
+			h->hf[id].parked = HD_PARK_WINDOW;
+			h->hf[id].last_limit = LAW_LIMIT_WINDOW;
+			h->st.window_blocked++;
+			continue;
+		}
 		if (!hd_can_send(h, open, prio, len + (h->cfg->tag ? L2CC_TAG_LEN : 0))) {
 			/* Paused or out of credits: the flow keeps its turn and
 			 * waits on its priority, other priorities go on. */
@@ -664,6 +680,7 @@ static void hd_rx_notify(struct hd *h, int type, const uint8_t *body, size_t ble
 	} else if (type == L2CC_CTRL_ACK) {
 		struct wire_ack a;
 		uint32_t unmarked, marked;
+		struct hd_flow *x;
 
 		if (wire_parse_ack(body, blen, &a)) {
 			h->ust.drop[HD_DROP_BAD_CTRL]++;
@@ -678,12 +695,19 @@ static void hd_rx_notify(struct hd *h, int type, const uint8_t *body, size_t ble
 		wire_ack_count(&a, &unmarked, &marked);
 		f->cnt.ack_in++;
 		f->cnt.marks += marked;
-		h->hf[f->id].acked_seq = a.cum_seq;
-		h->hf[f->id].acked_any = true;
-		o = h->hf[f->id].out;
+		x = &h->hf[f->id];
+		if ((int32_t)(a.cum_seq + 1 - x->acked_next) > 0)
+			x->acked_next = a.cum_seq + 1;
+		o = x->out;
 		if (h->law->on_ack) {
 			h->law->on_ack(&e, f, a.cum_seq, unmarked, marked, &o);
 			hd_apply_out(h, f, &o);
+		}
+		if (x->parked == HD_PARK_WINDOW && !hd_window_full(h, f)) {
+			uint32_t head = flow_head(f);
+
+			/* Its turn again: queue it behind its priority. */
+			hd_park(h, f, hd_frame_prio(h, head, flow_frame_len(h->flows, head)));
 		}
 	} else {
 		h->ust.drop[HD_DROP_UNSUPPORTED]++;

@@ -68,6 +68,7 @@ struct hd_cfg {
 	char law[16];               /* "static" (issue 5 adds the papers' laws) */
 	uint64_t rate;              /* static: every flow's rate, bit/s, 0 = unlimited */
 	int64_t ipd;                /* -1: use rate; else rate = link_rate/(1+ipd) */
+	uint64_t window;            /* reliable mode: frames in flight per flow, 0 = none */
 	/* [rate LABEL] */
 	struct hd_rate_cfg rates[HD_MAX_RATES];
 	int nrates;

@@ -18,6 +18,7 @@ struct ctl;
 struct tseries;
 
 #define HD_NPRIO 8
+#define HD_PARK_WINDOW 0xff
 
 /* Why a frame was dropped: one counter each, per port (host = from the host
  * stack, up = from the fabric). */
@@ -46,6 +47,7 @@ struct hd_stats {
 	uint64_t pause_rx, pfc_rx, credit_rx, credit_tx;
 	uint64_t fc_ignored;        /* PAUSE/PFC/credit received but not honoured (config) */
 	uint64_t fc_blocked;        /* times a flow's head frame waited on PAUSE/PFC/credits */
+	uint64_t window_blocked;    /* times a flow waited for ACKs: its window was full */
 	/* host -> fabric */
 	uint64_t tagged;            /* data frames sent with a tag */
 	uint64_t pass_frames;       /* ARP/ND/broadcast/multicast passed through untagged */
@@ -65,9 +67,9 @@ struct hd_stats {
 struct hd_flow {
 	struct law_out out;         /* the law's current decision, as applied */
 	enum law_limit last_limit;  /* what limited its last frame */
-	uint32_t acked_seq;         /* reliable: cumulative seq acknowledged */
-	bool acked_any;
-	uint8_t parked;             /* 0, or 1 + the priority it waits on (paused/credits) */
+	uint32_t acked_next;        /* reliable: first seq not yet acknowledged */
+	uint8_t parked;             /* 0, 1 + the priority it waits on (paused/credits),
+				     * or HD_PARK_WINDOW (its window is full) */
 	uint32_t park_next;         /* link in that priority's parked list */
 	uint64_t timer_at;          /* law timer deadline, 0 = none */
 	uint64_t rate_frames, rate_bytes; /* at the last time-series line (for rates) */

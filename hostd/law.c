@@ -28,6 +28,7 @@ void law_configured_rate(const struct hd_cfg *cfg, const struct flow *f, struct 
 		}
 	}
 	memset(o, 0, sizeof(*o));
+	o->window = (uint32_t)cfg->window;
 	if (ipd >= 0) {
 		o->by_ipd = true;
 		o->ipd = (uint32_t)ipd;
