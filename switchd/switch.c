@@ -422,6 +422,13 @@ static bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t
 							    : SW_DROP_MALFORMED);
 		return true;
 	}
+	/* FECN is the switches' to set: a host that sends it set forges a mark. */
+	if (p->cfg->role == ROLE_HOST && ei.ethertype == L2CC_ETH_P_DATA_TAG &&
+	    len > ei.hlen + 1u && (frame[ei.hlen + 1] & L2CC_TAG_FECN)) {
+		sw_fc_update(s, p, prio);
+		sw_drop_frame(s, p, idx, SW_DROP_FORGED);
+		return true;
+	}
 	fdb_learn(s->fdb, ei.src, ei.vid, p->idx, s->now);
 	out = wire_is_multicast(ei.dst) ? -ENOENT : fdb_lookup(s->fdb, ei.dst, ei.vid, s->now);
 	if (out == (int)p->idx) {

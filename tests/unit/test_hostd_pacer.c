@@ -14,7 +14,7 @@
 #include "check.h"
 /* Relative paths: the Makefile's include path has no -Ihostd. */
 #include "../../hostd/pacer.h"
-#include "../../switchd/wclock.h"
+#include "wclock.h"
 
 #define SLOT 1000ull            /* 1 us wheel granularity unless a test says otherwise */
 #define OVH 24u                 /* preamble+SFD+FCS+IFG, as on the uplink */

@@ -2,7 +2,7 @@
 /*
  * Unit tests for the switch's data-path algorithms: the forwarding database
  * (switchd/fdb.c), the virtual output queues (switchd/voq.c) and the virtual
- * wire clock (switchd/wclock.h). Randomised tests use a fixed-seed PRNG so a
+ * wire clock (daemon/wclock.h). Randomised tests use a fixed-seed PRNG so a
  * failure reproduces exactly, and compare against a deliberately naive model
  * (flat arrays, linear scans) that is easy to trust by reading it.
  */
@@ -16,7 +16,7 @@
 /* Relative paths: the Makefile's include path has no -Iswitchd. */
 #include "../../switchd/fdb.h"
 #include "../../switchd/voq.h"
-#include "../../switchd/wclock.h"
+#include "wclock.h"
 
 
 /* Locally administered unicast MACs that differ in several bytes. */

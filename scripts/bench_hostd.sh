@@ -1,0 +1,584 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# `make bench-hostd`: hostd's per-flow pacing against an HTB class, like for
+# like, on one topology and the same veths:
+#
+#   tx namespace                                         rx namespace
+#   eth0 (10.98.0.1, MTU 1482) ══veth══ cc0 [hostd] up0 ══veth══ rx0 (10.98.0.2)
+#
+#   hostd rows: hostd between cc0 (host_port) and up0 (uplink), tag = no so
+#               that the receiver (a plain Linux stack, no hostd) sees plain
+#               frames; granularity = 5tuple, flow_control = none,
+#               link_rate = 10G (so only the per-flow rate limits), and
+#               [law] rate = target / flows: every flow (each iperf3 UDP
+#               stream, and also iperf3's TCP control connection) is paced at
+#               target / flows; the aggregate is compared with the target.
+#   htb rows:   hostd stopped; cc0 and up0 joined by a Linux bridge (br0) in
+#               the tx namespace, and HTB as the root qdisc of eth0, the
+#               host's own interface (where a host shapes what it sends;
+#               hostd sits on the same edge). 1 flow: one class at the target
+#               (rate = ceil = target, every frame goes there). 100 flows: a
+#               parent class at the target with 100 leaves at target / 100
+#               (rate = ceil), one per UDP stream: u32 on the UDP source
+#               port, through a 256-bucket hash table on its low byte (the
+#               streams use ports 20000..20099, see iperf3 --cport), and a
+#               default leaf at target / 100 for the rest (the TCP control
+#               connection), like hostd's flow of its own. HTB's burst and
+#               quantum are tc's defaults except quantum 1514 on the leaves.
+#
+# Traffic, the same for both: iperf3 UDP, 1400-byte payloads (1442-byte
+# frames), 1 stream or 100 (-P 100, so 100 distinct 5-tuples), offering
+# about 1.5 x the target in total (-b is per stream: 1.5 x target / flows),
+# or as fast as it can (-b 0) on the "max" rows.
+#
+# Rates (targets): 10M, 100M, 1G, and "max" = 5G: hostd and HTB set to 5G,
+# which the sender and the machine cannot reach; it shows the fastest each
+# gets through ("the fastest it can do"). The max rows are reported but are
+# not part of the accuracy figures.
+#
+# Achieved rate: bytes received on rx0 (the receiver's veth) per second over
+# a steady window of BENCH_SECONDS, starting one second after the traffic
+# arrives. Every side counts the same bytes: veth counts the Ethernet frame
+# without FCS and preamble (14-byte header + IP packet); hostd's pacer
+# charges the frame length + wire_overhead (0, the default) + the tag (none
+# with tag = no); HTB charges skb->len at eth0, which is the same frame
+# (no linklayer/overhead options given). So achieved/target compares like
+# with like. rx0 also counts the little else that crosses (iperf3's TCP
+# control connection); neighbour entries are static, IPv6 is off.
+#
+# CPU over the same window: the machine's busy time (user+nice+system+irq+
+# softirq of all cores, /proc/stat) as % of all cores, for every row (HTB's
+# work is softirq time that cannot be attributed to a process); and for the
+# hostd rows hostd's own utime+stime as % of one core. The machine is shared
+# with other engineers' runs: the busy % includes their load.
+#
+# Ping: 20 pings 50 ms apart from eth0 to rx0, through hostd (link_rate 10G,
+# rate unlimited) and through the bridge without HTB; the median RTT of each
+# and the difference (what hostd adds).
+#
+# Ends with one line:
+#   RATIO hostd accuracy=<worst achieved/target> htb_accuracy=<same for HTB>
+# "worst" = the achieved/target farthest from 1 over the 10M, 100M and 1G
+# rows with 1 and 100 flows (not the max rows). Numbers never fail the run;
+# it exits non-zero only when something cannot be set up.
+#
+# Each row's measurement holds /tmp/l2cc-measure.lock (flock) so that
+# timing-sensitive runs of other engineers do not overlap with ours.
+#
+# Environment:
+#   BENCH_SECONDS=S   measurement window per row (default 5)
+#   BENCH_ONLY="PAT..."  rows to run, shell patterns over the row names
+#                     SHAPER/RATE/FLOWS (hostd/10M/1, htb/1G/100, hostd/max/100, ...)
+#                     and "ping"; e.g. BENCH_ONLY="*/1G/* ping" (default "*")
+#   BENCH_KEEP=1      keep the temp dir (configs, logs, iperf3 JSON, counters)
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+
+B=$ROOT/build
+HOSTD=$B/bin/hostd
+L2CCCTL=$B/bin/l2ccctl
+LOCK=${L2CC_MEASURE_LOCK:-/tmp/l2cc-measure.lock}
+SECS=${BENCH_SECONDS:-5}
+ONLY=${BENCH_ONLY:-"*"}
+# The system interpreter: a pyenv shim costs most of a second per call.
+PY=${L2CC_PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
+PAYLOAD=1400          # UDP payload bytes; frames are PAYLOAD + 42
+LINK_RATE=10G         # hostd's link_rate: above every target
+MAX_TARGET=5000000000 # the "max" rows' target, bit/s
+CPORT=20000           # first client (source) port of the UDP streams
+
+P=l2h$$
+TX=$P-tx RX=$P-rx
+IP1=10.98.0.1 IP2=10.98.0.2
+DIR=$(mktemp -d "/tmp/$P.XXXXXX")
+: >"$DIR/pids"
+: >"$DIR/rows"
+NETNS_MADE=()
+
+say() { echo "bench-hostd: $*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+# ---- cleanup: exactly the PIDs we started and the namespaces we made -------
+
+starttime() { sed -E 's/^.*\) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
+# A recorded PID is ours only while its start time still matches.
+ours() { [ -n "$2" ] && [ "$(starttime "$1")" = "$2" ]; }
+record_pid() { echo "$1 $(starttime "$1")" >>"$DIR/pids"; }
+
+# stop_pid PID: TERM, wait up to 5 s, then KILL (only if it is still ours).
+stop_pid() {
+	local pid=$1 st
+	[ -n "$pid" ] || return 0
+	st=$(awk -v p="$pid" '$1 == p { s = $2 } END { print s }' "$DIR/pids")
+	if ! ours "$pid" "$st"; then
+		wait "$pid" 2>/dev/null
+		return 0
+	fi
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && break
+		sleep 0.1
+	done
+	ours "$pid" "$st" && kill -0 "$pid" 2>/dev/null &&
+		[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] && kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+cleaned=
+cleanup() {
+	local pid st n
+	[ -n "$cleaned" ] && return 0
+	cleaned=1
+	trap - EXIT INT TERM
+	while read -r pid st; do
+		ours "$pid" "$st" && stop_pid "$pid"
+	done < <(tac "$DIR/pids" 2>/dev/null)
+	for n in "${NETNS_MADE[@]}"; do
+		ip netns del "$n" 2>/dev/null
+	done
+	if [ -n "${BENCH_KEEP:-}" ]; then
+		say "kept $DIR"
+	else
+		rm -rf "$DIR"
+	fi
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
+
+# ---- prerequisites -----------------------------------------------------------
+
+[ "$(id -u)" -eq 0 ] || die "needs root (namespaces, XDP, tc)"
+for t in ip tc ethtool iperf3 ping flock ss; do
+	command -v "$t" >/dev/null || die "$t not found (make deps)"
+done
+[ -x "$PY" ] || die "python3 not found (make deps)"
+for f in "$HOSTD" "$L2CCCTL"; do
+	[ -x "$f" ] || die "$f missing: run make first"
+done
+
+# BENCH_ONLY patterns, without letting the shell expand them against files
+set -f
+# shellcheck disable=SC2206
+PATS=($ONLY)
+set +f
+want() {
+	local p
+	for p in "${PATS[@]}"; do
+		# shellcheck disable=SC2053
+		[[ $1 == $p ]] && return 0
+	done
+	return 1
+}
+
+# ---- topology ------------------------------------------------------------------
+
+hx() { local n=$1; shift; ip netns exec "$n" "$@"; }
+
+for n in "$TX" "$RX"; do
+	ip netns add "$n" || die "ip netns add $n"
+	NETNS_MADE+=("$n")
+	ip -n "$n" link set lo up || die "lo up in $n"
+	# no IPv6 chatter (RS, MLD, DAD) in the counters
+	hx "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 >/dev/null
+done
+ip -n "$TX" link add eth0 type veth peer name cc0 || die "veth eth0 - cc0"
+ip -n "$TX" link add up0 type veth peer name rx0 netns "$RX" || die "veth up0 - rx:rx0"
+# as tests/netns/lib.sh link_hd_host: MTU 1482 (room for the tag on a 1500
+# fabric, though we run tag = no) and TX checksum offload off (AF_XDP)
+ip -n "$TX" link set eth0 mtu 1482 || die "mtu eth0"
+hx "$TX" ethtool -K eth0 tx off >/dev/null 2>&1 || die "ethtool -K eth0 tx off"
+ip -n "$TX" addr add "$IP1/24" dev eth0 || die "address on eth0"
+ip -n "$RX" addr add "$IP2/24" dev rx0 || die "address on rx0"
+for i in eth0 cc0 up0; do ip -n "$TX" link set "$i" up || die "$i up"; done
+ip -n "$RX" link set rx0 up || die "rx0 up"
+mac() { ip -n "$1" link show dev "$2" | awk '/link\/ether/ { print $2 }'; }
+ip -n "$TX" neigh replace "$IP2" lladdr "$(mac "$RX" rx0)" dev eth0 nud permanent || die "neighbour in tx"
+ip -n "$RX" neigh replace "$IP1" lladdr "$(mac "$TX" eth0)" dev rx0 nud permanent || die "neighbour in rx"
+
+# anchors: a process in each namespace whose /proc/PID/net/dev the sampler reads
+hx "$TX" sleep 100000 &
+TX_ANCHOR=$!
+record_pid "$TX_ANCHOR"
+hx "$RX" sleep 100000 &
+RX_ANCHOR=$!
+record_pid "$RX_ANCHOR"
+
+# no XDP program may be left on cc0/up0 after hostd stops
+check_no_xdp() {
+	local i
+	for i in cc0 up0; do
+		ip -n "$TX" link show dev "$i" | grep -q ' xdp' || continue
+		say "WARNING: an XDP program is still attached to $i after hostd stopped; removing it"
+		ip -n "$TX" link set dev "$i" xdp off 2>/dev/null
+		ip -n "$TX" link set dev "$i" xdpgeneric off 2>/dev/null
+	done
+}
+
+wait_ping() {
+	for _ in $(seq 20); do
+		hx "$TX" ping -c 1 -W 1 -q "$IP2" >/dev/null 2>&1 && return 0
+		sleep 0.25
+	done
+	die "$1: no ping from eth0 to rx0"
+}
+
+# ---- shapers ---------------------------------------------------------------------
+
+HD_PID=
+# up_hostd FLOW_RATE_BPS|unlimited
+up_hostd() {
+	local conf=$DIR/hostd.conf log=$DIR/hostd.log
+	cat >"$conf" <<EOF
+[hostd]
+name = bench
+ctl_socket = $DIR/hostd.sock
+host_port = cc0
+uplink = up0
+link_rate = $LINK_RATE
+tag = no
+flow_control = none
+granularity = 5tuple
+
+[law]
+law = static
+rate = $1
+EOF
+	echo "== rate $1" >>"$log"
+	hx "$TX" "$HOSTD" -c "$conf" >>"$log" 2>&1 &
+	HD_PID=$!
+	record_pid "$HD_PID"
+	for _ in $(seq 100); do
+		kill -0 "$HD_PID" 2>/dev/null || { tail -20 "$log" >&2; die "hostd exited"; }
+		"$L2CCCTL" -s "$DIR/hostd.sock" -r status >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	"$L2CCCTL" -s "$DIR/hostd.sock" -r status >/dev/null 2>&1 ||
+		{ tail -20 "$log" >&2; die "hostd did not answer on its control socket"; }
+	wait_ping hostd
+}
+down_hostd() {
+	stop_pid "$HD_PID"
+	HD_PID=
+	check_no_xdp
+}
+hd_ctl() { "$L2CCCTL" -s "$DIR/hostd.sock" -r -t 3000 "$@"; }
+
+up_bridge() {
+	ip -n "$TX" link add br0 type bridge || die "bridge br0"
+	ip -n "$TX" link set cc0 master br0 || die "cc0 into br0"
+	ip -n "$TX" link set up0 master br0 || die "up0 into br0"
+	ip -n "$TX" link set br0 up || die "br0 up"
+	wait_ping bridge
+}
+down_bridge() { ip -n "$TX" link del br0 2>/dev/null; }
+
+# up_htb TARGET_BPS FLOWS: bridge + HTB on eth0 (see the header)
+up_htb() {
+	local r=$1 n=$2 leaf i p tcb=$DIR/htb.tc
+	up_bridge
+	if [ "$n" -eq 1 ]; then
+		{
+			echo "qdisc add dev eth0 root handle 1: htb default 10"
+			echo "class add dev eth0 parent 1: classid 1:10 htb rate ${r}bit ceil ${r}bit"
+		} >"$tcb"
+	else
+		leaf=$((r / n))
+		{
+			echo "qdisc add dev eth0 root handle 1: htb default ff"
+			echo "class add dev eth0 parent 1: classid 1:1 htb rate ${r}bit ceil ${r}bit"
+			echo "class add dev eth0 parent 1:1 classid 1:ff htb rate ${leaf}bit ceil ${leaf}bit quantum 1514"
+			for i in $(seq 0 $((n - 1))); do
+				printf 'class add dev eth0 parent 1:1 classid 1:%x htb rate %sbit ceil %sbit quantum 1514\n' \
+					$((0x100 + i)) "$leaf" "$leaf"
+			done
+			# UDP: hash on the source port's low byte, then one exact match per bucket
+			echo "filter add dev eth0 parent 1: prio 1 handle 2: protocol ip u32 divisor 256"
+			echo "filter add dev eth0 parent 1: prio 1 protocol ip u32 ht 800:: match ip protocol 17 0xff hashkey mask 0x00ff0000 at 20 link 2:"
+			for i in $(seq 0 $((n - 1))); do
+				p=$((CPORT + i))
+				printf 'filter add dev eth0 parent 1: prio 1 protocol ip u32 ht 2:%x: match ip sport %d 0xffff flowid 1:%x\n' \
+					$((p & 255)) "$p" $((0x100 + i))
+			done
+		} >"$tcb"
+	fi
+	hx "$TX" tc -batch "$tcb" || die "tc: HTB setup failed ($tcb)"
+	wait_ping htb
+}
+down_htb() {
+	hx "$TX" tc qdisc del dev eth0 root 2>/dev/null
+	down_bridge
+}
+
+# ---- measurement -----------------------------------------------------------------
+
+# sample OUT HDPID|-: wait for the traffic to reach rx0, skip one second, then
+# measure BENCH_SECONDS. OUT: achieved_bps rx_pps cpu_all% hostd%|- rx0_drops
+sample() {
+	"$PY" - "$TX_ANCHOR" "$RX_ANCHOR" "$2" "$SECS" "$(getconf CLK_TCK)" >"$1" <<'EOF'
+import os, sys, time
+txp, rxp, hdp, secs, hz = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
+def netdev(pid, ifname):
+    for line in open("/proc/%s/net/dev" % pid).readlines()[2:]:
+        name, rest = line.split(":", 1)
+        if name.strip() == ifname:
+            v = [int(x) for x in rest.split()]
+            return v  # rx: bytes packets errs drop ...; tx from v[8]
+    raise SystemExit("no %s" % ifname)
+def cpu():
+    v = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    return v[0] + v[1] + v[2] + v[5] + v[6], sum(v[:8])
+def hd():
+    if hdp == "-":
+        return None
+    try:
+        s = open("/proc/%s/stat" % hdp).read().rsplit(")", 1)[1].split()
+        return int(s[11]) + int(s[12])
+    except OSError:
+        return None
+def snap():
+    t0 = time.monotonic()
+    r = netdev(rxp, "rx0")
+    t1 = time.monotonic()
+    return (t0 + t1) / 2, r, cpu(), hd()
+start = netdev(rxp, "rx0")[0]
+end = time.monotonic() + 20
+while netdev(rxp, "rx0")[0] - start < 64 * 1024:
+    if time.monotonic() > end:
+        print("nan nan nan - nan")
+        sys.exit(0)
+    time.sleep(0.02)
+time.sleep(1.0)
+a = snap()
+time.sleep(secs)
+b = snap()
+dt = b[0] - a[0]
+ach = (b[1][0] - a[1][0]) * 8 / dt
+pps = (b[1][1] - a[1][1]) / dt
+busy, tot = b[2][0] - a[2][0], b[2][1] - a[2][1]
+cpu_all = 100.0 * busy / tot if tot else float("nan")
+hdc = "%.1f" % (100.0 * (b[3] - a[3]) / hz / dt) if a[3] is not None and b[3] is not None else "-"
+print("%.0f %.0f %.1f %s %d" % (ach, pps, cpu_all, hdc, b[1][3] - a[1][3]))
+EOF
+}
+
+# run_traffic NAME FLOWS PER_STREAM_B HDPID|-: iperf3 UDP eth0 -> rx0 while
+# sample() measures; results in $DIR/NAME.{sample,json}
+run_traffic() {
+	local name=$1 n=$2 bw=$3 hdpid=$4 spid cpid
+	hx "$RX" iperf3 -s -1 -B "$IP2" -p 5201 -J >"$DIR/$name.server.json" 2>&1 &
+	spid=$!
+	record_pid "$spid"
+	for _ in $(seq 100); do
+		hx "$RX" ss -Hltn "sport = :5201" | grep -q . && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.05
+	done
+	hx "$TX" iperf3 -c "$IP2" -p 5201 -u -l "$PAYLOAD" -b "$bw" -P "$n" --cport "$CPORT" \
+		-t $((${SECS%.*} + 3)) -J >"$DIR/$name.json" 2>&1 &
+	cpid=$!
+	record_pid "$cpid"
+	sample "$DIR/$name.sample" "$hdpid"
+	# the client ends by itself (-t); give it some slack, then stop it
+	for _ in $(seq $(((${SECS%.*} + 20) * 10))); do
+		kill -0 "$cpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	stop_pid "$cpid"
+	for _ in $(seq 30); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+	stop_pid "$spid"
+}
+
+# offered JSON: bit/s the iperf3 client sent, in frame bits (payload + 42), or nan
+offered() {
+	"$PY" - "$1" "$PAYLOAD" <<'EOF'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    e = d["end"]
+    s = e.get("sum_sent") or e["sum"]
+    pl = int(sys.argv[2])
+    print("%.0f" % (s["bits_per_second"] * (pl + 42) / pl))
+except Exception:
+    print("nan")
+EOF
+}
+
+# hd_note C0 C1 FLOWS: hostd's counters over the row: frames dropped at the
+# host edge by reason, XDP ring drops on cc0, UDP flows that sent
+hd_note() {
+	"$PY" - "$1" "$2" "$3" <<'EOF'
+import json, sys
+try:
+    a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+    f = json.load(open(sys.argv[3]))
+    da, db = a["host"]["drop"], b["host"]["drop"]
+    drops = {k: db[k] - da.get(k, 0) for k in db if db[k] - da.get(k, 0)}
+    rx = b["host"]["rx_frames"] - a["host"]["rx_frames"]
+    xa, xb = a.get("xdp_host", {}), b.get("xdp_host", {})
+    ring = sum(xb.get(k, 0) - xa.get(k, 0) for k in ("rx_dropped", "rx_ring_full"))
+    udp = sum(1 for x in f["flows"] if x["key"].startswith("udp") and x["frames_out"] > 0)
+    d = ",".join("%s=%d" % kv for kv in sorted(drops.items())) or "0"
+    print("in=%d drop:%s xdp_ring=%d udp_flows=%d" % (rx, d, ring, udp))
+except Exception as e:
+    print("counters unavailable (%s)" % e)
+EOF
+}
+
+# htb_note: qdisc drops and the classes that sent
+htb_note() {
+	hx "$TX" tc -s qdisc show dev eth0 >"$DIR/htb.qdisc" 2>&1
+	hx "$TX" tc -s class show dev eth0 >"$DIR/htb.class" 2>&1
+	"$PY" - "$DIR/htb.qdisc" "$DIR/htb.class" <<'EOF'
+import re, sys
+q = open(sys.argv[1]).read()
+m = re.search(r"dropped (\d+), overlimits (\d+)", q)
+c = open(sys.argv[2]).read()
+blocks = [b for b in c.split("class htb ")[1:]]
+handle = lambda b: b.split()[0]
+parents = {m.group(1) for b in blocks for m in [re.search(r" parent (\S+)", b.split("\n")[0])] if m}
+leaves = 0
+for b in blocks:
+    s = re.search(r"Sent (\d+) bytes", b)
+    if handle(b) not in parents and s and int(s.group(1)) > 0:
+        leaves += 1
+print("drops=%s overlimits=%s classes_sent=%d" % (m.group(1) if m else "?", m.group(2) if m else "?", leaves))
+EOF
+}
+
+# measure_row SHAPER RATE_LABEL TARGET_BPS FLOWS
+measure_row() {
+	local shaper=$1 label=$2 target=$3 n=$4 name bw note s
+	name=$shaper-$label-$n
+	if [ "$label" = max ]; then
+		bw=0
+	else
+		bw=$((target * 3 / 2 / n))
+	fi
+	{
+		flock -w 240 9 || say "WARNING: could not take $LOCK in 240 s; measuring unlocked"
+		if [ "$shaper" = hostd ]; then
+			hd_ctl counters >"$DIR/$name.c0" 2>&1
+			run_traffic "$name" "$n" "$bw" "$HD_PID"
+			hd_ctl counters >"$DIR/$name.c1" 2>&1
+			hd_ctl flows >"$DIR/$name.flows" 2>&1
+			note=$(hd_note "$DIR/$name.c0" "$DIR/$name.c1" "$DIR/$name.flows")
+		else
+			run_traffic "$name" "$n" "$bw" -
+			note=$(htb_note)
+		fi
+	} 9>"$LOCK"
+	s=$(cat "$DIR/$name.sample")
+	[ "${s%% *}" = nan ] && say "$name: no traffic reached rx0 (iperf3: $(head -c 300 "$DIR/$name.json"))"
+	echo "$shaper $label $n $target $s $(offered "$DIR/$name.json") $note" >>"$DIR/rows"
+}
+
+# ping_median: median RTT (us) of 20 pings 50 ms apart
+ping_median() {
+	hx "$TX" ping -c 20 -i 0.05 "$IP2" 2>/dev/null |
+		"$PY" -c '
+import re, statistics, sys
+t = [float(m.group(1)) for m in re.finditer(r"time=([0-9.]+) ms", sys.stdin.read())]
+print("%.0f %d" % (statistics.median(t) * 1000, len(t)) if t else "nan 0")'
+}
+
+# ---- run ---------------------------------------------------------------------------
+
+say "namespaces $TX $RX; ${SECS}s per row; hostd tag = no (the receiver is plain Linux)"
+for label in 10M 100M 1G max; do
+	case $label in
+	10M) target=10000000 ;;
+	100M) target=100000000 ;;
+	1G) target=1000000000 ;;
+	max) target=$MAX_TARGET ;;
+	esac
+	for n in 1 100; do
+		if want "hostd/$label/$n"; then
+			say "hostd $label, $n flow(s)"
+			up_hostd $((target / n))
+			measure_row hostd "$label" "$target" "$n"
+			down_hostd
+		fi
+		if want "htb/$label/$n"; then
+			say "htb $label, $n flow(s)"
+			up_htb "$target" "$n"
+			measure_row htb "$label" "$target" "$n"
+			down_htb
+		fi
+	done
+done
+
+PING=
+if want ping; then
+	say "ping"
+	{
+		flock -w 240 9 || say "WARNING: could not take $LOCK in 240 s; measuring unlocked"
+		up_hostd unlimited
+		read -r hd_rtt hd_n <<<"$(ping_median)"
+		down_hostd
+		up_bridge
+		read -r br_rtt br_n <<<"$(ping_median)"
+		down_bridge
+	} 9>"$LOCK"
+	PING="$hd_rtt $hd_n $br_rtt $br_n"
+fi
+
+# ---- report -------------------------------------------------------------------------
+
+"$PY" - "$DIR/rows" "$PING" "$(nproc)" <<'EOF'
+import math, sys
+rows = [l.split(None, 10) for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+def fmt_rate(x):
+    try:
+        x = float(x)
+    except ValueError:
+        return x
+    if math.isnan(x):
+        return "nan"
+    return "%.2fM" % (x / 1e6) if x < 1e9 else "%.4fG" % (x / 1e9)
+print()
+hdr = "%-6s %5s %5s %10s %11s %8s %11s %7s %7s  %s" % (
+    "shaper", "rate", "flows", "target", "achieved", "ach/tgt", "offered", "cpu%", "hostd%", "notes")
+print(hdr)
+worst = {"hostd": None, "htb": None}
+for r in rows:
+    shaper, label, n, target, ach, pps, cpu, hdc, rxdrop, off = r[:10]
+    note = r[10] if len(r) > 10 else ""
+    t, a = float(target), float(ach)
+    ratio = a / t if not math.isnan(a) else float("nan")
+    if label != "max" and not math.isnan(ratio):
+        w = worst[shaper]
+        if w is None or abs(ratio - 1) > abs(w - 1):
+            worst[shaper] = ratio
+    if rxdrop not in ("0", "nan"):
+        note += " rx0_drops=%s" % rxdrop
+    print("%-6s %5s %5s %10s %11s %8s %11s %7s %7s  %s" % (
+        shaper, label, n, fmt_rate(t), fmt_rate(a), "%.4f" % ratio, fmt_rate(off), cpu, hdc, note))
+print("""
+  achieved: frame bytes (Ethernet header + IP, no FCS) received on rx0 per second over
+  the window, the bytes both shapers charge; offered: what iperf3 sent over the whole
+  run, in frame bits (HTB blocks the sender's socket, so it offers about what passes;
+  hostd drops the excess at its host edge). hostd: [law] rate = target/flows per 5-tuple
+  flow, link_rate 10G, tag = no. htb: on eth0 of the same namespace, cc0-up0 bridged;
+  100 flows = 100 leaves at target/100 under a parent at target (u32 on the source port).
+  max: target 5G, beyond the sender: the fastest each gets through (not in RATIO).
+  cpu%: machine busy time, % of all %s cores (includes other users); hostd%: hostd's
+  utime+stime, % of one core. notes (hostd): in = frames from the host, drop: host-edge
+  drops by reason, xdp_ring = cc0 frames the XDP socket had no room for, udp_flows =
+  UDP flows that sent; (htb): qdisc drops/overlimits, leaf classes that sent.""".replace("%s", sys.argv[3], 1))
+p = sys.argv[2].split()
+if len(p) == 4:
+    try:
+        d = "%+.0f" % (float(p[0]) - float(p[2]))
+    except ValueError:
+        d = "nan"
+    print("\nPING median_rtt_us hostd=%s bridge=%s added_by_hostd=%s (%s and %s replies of 20)"
+          % (p[0], p[2], d, p[1], p[3]))
+print()
+f = lambda w: "nan" if w is None else "%.4f" % w
+print("RATIO hostd accuracy=%s htb_accuracy=%s" % (f(worst["hostd"]), f(worst["htb"])))
+EOF
