@@ -58,6 +58,9 @@ static const struct cfg_item hd_items[] = {
 	  "base of ipd"),
 	H("burst", CFG_SIZE, burst, "0", 0, 16777216,
 	  "bytes the uplink may send back to back after idle; 0 = max(2 frames, 500 us at link_rate)"),
+	H("flow_burst", CFG_DURATION, flow_burst, "2ms", 0, 1000000000,
+	  "per flow, time at its rate (at least 2 frames) it may send back to back after idle; "
+	  "also how late hostd may serve a backlogged flow without it losing rate"),
 	H("wire_overhead", CFG_UINT, wire_overhead, "0", 0, 64,
 	  "bytes charged per frame on top of its length (24 = Ethernet preamble, FCS and gap)"),
 	HE("flow_control", fc, "auto", fc_names,

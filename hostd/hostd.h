@@ -44,6 +44,7 @@ struct hd_cfg {
 	char uplink[16];            /* toward the switch (up0) */
 	uint64_t link_rate;         /* bit/s: the uplink is paced at this; also Rmax, IPD base */
 	uint64_t burst;             /* bytes; 0 = max(2 frames, 500 us at link_rate) */
+	uint64_t flow_burst;        /* ns at a flow's rate (>= 2 frames): its pacer burst */
 	uint64_t wire_overhead;     /* bytes charged per frame on top of its length */
 	int fc;                     /* enum hd_fc: what to honour from the switch */
 	int granularity;            /* enum flow_granularity */

@@ -176,7 +176,7 @@ t_ping_tcp_udp() {
 	iperf_server_wait h3 5202
 	udp=$("$PY" - "$L2T_DIR/iperf-h3-5202.json" <<'EOF'
 import json, sys
-s = json.load(open(sys.argv[1]))["end"]["sum"]
+s = json.load(open(sys.argv[1]))["end"]["sum_received"]
 print("%d %d %.2f" % (s["packets"], s["lost_packets"], s["bits_per_second"] / 1e6))
 EOF
 ) || fail "iperf3 UDP h1 -> h3: no receiver report: $(head -c 300 "$L2T_DIR/iperf-h3-5202.json")"
@@ -204,6 +204,7 @@ t_static_rate() {
 	HD_COMMON="link_rate = 1G" HD_h1="[rate toh2]
 dst = $mac2
 rate = 50M" daemons rate "$(sw_conf none 1G none 1G none 1G)"
+	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
 	assert_eq "$(flow_of h1 "$mac2" 'f["rate_bps"]')" 50000000 "h1's flow to h2: rate_bps"
 	iperf_server h2 5211
 	iperf_server h3 5212
@@ -234,7 +235,8 @@ for mac in sys.argv[2:4]:
     b = [f for f in r["b"]["flows"] if f["key"] == mac][0]
     db, df = b["bytes_out"] - a["bytes_out"], b["frames_out"] - a["frames_out"]
     out[mac] = {"wire": (db + tag * df) * 8 / dt, "untagged": db * 8 / dt, "frames": df,
-                "drops": b["drops"] - a["drops"], "rate_bps": b["rate_bps"], "id": b["id"]}
+                "drops": b["drops"] - a["drops"], "rate_bps": b["rate_bps"], "id": b["id"],
+                "queue": "%d/%d" % (b["queue_bytes"], b["queue_limit"]), "limited_by": b["limited_by"]}
 out["dt"] = dt
 print(json.dumps(out))
 EOF
@@ -243,11 +245,12 @@ EOF
 	rate3=$(jget "$r" "d['$mac3']['wire']")
 	info "h1 -> h2 ([rate] 50M, 200M offered): $(mbps "$rate2") Mbit/s on the wire (tagged)," \
 		"$(mbps "$(jget "$r" "d['$mac2']['untagged']")") Mbit/s untagged," \
-		"$(jget "$r" "d['$mac2']['drops']") host-edge drops in $(jget "$r" '"%.2f" % d["dt"]') s"
+		"$(jget "$r" "d['$mac2']['drops']") host-edge drops in $(jget "$r" '"%.2f" % d["dt"]') s;" \
+		"queue $(jget "$r" "d['$mac2']['queue']") bytes, limited_by $(jget "$r" "d['$mac2']['limited_by']")"
 	info "h1 -> h3 (unlimited, 300M offered): $(mbps "$rate3") Mbit/s on the wire (tagged)," \
 		"$(mbps "$(jget "$r" "d['$mac3']['untagged']")") Mbit/s untagged, $(jget "$r" "d['$mac3']['drops']") drops"
-	info "iperf3 receivers: h2 $(jget "$(cat "$L2T_DIR/iperf-h2-5211.json")" '"%.2f" % (d["end"]["sum"]["bits_per_second"] / 1e6)') Mbit/s," \
-		"h3 $(jget "$(cat "$L2T_DIR/iperf-h3-5212.json")" '"%.2f" % (d["end"]["sum"]["bits_per_second"] / 1e6)') Mbit/s of UDP payload"
+	info "iperf3 receivers: h2 $(jget "$(cat "$L2T_DIR/iperf-h2-5211.json")" '"%.2f" % (d["end"]["sum_received"]["bits_per_second"] / 1e6)') Mbit/s," \
+		"h3 $(jget "$(cat "$L2T_DIR/iperf-h3-5212.json")" '"%.2f" % (d["end"]["sum_received"]["bits_per_second"] / 1e6)') Mbit/s of UDP payload"
 	assert_within 2 50e6 "$rate2" "h1 -> h2 paced rate (tagged bytes, bit/s)"
 	assert_ge "$(jget "$r" "d['$mac3']['untagged']")" "$(calc "0.9 * 300e6")" \
 		"h1 -> h3 rate (untagged frame bytes, bit/s): held back by the 50M flow?"
@@ -259,7 +262,7 @@ EOF
 # FC; h1 and h3 send UDP 300M each to h2 for 4 s. Leaves the figures in
 # $L2T_DIR/lossless-FC.json.
 lossless_run() {
-	local fc=$1 c1 c3 win
+	local fc=$1 c1 c3 win n
 	HD_COMMON="link_rate = 1G" daemons "lossless-$fc" "$(sw_conf "$fc" 1G none 100M "$fc" 1G)"
 	iperf_server h2 5221
 	iperf_server h2 5223
@@ -345,8 +348,10 @@ t_lossless() { # FC
 		assert_ge "$(jget "$r" "d['$h']['edge_drops']")" 1 \
 			"$fc: $h hostd host.drop.queue_full + no_frame (the loss at the host edge)"
 	done
-	assert_ge "$(jget "$r" 'd["h2_goodput"]')" "$(calc "0.9 * 100e6 * $FRAME_LEN / ($FRAME_LEN + $TAG_LEN)")" \
-		"$fc: h2 goodput (untagged frame bit/s)"
+	# Not a rate test (test_switch_rate.sh is): only that the 100M port was
+	# kept busy, not starved by pauses that last too long.
+	assert_ge "$(jget "$r" 'd["h2_goodput"]')" "$(calc "0.8 * 100e6 * $FRAME_LEN / ($FRAME_LEN + $TAG_LEN)")" \
+		"$fc: h2 goodput (untagged frame bit/s), 80% of 100M x $FRAME_LEN/$((FRAME_LEN + TAG_LEN))"
 }
 
 t_lossy_none() {
@@ -360,7 +365,7 @@ t_lossy_none() {
 # ---- 4. CNPs -------------------------------------------------------------------------
 
 t_cnp() {
-	local mac2 s0 s1 j m0 c0 marks cnps i h2cnp h1m0 h1c0
+	local mac2 s0 s1 j m0 c0 marks cnps h2cnp f0 t0
 	default_daemons
 	mac2=$(host_mac h2)
 	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
@@ -368,7 +373,6 @@ t_cnp() {
 	m0=$(flow_of h1 "$mac2" 'f["marks"]')
 	c0=$(flow_of h1 "$mac2" 'f["cnp_in"]')
 	j=$(ctl h2 counters) || fail "l2ccctl h2 counters"
-	local f0 t0
 	f0=$(jget "$j" 'd["fecn_rx"]')
 	t0=$(jget "$j" 'd["cnp_tx"]')
 	ctl S mark p2 5 >/dev/null || fail "l2ccctl S mark p2 5"
@@ -419,36 +423,63 @@ cnp_interval = 1s"
 # ---- 5. reliable mode ------------------------------------------------------------------
 
 t_reliable_ack() {
-	local mac1 mac2 s0 s1 p f j
+	local mac1 mac2 s0 s1 p0 p1 f0 f1 r n=40
 	HD_COMMON="link_rate = 1G
 mode = reliable
 ack_every = 4" daemons reliable "$(sw_conf none 1G none 1G none 1G)"
 	mac1=$(host_mac h1)
 	mac2=$(host_mac h2)
 	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
+	sleep 0.1
 	s0=$(ctl S counters p2 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["ports"]["p2"]["marked"])')
-	f=$(flow_of h1 "$mac2" 'json.dumps(f)')
+	p0=$(ctl h2 peers) || fail "l2ccctl h2 peers"
+	f0=$(ctl h1 flows) || fail "l2ccctl h1 flows"
 	ctl S mark p2 3 >/dev/null || fail "l2ccctl S mark p2 3"
-	# 40 echo requests, 20 of them in a quick burst (coalesced ACKs), the
-	# rest 20 ms apart (ACKed by ack_delay, one frame each).
-	hx h1 ping -c 20 -i 0.002 -W 2 10.99.0.2 >/dev/null || fail "ping burst h1 -> h2"
-	hx h1 ping -c 20 -i 0.02 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
-	sleep 0.2
+	# A burst of $n UDP datagrams back to back (to the discard port; h2
+	# answers port-unreachable, which goes the other way): h2's hostd sees
+	# them close together, so it ACKs every 4 frames (ack_every) rather than
+	# each after ack_delay. The first 3 are marked.
+	hx h1 "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[1])):
+    s.sendto(b"x" * 1000, ("10.99.0.2", 9))
+' "$n" || fail "UDP burst from h1"
+	sleep 0.3
 	s1=$(ctl S counters p2 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["ports"]["p2"]["marked"])')
-	p=$(ctl h2 peers) || fail "l2ccctl h2 peers"
-	p=$(jget "$p" "[x for x in d['peers'] if x['src'] == '$mac1']")
-	j=$(flow_of h1 "$mac2" 'json.dumps(f)')
-	r=$("$PY" -c 'import json,sys; a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2]); print(json.dumps({k: b[k] - a[k] for k in ("frames_out", "marks", "ack_in", "cnp_in")}))' "$f" "$j")
-	info "reliable, ack_every 4: S p2 marked +$((s1 - s0)); h2 peers for h1: $p"
-	info "h1 flow to h2 (deltas): $r; h1 ack_rx $(hd_counter h1 'd["ack_rx"]') ack_unknown $(hd_counter h1 'd["ack_unknown"]'), h2 ack_tx $(hd_counter h2 'd["ack_tx"]') cnp_tx $(hd_counter h2 'd["cnp_tx"]')"
+	p1=$(ctl h2 peers) || fail "l2ccctl h2 peers"
+	f1=$(ctl h1 flows) || fail "l2ccctl h1 flows"
+	r=$("$PY" - "$p0" "$p1" "$f0" "$f1" "$mac1" "$mac2" <<'PYEOF'
+import json, sys
+p0, p1, f0, f1 = (json.loads(x) for x in sys.argv[1:5])
+mac1, mac2 = sys.argv[5:7]
+peer = lambda d: ([x for x in d["peers"] if x["src"] == mac1] or [None])[0]
+flow = lambda d: ([x for x in d["flows"] if x["key"] == mac2] or [None])[0]
+a, b = peer(p0), peer(p1)
+fa, fb = flow(f0), flow(f1)
+if not b or not fb:
+    print(json.dumps({"error": "no peer entry on h2 or no flow on h1"}))
+    sys.exit()
+r = {"peer": {k: b[k] - (a[k] if a else 0) for k in ("frames", "marked", "ack_out", "cnp_out")},
+     "flow": {k: fb[k] - fa[k] for k in ("frames_out", "marks", "ack_in", "cnp_in")}}
+print(json.dumps(r))
+PYEOF
+)
+	[ "$(jget "$r" 'd.get("error", "")')" = "" ] || fail "$(jget "$r" 'd["error"]')"
+	info "reliable, ack_every 4, burst of $n datagrams with 3 marked: S p2 marked +$((s1 - s0))"
+	info "h2's peer entry for h1 (deltas): $(jget "$r" 'd["peer"]'); h1's flow to h2 (deltas): $(jget "$r" 'd["flow"]')"
+	info "h1 ack_rx $(hd_counter h1 'd["ack_rx"]') ack_unknown $(hd_counter h1 'd["ack_unknown"]'), h2 ack_tx $(hd_counter h2 'd["ack_tx"]') cnp_tx $(hd_counter h2 'd["cnp_tx"]') notify_drops $(hd_counter h2 'd["notify_drops"]')"
 	assert_eq "$((s1 - s0))" 3 "S p2 counters.marked"
-	[ "$p" != "[]" ] || fail "h2 has no peer entry for h1's flow"
-	assert_ge "$(jget "$p" 'd[0]["ack_out"]')" 1 "h2 peers: ack_out"
-	assert_ge "$(jget "$r" 'd["ack_in"]')" 1 "h1's flow to h2: ack_in"
-	# An ACK echoes at most one mark however many frames it covers.
-	assert_ge "$(jget "$r" 'd["marks"]')" 1 "h1's flow to h2: marks (ACK-echoed)"
-	assert_le "$(jget "$r" 'd["marks"]')" 3 "h1's flow to h2: marks (ACK-echoed)"
-	assert_eq "$(jget "$r" 'd["cnp_in"]')" 0 "h1's flow to h2: cnp_in (reliable mode sends no CNPs)"
+	assert_eq "$(jget "$r" 'd["peer"]["frames"]')" "$n" "h2 peers: frames of h1's flow"
+	assert_eq "$(jget "$r" 'd["peer"]["marked"]')" 3 "h2 peers: marked"
+	assert_ge "$(jget "$r" 'd["peer"]["ack_out"]')" 1 "h2 peers: ack_out"
+	assert_le "$(jget "$r" 'd["peer"]["ack_out"]')" "$((n - 1))" "h2 peers: ack_out (ACKs coalesced by ack_every = 4)"
+	assert_eq "$(jget "$r" 'd["flow"]["ack_in"]')" "$(jget "$r" 'd["peer"]["ack_out"]')" "h1's flow to h2: ack_in vs h2's ack_out"
+	# An ACK echoes at most one mark however many frames it covers (ECE
+	# flag: frames - 1 unmarked + 1 marked), so 3 marks in one ACK count 1.
+	assert_ge "$(jget "$r" 'd["flow"]["marks"]')" 1 "h1's flow to h2: marks (ACK-echoed)"
+	assert_le "$(jget "$r" 'd["flow"]["marks"]')" 3 "h1's flow to h2: marks (ACK-echoed)"
+	assert_eq "$(jget "$r" 'd["flow"]["cnp_in"]')" 0 "h1's flow to h2: cnp_in (reliable mode sends no CNPs)"
 	assert_eq "$(hd_counter h1 'd["ack_unknown"]')" 0 "h1 hostd counters.ack_unknown"
 }
 
@@ -545,13 +576,21 @@ uplink = up0" hostd)
 # ---- 8. SIGKILL and restart -------------------------------------------------------------------
 
 t_kill_restart() {
-	local out j
+	local out j xdp
 	default_daemons
 	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 before the kill"
 	echo dirty >"$L2T_DIR/daemons.tag"
 	stop_switchd h1 KILL || fail "h1's hostd did not die on SIGKILL"
+	# Its XDP programs hang on BPF links, which the kernel releases with the
+	# process's file descriptors (possibly a moment after the exit).
+	for _ in $(seq 20); do
+		xdp=$(ip -n "$(ns h1)" -d link show cc0; ip -n "$(ns h1)" -d link show up0)
+		grep -qE 'prog/xdp|xdp(generic|drv)? ' <<<"$xdp" || break
+		sleep 0.05
+	done
 	info "h1 hostd after SIGKILL: XDP on cc0: $(ip -n "$(ns h1)" -d link show cc0 | grep -oE 'prog/xdp id [0-9]+' || echo none)," \
 		"on up0: $(ip -n "$(ns h1)" -d link show up0 | grep -oE 'prog/xdp id [0-9]+' || echo none)"
+	grep -qE 'prog/xdp|xdp(generic|drv)? ' <<<"$xdp" && fail "an XDP program stayed attached after SIGKILL: $(grep -E 'xdp' <<<"$xdp" | tr '\n' ' ')"
 	hx h1 ping -c 1 -W 1 10.99.0.2 >/dev/null && fail "ping h1 -> h2 works with h1's hostd dead (something else forwards?)"
 	start_hostd h1 "$(HD_COMMON="link_rate = 1G" hd_conf h1)"
 	out=$(hx h1 ping -c 3 -i 0.2 -W 2 10.99.0.2) || fail "ping h1 -> h2 after the restart: $(tail -2 <<<"$out" | tr '\n' ' ')"
