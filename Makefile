@@ -139,6 +139,10 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/bench.sh
 
+bench-hostd: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/bench_hostd.sh
+
 PREFIX ?= /usr/local
 SYSTEMD_DIR ?= /etc/systemd/system
 install: $(BINS)
@@ -152,6 +156,6 @@ install: $(BINS)
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps test demo bench fuzz install clean
+.PHONY: all deps test demo bench bench-hostd fuzz install clean
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

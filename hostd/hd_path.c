@@ -954,6 +954,12 @@ static void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 	} else if (r == 1) {
 		hd_flow_init(h, f);
 	}
+	/* Dynamic threshold (Choudhury-Hahne) on the shared pool: a flow may
+	 * hold at most as many frames as are still free above the reserve,
+	 * so n backlogged flows share the pool about equally instead of
+	 * first come, first served. */
+	if (f->q.frames >= h->umem->nfree - h->reserve)
+		return hd_host_drop(h, idx, HD_DROP_NO_FRAME);
 	was_idle = !f->q.frames;
 	if (flow_enqueue(h->flows, f, idx, len))
 		return hd_host_drop(h, idx, HD_DROP_QUEUE_FULL);

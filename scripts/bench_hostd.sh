@@ -24,13 +24,16 @@
 #               port, through a 256-bucket hash table on its low byte (the
 #               streams use ports 20000..20099, see iperf3 --cport), and a
 #               default leaf at target / 100 for the rest (the TCP control
-#               connection), like hostd's flow of its own. HTB's burst and
-#               quantum are tc's defaults except quantum 1514 on the leaves.
+#               connection), like hostd's flow of its own. HTB's burst is
+#               tc's default; quantum (which only matters when classes
+#               borrow, and none can here) is set to keep tc quiet: 1514 on
+#               the 100 leaves, 60000 on the others.
 #
 # Traffic, the same for both: iperf3 UDP, 1400-byte payloads (1442-byte
 # frames), 1 stream or 100 (-P 100, so 100 distinct 5-tuples), offering
-# about 1.5 x the target in total (-b is per stream: 1.5 x target / flows),
-# or as fast as it can (-b 0) on the "max" rows.
+# about 1.5 x the target in total (-b, per stream and in payload bits, is
+# 1.5 x target / flows: 1.545 x in frame bits), or as fast as it can (-b 0)
+# on the "max" rows. The client is stopped when the window is over.
 #
 # Rates (targets): 10M, 100M, 1G, and "max" = 5G: hostd and HTB set to 5G,
 # which the sender and the machine cannot reach; it shows the fastest each
@@ -39,12 +42,13 @@
 #
 # Achieved rate: bytes received on rx0 (the receiver's veth) per second over
 # a steady window of BENCH_SECONDS, starting one second after the traffic
-# arrives. Every side counts the same bytes: veth counts the Ethernet frame
-# without FCS and preamble (14-byte header + IP packet); hostd's pacer
-# charges the frame length + wire_overhead (0, the default) + the tag (none
-# with tag = no); HTB charges skb->len at eth0, which is the same frame
-# (no linklayer/overhead options given). So achieved/target compares like
-# with like. rx0 also counts the little else that crosses (iperf3's TCP
+# arrives: the slope of a least-squares line through the byte counter read
+# every 5 ms (see sample()). Every side counts the same bytes: veth counts
+# the Ethernet frame without FCS and preamble (14-byte header + IP packet);
+# hostd's pacer charges the frame length + wire_overhead (0, the default) +
+# the tag (none with tag = no); HTB charges skb->len at eth0, which is the
+# same frame (no linklayer/overhead options given). So achieved/target
+# compares like with like. rx0 also counts the little else that crosses (iperf3's TCP
 # control connection); neighbour entries are static, IPv6 is off.
 #
 # CPU over the same window: the machine's busy time (user+nice+system+irq+
@@ -71,6 +75,9 @@
 #   BENCH_ONLY="PAT..."  rows to run, shell patterns over the row names
 #                     SHAPER/RATE/FLOWS (hostd/10M/1, htb/1G/100, hostd/max/100, ...)
 #                     and "ping"; e.g. BENCH_ONLY="*/1G/* ping" (default "*")
+#   BENCH_HOSTD_SET="hostd.busy_poll=50us ..."  extra hostd -o overrides, to
+#                     try settings without editing this file
+#   BENCH_HTB_CLASS="burst 64k cburst 64k"  extra options for every HTB class
 #   BENCH_KEEP=1      keep the temp dir (configs, logs, iperf3 JSON, counters)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -192,6 +199,9 @@ ip -n "$TX" link add up0 type veth peer name rx0 netns "$RX" || die "veth up0 - 
 # fabric, though we run tag = no) and TX checksum offload off (AF_XDP)
 ip -n "$TX" link set eth0 mtu 1482 || die "mtu eth0"
 hx "$TX" ethtool -K eth0 tx off >/dev/null 2>&1 || die "ethtool -K eth0 tx off"
+# the receiver too: its replies (iperf3 control, ping) cross hostd, which
+# cannot complete a partial checksum
+hx "$RX" ethtool -K rx0 tx off >/dev/null 2>&1 || die "ethtool -K rx0 tx off"
 ip -n "$TX" addr add "$IP1/24" dev eth0 || die "address on eth0"
 ip -n "$RX" addr add "$IP2/24" dev rx0 || die "address on rx0"
 for i in eth0 cc0 up0; do ip -n "$TX" link set "$i" up || die "$i up"; done
@@ -201,10 +211,10 @@ ip -n "$TX" neigh replace "$IP2" lladdr "$(mac "$RX" rx0)" dev eth0 nud permanen
 ip -n "$RX" neigh replace "$IP1" lladdr "$(mac "$TX" eth0)" dev rx0 nud permanent || die "neighbour in rx"
 
 # anchors: a process in each namespace whose /proc/PID/net/dev the sampler reads
-hx "$TX" sleep 100000 &
+ip netns exec "$TX" sleep 100000 9>&- &
 TX_ANCHOR=$!
 record_pid "$TX_ANCHOR"
-hx "$RX" sleep 100000 &
+ip netns exec "$RX" sleep 100000 9>&- &
 RX_ANCHOR=$!
 record_pid "$RX_ANCHOR"
 
@@ -248,8 +258,11 @@ granularity = 5tuple
 law = static
 rate = $1
 EOF
-	echo "== rate $1" >>"$log"
-	hx "$TX" "$HOSTD" -c "$conf" >>"$log" 2>&1 &
+	local kv
+	local -a set=()
+	for kv in ${BENCH_HOSTD_SET:-}; do set+=(-o "$kv"); done
+	echo "== rate $1 ${set[*]}" >>"$log"
+	ip netns exec "$TX" "$HOSTD" -c "$conf" "${set[@]}" >>"$log" 2>&1 9>&- &
 	HD_PID=$!
 	record_pid "$HD_PID"
 	for _ in $(seq 100); do
@@ -279,22 +292,22 @@ down_bridge() { ip -n "$TX" link del br0 2>/dev/null; }
 
 # up_htb TARGET_BPS FLOWS: bridge + HTB on eth0 (see the header)
 up_htb() {
-	local r=$1 n=$2 leaf i p tcb=$DIR/htb.tc
+	local r=$1 n=$2 leaf i p tcb=$DIR/htb.tc x=${BENCH_HTB_CLASS:-}
 	up_bridge
 	if [ "$n" -eq 1 ]; then
 		{
 			echo "qdisc add dev eth0 root handle 1: htb default 10"
-			echo "class add dev eth0 parent 1: classid 1:10 htb rate ${r}bit ceil ${r}bit"
+			echo "class add dev eth0 parent 1: classid 1:10 htb rate ${r}bit ceil ${r}bit quantum 60000 $x"
 		} >"$tcb"
 	else
 		leaf=$((r / n))
 		{
 			echo "qdisc add dev eth0 root handle 1: htb default ff"
-			echo "class add dev eth0 parent 1: classid 1:1 htb rate ${r}bit ceil ${r}bit"
-			echo "class add dev eth0 parent 1:1 classid 1:ff htb rate ${leaf}bit ceil ${leaf}bit quantum 1514"
+			echo "class add dev eth0 parent 1: classid 1:1 htb rate ${r}bit ceil ${r}bit quantum 60000 $x"
+			echo "class add dev eth0 parent 1:1 classid 1:ff htb rate ${leaf}bit ceil ${leaf}bit quantum 1514 $x"
 			for i in $(seq 0 $((n - 1))); do
-				printf 'class add dev eth0 parent 1:1 classid 1:%x htb rate %sbit ceil %sbit quantum 1514\n' \
-					$((0x100 + i)) "$leaf" "$leaf"
+				printf 'class add dev eth0 parent 1:1 classid 1:%x htb rate %sbit ceil %sbit quantum 1514 %s\n' \
+					$((0x100 + i)) "$leaf" "$leaf" "$x"
 			done
 			# UDP: hash on the source port's low byte, then one exact match per bucket
 			echo "filter add dev eth0 parent 1: prio 1 handle 2: protocol ip u32 divisor 256"
@@ -318,10 +331,12 @@ down_htb() {
 
 # sample OUT HDPID|-: wait for the traffic to reach rx0, skip one second, then
 # measure BENCH_SECONDS. OUT: achieved_bps rx_pps cpu_all% hostd%|- rx0_drops
+# offered_bps (the sender's UDP datagrams over the window, in frame bits)
 sample() {
-	"$PY" - "$TX_ANCHOR" "$RX_ANCHOR" "$2" "$SECS" "$(getconf CLK_TCK)" >"$1" <<'EOF'
+	"$PY" - "$TX_ANCHOR" "$RX_ANCHOR" "$2" "$SECS" "$(getconf CLK_TCK)" "$PAYLOAD" >"$1" <<'EOF'
 import os, sys, time
 txp, rxp, hdp, secs, hz = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
+payload = int(sys.argv[6])
 def netdev(pid, ifname):
     for line in open("/proc/%s/net/dev" % pid).readlines()[2:]:
         name, rest = line.split(":", 1)
@@ -340,29 +355,49 @@ def hd():
         return int(s[11]) + int(s[12])
     except OSError:
         return None
+def udp_out(pid):  # datagrams the sender's UDP layer sent (OutDatagrams)
+    l = [x.split() for x in open("/proc/%s/net/snmp" % pid) if x.startswith("Udp:")]
+    return int(l[1][l[0].index("OutDatagrams")])
 def snap():
     t0 = time.monotonic()
     r = netdev(rxp, "rx0")
     t1 = time.monotonic()
-    return (t0 + t1) / 2, r, cpu(), hd()
+    return (t0 + t1) / 2, r, cpu(), hd(), udp_out(txp)
 start = netdev(rxp, "rx0")[0]
 end = time.monotonic() + 20
 while netdev(rxp, "rx0")[0] - start < 64 * 1024:
     if time.monotonic() > end:
-        print("nan nan nan - nan")
+        print("nan nan nan - nan nan")
         sys.exit(0)
     time.sleep(0.02)
 time.sleep(1.0)
+# rx0's byte counter every 5 ms over the window; the rate is the slope of
+# the least-squares line through them, not (last - first) / time: 100 flows
+# started together send in phase, so the counter is a staircase with a step
+# of one frame per flow (at 10M, 1.15 Mbit every 115 ms), and a two-point
+# difference would be off by up to a step (2% over 5 s)
 a = snap()
-time.sleep(secs)
+pts = [(a[0], a[1][0])]
+while True:
+    time.sleep(0.005)
+    t0 = time.monotonic()
+    v = netdev(rxp, "rx0")[0]
+    t = (t0 + time.monotonic()) / 2
+    pts.append((t, v))
+    if t - a[0] >= secs:
+        break
 b = snap()
 dt = b[0] - a[0]
-ach = (b[1][0] - a[1][0]) * 8 / dt
+n = len(pts)
+mt = sum(p[0] for p in pts) / n
+mv = sum(p[1] for p in pts) / n
+ach = 8 * sum((p[0] - mt) * (p[1] - mv) for p in pts) / sum((p[0] - mt) ** 2 for p in pts)
 pps = (b[1][1] - a[1][1]) / dt
 busy, tot = b[2][0] - a[2][0], b[2][1] - a[2][1]
 cpu_all = 100.0 * busy / tot if tot else float("nan")
 hdc = "%.1f" % (100.0 * (b[3] - a[3]) / hz / dt) if a[3] is not None and b[3] is not None else "-"
-print("%.0f %.0f %.1f %s %d" % (ach, pps, cpu_all, hdc, b[1][3] - a[1][3]))
+off = (b[4] - a[4]) * (payload + 42) * 8 / dt
+print("%.0f %.0f %.1f %s %d %.0f" % (ach, pps, cpu_all, hdc, b[1][3] - a[1][3], off))
 EOF
 }
 
@@ -370,7 +405,7 @@ EOF
 # sample() measures; results in $DIR/NAME.{sample,json}
 run_traffic() {
 	local name=$1 n=$2 bw=$3 hdpid=$4 spid cpid
-	hx "$RX" iperf3 -s -1 -B "$IP2" -p 5201 -J >"$DIR/$name.server.json" 2>&1 &
+	ip netns exec "$RX" iperf3 -s -1 -B "$IP2" -p 5201 -J >"$DIR/$name.server.json" 2>&1 9>&- &
 	spid=$!
 	record_pid "$spid"
 	for _ in $(seq 100); do
@@ -378,34 +413,15 @@ run_traffic() {
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.05
 	done
-	hx "$TX" iperf3 -c "$IP2" -p 5201 -u -l "$PAYLOAD" -b "$bw" -P "$n" --cport "$CPORT" \
-		-t $((${SECS%.*} + 3)) -J >"$DIR/$name.json" 2>&1 &
+	ip netns exec "$TX" iperf3 -c "$IP2" -p 5201 -u -l "$PAYLOAD" -b "$bw" -P "$n" --cport "$CPORT" \
+		-t $((${SECS%.*} + 10)) -J >"$DIR/$name.json" 2>&1 9>&- &
 	cpid=$!
 	record_pid "$cpid"
 	sample "$DIR/$name.sample" "$hdpid"
-	# the client ends by itself (-t); give it some slack, then stop it
-	for _ in $(seq $(((${SECS%.*} + 20) * 10))); do
-		kill -0 "$cpid" 2>/dev/null || break
-		sleep 0.1
-	done
+	# the window is over: stop the client (its -t is only a safety net)
 	stop_pid "$cpid"
 	for _ in $(seq 30); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
 	stop_pid "$spid"
-}
-
-# offered JSON: bit/s the iperf3 client sent, in frame bits (payload + 42), or nan
-offered() {
-	"$PY" - "$1" "$PAYLOAD" <<'EOF'
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-    e = d["end"]
-    s = e.get("sum_sent") or e["sum"]
-    pl = int(sys.argv[2])
-    print("%.0f" % (s["bits_per_second"] * (pl + 42) / pl))
-except Exception:
-    print("nan")
-EOF
 }
 
 # hd_note C0 C1 FLOWS: hostd's counters over the row: frames dropped at the
@@ -474,7 +490,8 @@ measure_row() {
 	} 9>"$LOCK"
 	s=$(cat "$DIR/$name.sample")
 	[ "${s%% *}" = nan ] && say "$name: no traffic reached rx0 (iperf3: $(head -c 300 "$DIR/$name.json"))"
-	echo "$shaper $label $n $target $s $(offered "$DIR/$name.json") $note" >>"$DIR/rows"
+	[ -n "$s" ] || s="nan nan nan - nan nan"
+	echo "$shaper $label $n $target $s $note" >>"$DIR/rows"
 }
 
 # ping_median: median RTT (us) of 20 pings 50 ms apart
@@ -488,7 +505,7 @@ print("%.0f %d" % (statistics.median(t) * 1000, len(t)) if t else "nan 0")'
 
 # ---- run ---------------------------------------------------------------------------
 
-say "namespaces $TX $RX; ${SECS}s per row; hostd tag = no (the receiver is plain Linux)"
+say "namespaces $TX $RX; ${SECS}s per row; hostd tag = no (the receiver is plain Linux)${BENCH_HOSTD_SET:+; hostd -o $BENCH_HOSTD_SET}${BENCH_HTB_CLASS:+; HTB classes: $BENCH_HTB_CLASS}"
 for label in 10M 100M 1G max; do
 	case $label in
 	10M) target=10000000 ;;
@@ -556,20 +573,27 @@ for r in rows:
             worst[shaper] = ratio
     if rxdrop not in ("0", "nan"):
         note += " rx0_drops=%s" % rxdrop
+    try:
+        if label != "max" and float(off) < 0.99 * t:
+            note += " OFFERED<TARGET"
+    except ValueError:
+        pass
     print("%-6s %5s %5s %10s %11s %8s %11s %7s %7s  %s" % (
         shaper, label, n, fmt_rate(t), fmt_rate(a), "%.4f" % ratio, fmt_rate(off), cpu, hdc, note))
 print("""
   achieved: frame bytes (Ethernet header + IP, no FCS) received on rx0 per second over
-  the window, the bytes both shapers charge; offered: what iperf3 sent over the whole
-  run, in frame bits (HTB blocks the sender's socket, so it offers about what passes;
-  hostd drops the excess at its host edge). hostd: [law] rate = target/flows per 5-tuple
+  the window, the bytes both shapers charge; offered: UDP datagrams the sender sent in
+  the window, in frame bits (HTB blocks the sender's socket, so it offers about what
+  passes; hostd drops the excess at its host edge). hostd: [law] rate = target/flows per 5-tuple
   flow, link_rate 10G, tag = no. htb: on eth0 of the same namespace, cc0-up0 bridged;
   100 flows = 100 leaves at target/100 under a parent at target (u32 on the source port).
   max: target 5G, beyond the sender: the fastest each gets through (not in RATIO).
   cpu%: machine busy time, % of all %s cores (includes other users); hostd%: hostd's
   utime+stime, % of one core. notes (hostd): in = frames from the host, drop: host-edge
   drops by reason, xdp_ring = cc0 frames the XDP socket had no room for, udp_flows =
-  UDP flows that sent; (htb): qdisc drops/overlimits, leaf classes that sent.""".replace("%s", sys.argv[3], 1))
+  UDP flows that sent; (htb): qdisc drops/overlimits, leaf classes that sent.
+  OFFERED<TARGET: the sender offered less than 99% of the target (for HTB, whose socket
+  blocks, this does not tell whether the sender or HTB held it back).""".replace("%s", sys.argv[3], 1))
 p = sys.argv[2].split()
 if len(p) == 4:
     try:
