@@ -92,8 +92,13 @@ malformed_frames() {
 	echo "vlan_short ${m3}${m1}81000001"
 	# PAUSE (01:80:c2:00:00:01, 0x8808) with the opcode and no pause_time (16 bytes).
 	echo "pause_short 0180c2000001${m1}88080001"
-	# A valid-looking CREDIT (0x88B6 v1 type 1, 48-byte body) from a host port.
-	echo "credit_forged 0180c2000001${m1}88b6" \
+	# A data frame carrying the l2cc tag with FECN already set: only
+	# switches mark, so from a host port it is forged (marker source
+	# 02:4c:32:54:00:fe, so h3 can tell if it got through).
+	echo "fecn_forged ${m3}024c325400fe88b5" "01010000" "00000001" "0000000000000000" "0800" \
+		"$(printf '00%.0s' $(seq 20))"
+	# A CREDIT (0x88B6 v1 type 1) with a 48-byte body: too short for one.
+	echo "credit_short 0180c2000001${m1}88b6" \
 		"01010030" "01ff0000deadbeef" "$(printf '%016x' 1000000000 | sed 's/.*/&&&&&&&&/')"
 	# 0x88B6 with version 2.
 	echo "ctrl_badver 0180c2000001${m1}88b6" "02010030" "01ff0000deadbeef" \
@@ -169,8 +174,9 @@ EOF
 	grep -q '^14 .*024c3254000e88b5$' <<<"$heard" ||
 		fail "header-only 14-byte frame was not forwarded to h3 (heard: ${heard:-nothing})"
 	info "header-only frame: forwarded to h3 as 14 bytes"
-	assert_eq "$(jget "$drops" 'd["malformed"]')" 2 "drop.malformed increase (short VLAN tag, short PAUSE)"
-	assert_eq "$(jget "$drops" 'd["forged"]')" 1 "drop.forged increase (CREDIT from a host port)"
+	grep -q '00fe88b5' <<<"$heard" && fail "a frame with FECN set by a host went through: $heard"
+	assert_eq "$(jget "$drops" 'd["malformed"]')" 3 "drop.malformed increase (short VLAN tag, short PAUSE, short CREDIT)"
+	assert_eq "$(jget "$drops" 'd["forged"]')" 1 "drop.forged increase (FECN set by a host)"
 	assert_eq "$(jget "$drops" 'd["unsupported"]')" 1 "drop.unsupported increase (0x88B6 version 2)"
 	assert_eq "$(jget "$(ctl s status)" 'd["umem"]["conserved"]')" true "umem conserved after malformed frames"
 	hx h1 ping -c 3 -i 0.2 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 after the malformed frames"
