@@ -35,7 +35,7 @@
 #define HD_NOTIFY_CAP 512
 #define HD_CREDIT_INTERVAL_NS 1000000ull
 #define HD_CREDIT_KEEPALIVE_NS 50000000ull
-#define HD_EXPIRE_INTERVAL_NS 10000000ull
+#define HD_EXPIRE_INTERVAL_NS 100000000ull  /* a sweep of 1024 flows per 400 ms */
 #define HD_EXPIRE_BUDGET 256
 /* Credits we grant the switch: we hand everything to the host stack at once,
  * so our room is unlimited; a finite number keeps the arithmetic plain. */
@@ -319,6 +319,8 @@ static void hd_send_up(struct hd *h, uint32_t idx, uint64_t addr, uint32_t len, 
 	wclock_charge(&h->wc, len);
 	if (data && hd_credits_apply(h)) {
 		fc_tx_credit_charge(&h->etx, prio, len);
+		if (!h->credit_dirty && h->credit_next_ns > h->now + HD_CREDIT_INTERVAL_NS)
+			h->credit_next_ns = h->now + HD_CREDIT_INTERVAL_NS;
 		h->credit_dirty = true;
 	}
 	h->ust.tx_frames++;
@@ -1023,7 +1025,9 @@ static void hd_timers(struct hd *h)
 	if (hd_credits_apply(h) && h->etx.credit_have && h->now >= h->credit_next_ns) {
 		if (h->credit_dirty || h->now - h->credit_last_ns >= HD_CREDIT_KEEPALIVE_NS)
 			hd_send_credit(h);
-		h->credit_next_ns = h->now + HD_CREDIT_INTERVAL_NS;
+		/* Idle: only the keepalive; sending re-arms the interval. */
+		h->credit_next_ns = h->credit_dirty ? h->now + HD_CREDIT_INTERVAL_NS
+						    : h->credit_last_ns + HD_CREDIT_KEEPALIVE_NS;
 	}
 	if (h->now >= h->next_expire_ns) {
 		flow_expire(h->flows, h->now, HD_EXPIRE_BUDGET);

@@ -154,15 +154,22 @@ static void sw_send_credit(struct sw *s, struct sw_port *p)
 	p->credit_last_ns = s->now;
 }
 
-/* Grant more as soon as an eighth of the buffer has come free. */
+/* Grant more as soon as an eighth of the buffer has come free; a smaller
+ * change goes out with the next credit_interval tick, which is armed only
+ * then (an idle link is refreshed by the keepalive alone). */
 static void sw_credit_check(struct sw *s, struct sw_port *p)
 {
+	bool changed = false;
+
 	for (int i = 0; i < SW_NPRIO; i++) {
 		if (sw_credit_limit(p, i) - p->adv_limit[i] >= p->credit_step) {
 			sw_send_credit(s, p);
 			return;
 		}
+		changed |= sw_credit_limit(p, i) != p->adv_limit[i];
 	}
+	if (changed && p->credit_next_ns > s->now + p->cfg->credit_interval)
+		p->credit_next_ns = s->now + p->cfg->credit_interval;
 }
 
 /* ---- input buffer and flow control toward the upstream sender ----------- */
@@ -565,14 +572,20 @@ static void sw_port_timers(struct sw *s, struct sw_port *p)
 		}
 	}
 	if (p->cfg->fc == FC_CREDIT && s->now >= p->credit_next_ns) {
-		bool changed = false;
+		bool changed = false, due;
 
 		for (int i = 0; i < SW_NPRIO; i++)
 			changed |= sw_credit_limit(p, i) != p->adv_limit[i];
-
-		if (changed || s->now - p->credit_last_ns >= SW_CREDIT_KEEPALIVE_NS)
+		due = changed || s->now - p->credit_last_ns >= SW_CREDIT_KEEPALIVE_NS;
+		if (due)
 			sw_send_credit(s, p);
-		p->credit_next_ns = s->now + p->cfg->credit_interval;
+		/* Sent (or nothing new to grant): sleep until the keepalive;
+		 * sw_credit_check() arms the interval again on a change. Due
+		 * but not sent (no free frame): retry at the interval. */
+		if (p->credit_last_ns == s->now || !due)
+			p->credit_next_ns = p->credit_last_ns + SW_CREDIT_KEEPALIVE_NS;
+		else
+			p->credit_next_ns = s->now + p->cfg->credit_interval;
 	}
 }
 
