@@ -5,6 +5,7 @@
  * docs/hostd.md is generated from the same output.
  */
 #include "hostd.h"
+#include "dconf.h"
 #include "flow.h"
 #include "law.h"
 
@@ -127,56 +128,28 @@ static const struct cfg_item rate_items[] = {
 	  "when >= 0, pace by inter-packet delay instead of rate: rate = link_rate / (1 + ipd)"),
 };
 
-/* [hostd] and [law] fill the top-level struct itself: there is one of each,
- * and overrides reach them even when the file leaves a section out. */
-static void *hd_open_global(void *ctx, const char *label, char *err, size_t errlen)
-{
-	return ctx;
-}
-
-static void *hd_find_global(void *ctx, const char *label)
-{
-	return ctx;
-}
+/* [rate NAME]: cfg->rates[], each named by its label. */
+static const struct dconf_list rate_list =
+	DCONF_LIST(struct hd_cfg, rates, nrates, HD_MAX_RATES, "[rate] sections", "rate");
 
 static void *hd_find_rate(void *ctx, const char *label)
 {
-	struct hd_cfg *cfg = ctx;
-
-	for (int i = 0; i < cfg->nrates; i++)
-		if (!strcmp(cfg->rates[i].name, label))
-			return &cfg->rates[i];
-	return NULL;
+	return dconf_list_find(&rate_list, ctx, label);
 }
 
 static void *hd_open_rate(void *ctx, const char *label, char *err, size_t errlen)
 {
-	struct hd_cfg *cfg = ctx;
-	struct hd_rate_cfg *r;
-
-	if (cfg->nrates == HD_MAX_RATES) {
-		snprintf(err, errlen, "too many [rate] sections, expected at most %d", HD_MAX_RATES);
-		return NULL;
-	}
-	if (strlen(label) >= sizeof(r->name)) {
-		snprintf(err, errlen, "rate name \"%s\" too long, expected at most %zu characters",
-			 label, sizeof(r->name) - 1);
-		return NULL;
-	}
-	r = &cfg->rates[cfg->nrates++];
-	memset(r, 0, sizeof(*r));
-	strcpy(r->name, label);
-	return r;
+	return dconf_list_open(&rate_list, ctx, label, err, errlen);
 }
 
 const struct cfg_section hd_cfg_sections[] = {
 	{ .name = "hostd", .labelled = false, .items = hd_items,
-	  .nitems = sizeof(hd_items) / sizeof(hd_items[0]), .open = hd_open_global,
-	  .find = hd_find_global,
+	  .nitems = sizeof(hd_items) / sizeof(hd_items[0]), .open = dconf_open_self,
+	  .find = dconf_find_self,
 	  .help = "Daemon-wide settings (at most one section; host_port and uplink are required)." },
 	{ .name = "law", .labelled = false, .items = law_items,
-	  .nitems = sizeof(law_items) / sizeof(law_items[0]), .open = hd_open_global,
-	  .find = hd_find_global,
+	  .nitems = sizeof(law_items) / sizeof(law_items[0]), .open = dconf_open_self,
+	  .find = dconf_find_self,
 	  .help = "The rate-control law and the default static rate (at most one section)." },
 	{ .name = "rate", .labelled = true, .items = rate_items,
 	  .nitems = sizeof(rate_items) / sizeof(rate_items[0]), .open = hd_open_rate,
@@ -186,8 +159,6 @@ const struct cfg_section hd_cfg_sections[] = {
 		  "dst, only non-IP frames with 5tuple, none with prio." },
 };
 const size_t hd_cfg_nsections = sizeof(hd_cfg_sections) / sizeof(hd_cfg_sections[0]);
-
-static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
 static bool mac_is_zero(const uint8_t m[6])
 {
@@ -248,7 +219,7 @@ static int hd_validate_rates(struct hd_cfg *cfg, const char *path, char *err, si
 /* Checks that span keys or sections; each names what was expected. */
 static int hd_cfg_validate(struct hd_cfg *cfg, const char *path, char *err, size_t errlen)
 {
-	int n;
+	int n, ret;
 
 	if (!cfg->host_port[0]) {
 		snprintf(err, errlen, "%s: [hostd] host_port is not set, expected the host stack's veth "
@@ -265,16 +236,9 @@ static int hd_cfg_validate(struct hd_cfg *cfg, const char *path, char *err, size
 			 path, cfg->uplink);
 		return -EINVAL;
 	}
-	if (!is_pow2(cfg->ring_size)) {
-		snprintf(err, errlen, "%s: ring_size %llu is not a power of two", path,
-			 (unsigned long long)cfg->ring_size);
-		return -EINVAL;
-	}
-	if (cfg->frame_size && cfg->frame_size != 2048 && cfg->frame_size != 4096) {
-		snprintf(err, errlen, "%s: frame_size %llu, expected 0, 2048 or 4096", path,
-			 (unsigned long long)cfg->frame_size);
-		return -EINVAL;
-	}
+	ret = dconf_check_rings(path, cfg->ring_size, cfg->frame_size, err, errlen);
+	if (ret)
+		return ret;
 	/* ACKs quote the tag's sequence numbers and flow id: without the tag
 	 * a receiver has nothing to acknowledge. */
 	if (cfg->mode == HD_MODE_RELIABLE && !cfg->tag) {
@@ -301,21 +265,11 @@ int hd_cfg_load(struct hd_cfg *cfg, const char *path, char *const *overrides, in
 {
 	int ret;
 
-	memset(cfg, 0, sizeof(*cfg));
 	/* [hostd] and [law] are optional in the file: their defaults apply
 	 * without them (host_port and uplink may come from overrides). */
-	for (int i = 0; i < 2; i++) {
-		ret = cfg_apply_defaults(&hd_cfg_sections[i], cfg, err, errlen);
-		if (ret)
-			return ret;
-	}
-	ret = cfg_parse_file(path, hd_cfg_sections, hd_cfg_nsections, cfg, err, errlen);
+	ret = dconf_load(cfg, sizeof(*cfg), hd_cfg_sections, hd_cfg_nsections, path, overrides,
+			 noverrides, err, errlen);
 	if (ret)
 		return ret;
-	for (int i = 0; i < noverrides; i++) {
-		ret = cfg_override(overrides[i], hd_cfg_sections, hd_cfg_nsections, cfg, err, errlen);
-		if (ret)
-			return ret;
-	}
 	return hd_cfg_validate(cfg, path, err, errlen);
 }

@@ -1,62 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* hostd's command line, lifecycle and main loop. */
+/* hostd's main: its options and help, reload rules and run. The rest of
+ * main is daemon/dcli.c; the main loop is daemon/drun.c. */
 #define LOG_SUBSYS "hostd"
 #include "hostd_private.h"
+#include "dcli.h"
+#include "drun.h"
 #include "log.h"
-#include "loop.h"
-#include "notify.h"
 
-#include <errno.h>
-#include <getopt.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_OVERRIDES 64
-
-struct opt_desc {
-	const char *lng;
-	int shrt;
-	const char *arg;
-	const char *help;
-};
-
-/* Options as data: getopt's table and --help both come from here. */
-static const struct opt_desc opts[] = {
-	{ "config", 'c', "FILE", "configuration file (required)" },
-	{ "set", 'o', "SECTION[.LABEL].KEY=VALUE", "override a config key (repeatable), e.g. law.rate=50M" },
-	{ "check", 'n', NULL, "validate the configuration and exit" },
-	{ "verbose", 'v', NULL, "more logging (-vv: libbpf/libxdp debug)" },
-	{ "quiet", 'q', NULL, "errors only" },
-	{ "help-config", 'C', NULL, "print every config key with default, range and description" },
-	{ "help", 'h', NULL, "this help" },
-};
-#define NOPTS (int)(sizeof(opts) / sizeof(opts[0]))
-
-/* What a reload needs from the command line. */
-struct run_opts {
-	const char *path;
-	char *const *ovr;
-	int novr;
-	int cli_level;              /* -v/-q given: wins over log_level, also on reload; else -1 */
-};
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: hostd -c FILE [options]\n\n"
-		   "A host rate limiter in the data path over AF_XDP.\n\n");
-	for (int i = 0; i < NOPTS; i++) {
-		char left[64];
-
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", opts[i].shrt, opts[i].lng,
-			 opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-		fprintf(f, "  %-40s %s\n", left, opts[i].help);
-	}
-	fprintf(f, "\nSignals: TERM/INT stop, HUP reloads rates and timers.\n"
-		   "Reference: docs/hostd.md\n");
-}
 
 /* The tables, then the laws: their names are only known to law.c, so the
  * [law] table cannot list them itself. */
@@ -154,15 +108,16 @@ static int changed_keys(const struct reload_key *tab, size_t n, const struct hd_
 
 /* SIGHUP: re-read the file (with the same overrides); rates, the wire clock,
  * the notification timers and the log level apply at once. */
-static void hd_reload(struct hd *h, const struct run_opts *run)
+static void hd_reload(void *d, const struct dcli_args *args)
 {
+	struct hd *h = d;
 	struct hd_cfg *n;
 	char err[512], keys[256];
 
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return;
-	if (hd_cfg_load(n, run->path, run->ovr, run->novr, err, sizeof(err))) {
+	if (hd_cfg_load(n, args->path, args->overrides, args->noverrides, err, sizeof(err))) {
 		pr_err("reload: %s (keeping the running configuration)\n", err);
 		goto out;
 	}
@@ -181,135 +136,76 @@ static void hd_reload(struct hd *h, const struct run_opts *run)
 	}
 	*h->cfg = *n;
 	hd_apply_cfg(h);
-	log_set_level(run->cli_level >= 0 ? run->cli_level : n->log_level);
-	pr_info("reloaded %s\n", run->path);
+	log_set_level(args->cli_level >= 0 ? args->cli_level : n->log_level);
+	pr_info("reloaded %s\n", args->path);
 out:
 	free(n);
 }
 
-static int hd_run(struct hd *h, const struct run_opts *run)
+static bool hd_poll_cb(void *d) { return hd_poll(d); }
+static uint64_t hd_deadline_cb(void *d) { return hd_next_deadline(d); }
+
+static const struct drun_ops hd_run_ops = {
+	.poll = hd_poll_cb,
+	.next_deadline = hd_deadline_cb,
+	.reload = hd_reload,
+};
+
+static int hd_run(void *c, const struct dcli_args *args)
 {
-	uint64_t last_check = 0, last_work = 0;
-	int err = 0;
-
-	notify_send("READY=1");
-	pr_info("%s: running, flows by %s, %s mode\n", h->cfg->name,
-		enum_name("granularity", h->cfg->granularity), enum_name("mode", h->cfg->mode));
-
-	while (!h->stop) {
-		bool work = hd_poll(h);
-		uint64_t sig;
-
-		if (work)
-			last_work = h->now;
-		else if (h->now - last_work < h->cfg->busy_poll)
-			work = true; /* spin a little longer: a frame is likely soon */
-
-		/* Busy: go straight round again, looking at the control socket
-		 * and signals only every 100 us (an epoll call per pass costs
-		 * a large share of the CPU). Idle: sleep until a frame, a
-		 * control request or a timer (pacing, pause expiry, CNP/ACK). */
-		if (work && h->now - last_check < 100000)
-			continue;
-		last_check = h->now;
-		err = loop_run_once(h->loop, work ? 0 : hd_next_deadline(h));
-		if (err < 0) {
-			pr_err("event loop: %s\n", strerror(-err));
-			break;
-		}
-		if (!work)
-			h->wakeups++;
-		err = 0;
-		sig = loop_take_signals(h->loop);
-		if (sig & ((1ull << SIGTERM) | (1ull << SIGINT)))
-			h->stop = true;
-		if (sig & (1ull << SIGHUP)) {
-			notify_send("RELOADING=1");
-			hd_reload(h, run);
-			notify_send("READY=1");
-		}
-	}
-	notify_send("STOPPING=1");
-	return err;
-}
-
-int hostd_main(int argc, char **argv)
-{
-	struct option lopts[NOPTS + 1];
-	char shorts[2 * NOPTS + 1], *p = shorts;
-	char *overrides[MAX_OVERRIDES];
-	int noverrides = 0, verbose = 0, quiet = 0, check = 0, c, err;
-	const char *path = NULL;
-	struct hd_cfg *cfg = NULL;
+	struct hd_cfg *cfg = c;
 	struct hd *h = NULL;
-	struct run_opts run;
-	char msg[512];
+	struct drun r;
+	int err;
 
-	for (int i = 0; i < NOPTS; i++) {
-		lopts[i] = (struct option){ opts[i].lng, opts[i].arg ? required_argument : no_argument,
-					    NULL, opts[i].shrt };
-		*p++ = opts[i].shrt;
-		if (opts[i].arg)
-			*p++ = ':';
-	}
-	*p = '\0';
-	memset(&lopts[NOPTS], 0, sizeof(lopts[NOPTS]));
-	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': path = optarg; break;
-		case 'o':
-			if (noverrides == MAX_OVERRIDES) {
-				fprintf(stderr, "hostd: at most %d --set options\n", MAX_OVERRIDES);
-				return 2;
-			}
-			overrides[noverrides++] = optarg;
-			break;
-		case 'n': check = 1; break;
-		case 'v': verbose++; break;
-		case 'q': quiet = 1; break;
-		case 'C':
-			print_reference(stdout);
-			return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (!path || optind != argc) {
-		usage(stderr);
-		return 2;
-	}
-	log_init("hostd", LOG_LVL_INFO);
-	cfg = calloc(1, sizeof(*cfg));
-	if (!cfg)
-		return 1;
-	err = hd_cfg_load(cfg, path, overrides, noverrides, msg, sizeof(msg));
-	if (err) {
-		fprintf(stderr, "hostd: %s\n", msg);
-		free(cfg);
-		return 2;
-	}
-	if (check) {
-		printf("%s: OK, law %s, granularity %s\n", path, cfg->law,
-		       enum_name("granularity", cfg->granularity));
-		free(cfg);
-		return 0;
-	}
-	run = (struct run_opts){
-		.path = path,
-		.ovr = overrides,
-		.novr = noverrides,
-		.cli_level = quiet ? LOG_LVL_ERR : verbose ? LOG_LVL_DEBUG : -1,
-	};
-	log_set_level(run.cli_level >= 0 ? run.cli_level : cfg->log_level);
-	log_init(cfg->name, log_get_level());
+	dcli_log_start(args, cfg->name, cfg->log_level);
 	err = hd_create(&h, cfg);
 	if (err)
 		goto out;
-	err = hd_run(h, &run);
-	pr_info("stopping\n");
+	/* h->cfg is cfg, which a reload rewrites: drun sees a new busy_poll. */
+	r = (struct drun){ .ops = &hd_run_ops, .d = h, .args = args, .loop = h->loop,
+			   .now = &h->now, .busy_poll = &cfg->busy_poll, .wakeups = &h->wakeups,
+			   .stop = &h->stop };
+	pr_info("%s: running, flows by %s, %s mode\n", cfg->name,
+		enum_name("granularity", cfg->granularity), enum_name("mode", cfg->mode));
+	err = drun_loop(&r);
 out:
-	if (h)
-		hd_destroy(h);
-	free(cfg);
-	return err ? 1 : 0;
+	hd_destroy(h);
+	return err;
+}
+
+static int hd_load(void *cfg, const char *path, char *const *overrides, int noverrides,
+		   char *err, size_t errlen)
+{
+	return hd_cfg_load(cfg, path, overrides, noverrides, err, errlen);
+}
+
+static void hd_print_check(const void *c, const char *path)
+{
+	const struct hd_cfg *cfg = c;
+
+	printf("%s: OK, law %s, granularity %s\n", path, cfg->law,
+	       enum_name("granularity", cfg->granularity));
+}
+
+/* Options as data: getopt's table and --help both come from here. */
+static const struct dcli_opt hd_opts[] = { DCLI_STD_OPTS("law.rate=50M") };
+
+static const struct dcli hd_cli = {
+	.prog = "hostd",
+	.summary = "A host rate limiter in the data path over AF_XDP.",
+	.epilogue = "Signals: TERM/INT stop, HUP reloads rates and timers.\n"
+		    "Reference: docs/hostd.md\n",
+	.opts = hd_opts,
+	.nopts = sizeof(hd_opts) / sizeof(hd_opts[0]),
+	.print_reference = print_reference,
+	.cfg_size = sizeof(struct hd_cfg),
+	.load = hd_load,
+	.print_check = hd_print_check,
+	.run = hd_run,
+};
+
+int hostd_main(int argc, char **argv)
+{
+	return dcli_main(&hd_cli, argc, argv);
 }

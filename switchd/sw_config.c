@@ -6,6 +6,7 @@
  */
 #define LOG_SUBSYS "config"
 #include "switch_private.h"
+#include "dconf.h"
 #include "log.h"
 
 #include <errno.h>
@@ -99,44 +100,18 @@ static const struct cfg_item fdb_items[] = {
 	  .def = "0", .min = 0, .max = 4095, .help = "VLAN id (0 = untagged)" },
 };
 
-static void *sw_open_switch(void *ctx, const char *label, char *err, size_t errlen)
-{
-	return ctx;
-}
-
-static void *sw_find_switch(void *ctx, const char *label)
-{
-	return ctx;
-}
+/* [port NAME]: cfg->ports[], each named by its label. */
+static const struct dconf_list port_list =
+	DCONF_LIST(struct sw_cfg, ports, nports, SW_MAX_PORTS, "ports", "port");
 
 static void *sw_find_port(void *ctx, const char *label)
 {
-	struct sw_cfg *cfg = ctx;
-
-	for (int i = 0; i < cfg->nports; i++)
-		if (!strcmp(cfg->ports[i].name, label))
-			return &cfg->ports[i];
-	return NULL;
+	return dconf_list_find(&port_list, ctx, label);
 }
 
 static void *sw_open_port(void *ctx, const char *label, char *err, size_t errlen)
 {
-	struct sw_cfg *cfg = ctx;
-	struct port_cfg *p;
-
-	if (cfg->nports == SW_MAX_PORTS) {
-		snprintf(err, errlen, "too many ports, expected at most %d", SW_MAX_PORTS);
-		return NULL;
-	}
-	if (strlen(label) >= sizeof(p->name)) {
-		snprintf(err, errlen, "port name \"%s\" too long, expected at most %zu characters",
-			 label, sizeof(p->name) - 1);
-		return NULL;
-	}
-	p = &cfg->ports[cfg->nports++];
-	memset(p, 0, sizeof(*p));
-	strcpy(p->name, label);
-	return p;
+	return dconf_list_open(&port_list, ctx, label, err, errlen);
 }
 
 static void *sw_open_fdb(void *ctx, const char *label, char *err, size_t errlen)
@@ -161,8 +136,8 @@ static void *sw_open_fdb(void *ctx, const char *label, char *err, size_t errlen)
 
 const struct cfg_section sw_cfg_sections[] = {
 	{ .name = "switch", .labelled = false, .items = sw_items,
-	  .nitems = sizeof(sw_items) / sizeof(sw_items[0]), .open = sw_open_switch,
-	  .find = sw_find_switch, .help = "Daemon-wide settings (at most one section)." },
+	  .nitems = sizeof(sw_items) / sizeof(sw_items[0]), .open = dconf_open_self,
+	  .find = dconf_find_self, .help = "Daemon-wide settings (at most one section)." },
 	{ .name = "port", .labelled = true, .items = port_items,
 	  .nitems = sizeof(port_items) / sizeof(port_items[0]), .open = sw_open_port,
 	  .find = sw_find_port, .help = "One per switch port; the label names the port." },
@@ -172,25 +147,18 @@ const struct cfg_section sw_cfg_sections[] = {
 };
 const size_t sw_cfg_nsections = sizeof(sw_cfg_sections) / sizeof(sw_cfg_sections[0]);
 
-static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
-
 /* Checks that span keys or sections; each names what was expected. */
 static int sw_cfg_validate(struct sw_cfg *cfg, const char *path, char *err, size_t errlen)
 {
+	int ret;
+
 	if (!cfg->nports) {
 		snprintf(err, errlen, "%s: no [port NAME] section, expected at least one port", path);
 		return -EINVAL;
 	}
-	if (!is_pow2(cfg->ring_size)) {
-		snprintf(err, errlen, "%s: ring_size %llu is not a power of two", path,
-			 (unsigned long long)cfg->ring_size);
-		return -EINVAL;
-	}
-	if (cfg->frame_size && cfg->frame_size != 2048 && cfg->frame_size != 4096) {
-		snprintf(err, errlen, "%s: frame_size %llu, expected 0, 2048 or 4096", path,
-			 (unsigned long long)cfg->frame_size);
-		return -EINVAL;
-	}
+	ret = dconf_check_rings(path, cfg->ring_size, cfg->frame_size, err, errlen);
+	if (ret)
+		return ret;
 	for (int i = 0; i < cfg->nports; i++) {
 		struct port_cfg *p = &cfg->ports[i];
 
@@ -231,18 +199,10 @@ int sw_cfg_load(struct sw_cfg *cfg, const char *path, char *const *overrides, in
 {
 	int ret;
 
-	memset(cfg, 0, sizeof(*cfg));
 	/* The [switch] section is optional: its defaults apply without it. */
-	ret = cfg_apply_defaults(&sw_cfg_sections[0], cfg, err, errlen);
+	ret = dconf_load(cfg, sizeof(*cfg), sw_cfg_sections, sw_cfg_nsections, path, overrides,
+			 noverrides, err, errlen);
 	if (ret)
 		return ret;
-	ret = cfg_parse_file(path, sw_cfg_sections, sw_cfg_nsections, cfg, err, errlen);
-	if (ret)
-		return ret;
-	for (int i = 0; i < noverrides; i++) {
-		ret = cfg_override(overrides[i], sw_cfg_sections, sw_cfg_nsections, cfg, err, errlen);
-		if (ret)
-			return ret;
-	}
 	return sw_cfg_validate(cfg, path, err, errlen);
 }

@@ -1,65 +1,28 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* switchd's command line, lifecycle and main loop. */
+/* switchd's main: its options and help, reload rules and run. The rest of
+ * main is daemon/dcli.c; the main loop is daemon/drun.c. */
 #define LOG_SUBSYS "switchd"
 #include "switch_private.h"
+#include "dcli.h"
+#include "drun.h"
 #include "log.h"
-#include "loop.h"
-#include "notify.h"
 
-#include <errno.h>
-#include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_OVERRIDES 64
-
-struct opt_desc {
-	const char *lng;
-	int shrt;
-	const char *arg;
-	const char *help;
-};
-
-/* Options as data: getopt's table and --help both come from here. */
-static const struct opt_desc opts[] = {
-	{ "config", 'c', "FILE", "configuration file (required)" },
-	{ "set", 'o', "SECTION[.LABEL].KEY=VALUE", "override a config key (repeatable), e.g. port.p1.rate=1G" },
-	{ "check", 'n', NULL, "validate the configuration and exit" },
-	{ "verbose", 'v', NULL, "more logging (-vv: libbpf/libxdp debug)" },
-	{ "quiet", 'q', NULL, "errors only" },
-	{ "help-config", 'C', NULL, "print every config key with default, range and description" },
-	{ "help", 'h', NULL, "this help" },
-};
-#define NOPTS (int)(sizeof(opts) / sizeof(opts[0]))
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: switchd -c FILE [options]\n\n"
-		   "A lossless software Ethernet switch over AF_XDP.\n\n");
-	for (int i = 0; i < NOPTS; i++) {
-		char left[64];
-
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", opts[i].shrt, opts[i].lng,
-			 opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-		fprintf(f, "  %-40s %s\n", left, opts[i].help);
-	}
-	fprintf(f, "\nSignals: TERM/INT stop, HUP reloads port rates and thresholds.\n"
-		   "Reference: docs/switchd.md\n");
-}
-
 /* SIGHUP: re-read the file; settings of existing ports apply at once. Adding
  * or removing ports needs a restart (their sockets and UMEM are sized at start). */
-static void sw_reload(struct sw *s, const char *path, char *const *ovr, int novr)
+static void sw_reload(void *d, const struct dcli_args *args)
 {
+	struct sw *s = d;
 	struct sw_cfg *n;
 	char err[512];
 
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return;
-	if (sw_cfg_load(n, path, ovr, novr, err, sizeof(err))) {
+	if (sw_cfg_load(n, args->path, args->overrides, args->noverrides, err, sizeof(err))) {
 		pr_err("reload: %s (keeping the running configuration)\n", err);
 		goto out;
 	}
@@ -91,124 +54,77 @@ static void sw_reload(struct sw *s, const char *path, char *const *ovr, int novr
 	s->cfg->fdb_aging = n->fdb_aging;
 	s->fdb->aging_ns = n->fdb_aging;
 	log_set_level(n->log_level);
-	pr_info("reloaded %s\n", path);
+	pr_info("reloaded %s\n", args->path);
 out:
 	free(n);
 }
 
-static int sw_run(struct sw *s, const char *path, char *const *ovr, int novr)
+static bool sw_poll_cb(void *d) { return sw_poll(d); }
+static uint64_t sw_deadline_cb(void *d) { return sw_next_deadline(d); }
+
+static const struct drun_ops sw_run_ops = {
+	.poll = sw_poll_cb,
+	.next_deadline = sw_deadline_cb,
+	.reload = sw_reload,
+};
+
+static int sw_run(void *c, const struct dcli_args *args)
 {
-	int err = 0;
-
-	notify_send("READY=1");
-	pr_info("%s: forwarding on %d ports\n", s->cfg->name, s->nports);
-	uint64_t last_check = 0, last_work = 0;
-
-	while (!s->stop) {
-		bool work = sw_poll(s);
-		uint64_t sig;
-
-		if (work)
-			last_work = s->now;
-		else if (s->now - last_work < s->cfg->busy_poll)
-			work = true; /* spin a little longer: a frame is likely soon */
-
-		/* Busy: go straight round again, looking at the control socket
-		 * and signals only every 100 us (an epoll call per pass cost a
-		 * third of the CPU). Idle: sleep until a frame, a control
-		 * request or a timer. */
-		if (work && s->now - last_check < 100000)
-			continue;
-		last_check = s->now;
-		err = loop_run_once(s->loop, work ? 0 : sw_next_deadline(s));
-		if (err < 0) {
-			pr_err("event loop: %s\n", strerror(-err));
-			break;
-		}
-		if (!work)
-			s->wakeups++;
-		err = 0;
-		sig = loop_take_signals(s->loop);
-		if (sig & ((1ull << SIGTERM) | (1ull << SIGINT)))
-			s->stop = true;
-		if (sig & (1ull << SIGHUP)) {
-			notify_send("RELOADING=1");
-			sw_reload(s, path, ovr, novr);
-			notify_send("READY=1");
-		}
-	}
-	notify_send("STOPPING=1");
-	return err;
-}
-
-int switchd_main(int argc, char **argv)
-{
-	struct option lopts[NOPTS + 1];
-	char shorts[2 * NOPTS + 1], *p = shorts;
-	char *overrides[MAX_OVERRIDES];
-	int noverrides = 0, verbose = 0, quiet = 0, check = 0, c, err;
-	const char *path = NULL;
-	struct sw_cfg *cfg = NULL;
+	struct sw_cfg *cfg = c;
 	struct sw *s = NULL;
-	char msg[512];
+	struct drun r;
+	int err;
 
-	for (int i = 0; i < NOPTS; i++) {
-		lopts[i] = (struct option){ opts[i].lng, opts[i].arg ? required_argument : no_argument,
-					    NULL, opts[i].shrt };
-		*p++ = opts[i].shrt;
-		if (opts[i].arg)
-			*p++ = ':';
-	}
-	*p = '\0';
-	memset(&lopts[NOPTS], 0, sizeof(lopts[NOPTS]));
-	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': path = optarg; break;
-		case 'o':
-			if (noverrides == MAX_OVERRIDES) {
-				fprintf(stderr, "switchd: at most %d --set options\n", MAX_OVERRIDES);
-				return 2;
-			}
-			overrides[noverrides++] = optarg;
-			break;
-		case 'n': check = 1; break;
-		case 'v': verbose++; break;
-		case 'q': quiet = 1; break;
-		case 'C':
-			cfg_print_reference(stdout, sw_cfg_sections, sw_cfg_nsections);
-			return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (!path || optind != argc) {
-		usage(stderr);
-		return 2;
-	}
-	log_init("switchd", LOG_LVL_INFO);
-	cfg = calloc(1, sizeof(*cfg));
-	if (!cfg)
-		return 1;
-	err = sw_cfg_load(cfg, path, overrides, noverrides, msg, sizeof(msg));
-	if (err) {
-		fprintf(stderr, "switchd: %s\n", msg);
-		free(cfg);
-		return 2;
-	}
-	if (check) {
-		printf("%s: OK, %d ports\n", path, cfg->nports);
-		free(cfg);
-		return 0;
-	}
-	log_set_level(quiet ? LOG_LVL_ERR : verbose ? LOG_LVL_DEBUG : cfg->log_level);
-	log_init(cfg->name, log_get_level());
+	dcli_log_start(args, cfg->name, cfg->log_level);
 	err = sw_create(&s, cfg);
 	if (err)
 		goto out;
-	err = sw_run(s, path, overrides, noverrides);
-	pr_info("stopping\n");
+	r = (struct drun){ .ops = &sw_run_ops, .d = s, .args = args, .loop = s->loop,
+			   .now = &s->now, .busy_poll = &cfg->busy_poll, .wakeups = &s->wakeups,
+			   .stop = &s->stop };
+	pr_info("%s: forwarding on %d ports\n", cfg->name, s->nports);
+	err = drun_loop(&r);
 out:
 	sw_destroy(s);
-	free(cfg);
-	return err ? 1 : 0;
+	return err;
+}
+
+static int sw_load(void *cfg, const char *path, char *const *overrides, int noverrides,
+		   char *err, size_t errlen)
+{
+	return sw_cfg_load(cfg, path, overrides, noverrides, err, errlen);
+}
+
+static void sw_print_check(const void *c, const char *path)
+{
+	const struct sw_cfg *cfg = c;
+
+	printf("%s: OK, %d ports\n", path, cfg->nports);
+}
+
+static void sw_print_reference(FILE *f)
+{
+	cfg_print_reference(f, sw_cfg_sections, sw_cfg_nsections);
+}
+
+/* Options as data: getopt's table and --help both come from here. */
+static const struct dcli_opt sw_opts[] = { DCLI_STD_OPTS("port.p1.rate=1G") };
+
+static const struct dcli sw_cli = {
+	.prog = "switchd",
+	.summary = "A lossless software Ethernet switch over AF_XDP.",
+	.epilogue = "Signals: TERM/INT stop, HUP reloads port rates and thresholds.\n"
+		    "Reference: docs/switchd.md\n",
+	.opts = sw_opts,
+	.nopts = sizeof(sw_opts) / sizeof(sw_opts[0]),
+	.print_reference = sw_print_reference,
+	.cfg_size = sizeof(struct sw_cfg),
+	.load = sw_load,
+	.print_check = sw_print_check,
+	.run = sw_run,
+};
+
+int switchd_main(int argc, char **argv)
+{
+	return dcli_main(&sw_cli, argc, argv);
 }

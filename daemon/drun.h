@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The main loop of a polling daemon (switchd, hostd): poll the rings, spin on
+ * for busy_poll after the last frame, look at the event loop (control socket,
+ * signals) every 100 us while busy and sleep in it until the next deadline
+ * while idle; TERM/INT stop, HUP reloads. systemd hears READY, RELOADING and
+ * STOPPING (notify.h).
+ */
+#ifndef L2CC_DRUN_H
+#define L2CC_DRUN_H
+
+#include "dcli.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct loop;
+
+/* The daemon's side; d is drun.d. */
+struct drun_ops {
+	/* One pass over the rings and timers; advances *drun.now. True if it did work. */
+	bool (*poll)(void *d);
+	/* The absolute CLOCK_MONOTONIC time something is next due (loop.h). */
+	uint64_t (*next_deadline)(void *d);
+	/* SIGHUP: re-read the configuration the command line names. */
+	void (*reload)(void *d, const struct dcli_args *args);
+};
+
+struct drun {
+	const struct drun_ops *ops;
+	void *d;
+	const struct dcli_args *args;   /* for reload; args->prog tags the loop's messages */
+	struct loop *loop;              /* catching the signals already */
+	/* Fields of the daemon the loop reads or writes. */
+	const uint64_t *now;            /* its clock, ns, as of the last poll */
+	const uint64_t *busy_poll;      /* ns; read every pass, since a reload may change it */
+	uint64_t *wakeups;              /* counts the passes that slept */
+	bool *stop;                     /* TERM/INT set it; the loop ends when it is true */
+};
+
+/* Tell systemd READY, run until *r->stop, tell it STOPPING and log
+ * "stopping". 0, or -errno if the event loop failed (logged). */
+int drun_loop(const struct drun *r);
+
+#endif
