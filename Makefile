@@ -51,7 +51,7 @@ BENCH_BINS  := $(BENCH_SRCS:tests/bench/%.c=$(B)/bench/%)
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
 
-BINS := $(B)/bin/switchd $(B)/bin/hostd $(B)/bin/l2ccctl
+BINS := $(B)/bin/switchd $(B)/bin/hostd $(B)/bin/l2ccctl $(B)/bin/l2cc-flowgen
 
 all: $(BINS) $(BPF_OBJS) $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS)
 
@@ -93,6 +93,11 @@ $(B)/bin/hostd: $(B)/hostd/main.o $(B)/libhostd.a $(B)/libl2cc.a
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/bin/l2ccctl: $(B)/daemon/cli/l2ccctl.o $(B)/libl2cc.a
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/bin/l2cc-flowgen: $(B)/daemon/cli/l2cc-flowgen.o $(B)/libl2cc.a
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -149,6 +154,7 @@ install: $(BINS)
 	install -D -m 0755 $(B)/bin/switchd $(DESTDIR)$(PREFIX)/sbin/switchd
 	install -D -m 0755 $(B)/bin/hostd $(DESTDIR)$(PREFIX)/sbin/hostd
 	install -D -m 0755 $(B)/bin/l2ccctl $(DESTDIR)$(PREFIX)/bin/l2ccctl
+	install -D -m 0755 $(B)/bin/l2cc-flowgen $(DESTDIR)$(PREFIX)/bin/l2cc-flowgen
 	install -D -m 0644 config/systemd/switchd@.service $(DESTDIR)$(SYSTEMD_DIR)/switchd@.service
 	install -D -m 0644 config/systemd/hostd@.service $(DESTDIR)$(SYSTEMD_DIR)/hostd@.service
 	install -d $(DESTDIR)/etc/l2cc

@@ -1,0 +1,2258 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * l2cc-flowgen: traffic for flow-completion-time (FCT) experiments.
+ *
+ * iperf3 runs a few long transfers; FCT studies need many short flows that
+ * arrive as a Poisson process with sizes drawn from a heavy-tailed
+ * distribution, and ON/OFF sources (Santos et al., Fig. 7). This tool makes
+ * one TCP connection per flow and speaks a protocol small enough to state
+ * here (docs/l2cc-flowgen.md has the full reference):
+ *
+ *   client -> server: 8-byte big-endian size N, then N bytes
+ *   server -> client: 1 byte (the ack), then the server closes
+ *
+ * A size of all ones (FG_HDR_STREAM) means "stream until close, no ack": the
+ * ON/OFF source's one long-lived connection.
+ *
+ * The FCT is measured by the client, from just before connect() to the
+ * arrival of the ack (CLOCK_MONOTONIC): it includes the handshake and ends
+ * only when the server has read every byte.
+ *
+ * Both sides are a single thread around epoll with non-blocking sockets: a
+ * thread per flow would add scheduler noise to the very times we measure.
+ * daemon/loop.c is not used because it watches at most 256 descriptors and a
+ * server here holds thousands of connections.
+ */
+#define LOG_SUBSYS "flowgen"
+#include "config.h"
+#include "json.h"
+#include "log.h"
+#include "loop.h"
+
+#include <ctype.h>
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FG_PROG			"l2cc-flowgen"
+#define FG_DEFAULT_PORT		5680
+#define FG_HDR_STREAM		UINT64_MAX
+#define FG_ACK			0x06
+#define FG_IOBUF		(256 * 1024)
+#define FG_MAX_SIZE		(1ull << 62)	/* keeps every size far from FG_HDR_STREAM */
+#define FG_MAX_FLOWS		50000000ull	/* ~4 GB of flow records */
+#define FG_MAX_OPEN_LIMIT	1000000ull
+#define FG_DRAIN_NS		1000000000ll	/* wait this long for the server's FIN */
+#define FG_ACCEPT_PAUSE_NS	100000000ull
+#define FG_NSEC			1000000000.0
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* Never written: the payload of every flow, so nothing is allocated or
+ * touched per byte. Not const, so it lives in .bss, not in the binary. */
+static char fg_zero[FG_IOBUF];
+/* The server reads payload into it and forgets it. */
+static char fg_sink[FG_IOBUF];
+
+/* epoll tags for descriptors that are not connections. */
+static char fg_tag_signal, fg_tag_listen;
+
+/* ---- random numbers ---------------------------------------------------- */
+
+/*
+ * xoshiro256** (Blackman & Vigna), seeded through splitmix64: the same seed
+ * gives the same workload on every libc and machine, which rand() does not.
+ */
+struct fg_rng {
+	uint64_t s[4];
+};
+
+enum { FG_STREAM_ARRIVALS = 1, FG_STREAM_SIZES, FG_STREAM_ONOFF };
+
+static uint64_t fg_splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* One generator per purpose: a different size distribution must not move
+ * the arrival times of a given seed. */
+static void fg_rng_seed(struct fg_rng *r, uint64_t seed, uint64_t stream)
+{
+	uint64_t x = seed ^ (stream * 0xd1342543de82ef95ull);
+	int i;
+
+	for (i = 0; i < 4; i++)
+		r->s[i] = fg_splitmix64(&x);
+}
+
+static inline uint64_t fg_rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t fg_rng_next(struct fg_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t res = fg_rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = fg_rotl(s[3], 45);
+	return res;
+}
+
+/* Uniform in (0, 1]: never 0, so log() and pow() below stay finite. */
+static double fg_rng_unit(struct fg_rng *r)
+{
+	return (double)((fg_rng_next(r) >> 11) + 1) * 0x1.0p-53;
+}
+
+static double fg_rng_exp(struct fg_rng *r, double mean)
+{
+	return -mean * log(fg_rng_unit(r));
+}
+
+/* ---- flow sizes -------------------------------------------------------- */
+
+enum fg_size_kind { FG_SIZE_NONE, FG_SIZE_FIXED, FG_SIZE_PARETO, FG_SIZE_CDF };
+
+struct fg_cdf_pt {
+	double size, p;
+};
+
+struct fg_sizes {
+	enum fg_size_kind kind;
+	uint64_t fixed;
+	double shape, mean, xm;		/* Pareto */
+	const char *cdf_path;
+	struct fg_cdf_pt *pts;		/* ascending; the last has p == 1 */
+	size_t npts;
+	uint64_t max;			/* 0: no cap */
+};
+
+static uint64_t fg_size_draw(const struct fg_sizes *d, struct fg_rng *r)
+{
+	const struct fg_cdf_pt *a, *b;
+	size_t lo, hi, mid;
+	double x = 0, u;
+	uint64_t v;
+
+	switch (d->kind) {
+	case FG_SIZE_FIXED:
+		x = (double)d->fixed;
+		break;
+	case FG_SIZE_PARETO:
+		/* Inverse transform of P(X > x) = (xm / x)^shape. */
+		x = d->xm / pow(fg_rng_unit(r), 1.0 / d->shape);
+		break;
+	case FG_SIZE_CDF:
+		u = fg_rng_unit(r);
+		lo = 0;
+		hi = d->npts - 1;
+		while (lo < hi) {	/* the first point with p >= u */
+			mid = lo + (hi - lo) / 2;
+			if (d->pts[mid].p >= u)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		if (lo == 0) {
+			/* Below the first point's p: its size (a point mass),
+			 * as the pFabric/HPCC CDF files intend. */
+			x = d->pts[0].size;
+		} else {
+			/* a.p < u <= b.p, so the division is safe. */
+			a = &d->pts[lo - 1];
+			b = &d->pts[lo];
+			x = a->size + (b->size - a->size) * (u - a->p) / (b->p - a->p);
+		}
+		break;
+	case FG_SIZE_NONE:
+		break;
+	}
+	if (!(x >= 0))
+		x = 0;
+	v = x >= (double)FG_MAX_SIZE ? FG_MAX_SIZE : (uint64_t)(x + 0.5);
+	if (d->max && v > d->max)
+		v = d->max;
+	return v;
+}
+
+/* Load "SIZE CDF" lines; 0, or -errno with "file:line: message" in err. */
+static int fg_cdf_load(struct fg_sizes *d, const char *path, char *err, size_t errlen)
+{
+	struct fg_cdf_pt *pts = NULL, *np;
+	size_t n = 0, cap = 0, lineno = 0;
+	char line[1024], *p, *end;
+	double size, prob;
+	FILE *f;
+	int ret = 0;
+
+	f = fopen(path, "r");
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s:%zu: line longer than %zu bytes", path, lineno,
+				 sizeof(line) - 2);
+			ret = -EINVAL;
+			goto out;
+		}
+		p = strchr(line, '#');
+		if (p)
+			*p = '\0';
+		for (p = line; isspace((unsigned char)*p); p++)
+			;
+		if (!*p)
+			continue;
+		size = strtod(p, &end);
+		if (end == p || !isfinite(size) || size < 0) {
+			snprintf(err, errlen, "%s:%zu: expected 'SIZE CDF' with SIZE a byte count >= 0",
+				 path, lineno);
+			ret = -EINVAL;
+			goto out;
+		}
+		p = end;
+		prob = strtod(p, &end);
+		if (end == p || !(prob >= 0 && prob <= 1)) {
+			snprintf(err, errlen, "%s:%zu: expected a CDF value in 0..1 after the size"
+				 " (percentages are not accepted)", path, lineno);
+			ret = -EINVAL;
+			goto out;
+		}
+		for (p = end; isspace((unsigned char)*p); p++)
+			;
+		if (*p) {
+			snprintf(err, errlen, "%s:%zu: unexpected text after 'SIZE CDF'", path, lineno);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (n && (size < pts[n - 1].size || prob < pts[n - 1].p)) {
+			snprintf(err, errlen, "%s:%zu: points must ascend: %g %g after %g %g",
+				 path, lineno, size, prob, pts[n - 1].size, pts[n - 1].p);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			np = realloc(pts, cap * sizeof(*pts));
+			if (!np) {
+				snprintf(err, errlen, "%s: out of memory", path);
+				ret = -ENOMEM;
+				goto out;
+			}
+			pts = np;
+		}
+		pts[n].size = size;
+		pts[n].p = prob;
+		n++;
+	}
+	if (ferror(f)) {
+		ret = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+		goto out;
+	}
+	if (!n) {
+		snprintf(err, errlen, "%s: no 'SIZE CDF' lines", path);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (fabs(pts[n - 1].p - 1) > 1e-9) {
+		/* Above the last point there would be no size to draw. */
+		snprintf(err, errlen, "%s: the last CDF value is %g; it must be 1", path,
+			 pts[n - 1].p);
+		ret = -EINVAL;
+		goto out;
+	}
+	pts[n - 1].p = 1;
+	d->pts = pts;
+	d->npts = n;
+	pts = NULL;
+out:
+	free(pts);
+	fclose(f);
+	return ret;
+}
+
+/* ---- options, as data ---------------------------------------------------- */
+
+enum fg_mode { FG_SERVER = 1, FG_CLIENT = 2 };
+
+enum {
+	OPT_ONCE = 256, OPT_POISSON, OPT_FLOWS, OPT_DURATION, OPT_SIZE, OPT_PARETO,
+	OPT_CDF, OPT_MAX_SIZE, OPT_ONOFF, OPT_RATE, OPT_CHUNK, OPT_SEED, OPT_START_AT,
+	OPT_MAX_OPEN, OPT_TIMEOUT, OPT_DRY_RUN, OPT_END
+};
+
+struct fg_opt {
+	int id;			/* the short option letter, or an OPT_* above */
+	const char *long_name;
+	const char *arg;	/* NULL: a flag */
+	unsigned modes;
+	const char *help;
+};
+
+/* getopt's tables, the mode checks and --help all come from this. */
+static const struct fg_opt fg_opts[] = {
+	{ 'p', "port", "PORT", FG_SERVER | FG_CLIENT, "TCP port (default 5680)" },
+	{ 'B', "bind", "ADDR", FG_SERVER, "listen on ADDR only (default: every IPv4 address; '::' for IPv6)" },
+	{ OPT_ONCE, "once", "N", FG_SERVER, "exit after N flows have ended (completed or aborted)" },
+	{ 'c', "connect", "ADDR", FG_CLIENT, "the server (name or address); not needed with --dry-run" },
+	{ OPT_POISSON, "poisson", "RATE", FG_CLIENT, "Poisson arrivals, RATE flows per second" },
+	{ OPT_FLOWS, "flows", "N", FG_CLIENT, "at most N flows; without --poisson, N flows all at time 0" },
+	{ OPT_DURATION, "duration", "SECONDS", FG_CLIENT, "arrivals (or the ON/OFF source) stop after SECONDS" },
+	{ OPT_SIZE, "size", "BYTES", FG_CLIENT, "every flow BYTES long (K/M/G = 1024^n)" },
+	{ OPT_PARETO, "pareto", "SHAPE,MEAN", FG_CLIENT, "Pareto sizes: SHAPE > 1, MEAN bytes" },
+	{ OPT_CDF, "cdf", "FILE", FG_CLIENT, "sizes from an empirical CDF: lines 'SIZE CDF', CDF 0..1" },
+	{ OPT_MAX_SIZE, "max-size", "BYTES", FG_CLIENT, "cap every drawn size at BYTES" },
+	{ OPT_ONOFF, "onoff", "ON_S,OFF_S", FG_CLIENT, "one ON/OFF source; exponential periods, these means in s" },
+	{ OPT_RATE, "rate", "BPS", FG_CLIENT, "ON/OFF: sending rate while ON (10M, 1G)" },
+	{ OPT_CHUNK, "chunk", "BYTES", FG_CLIENT, "ON/OFF: bytes per send() (default ~1 ms at --rate, 1K..64K)" },
+	{ OPT_SEED, "seed", "N", FG_CLIENT, "random seed (default: from the clock; always in the output)" },
+	{ OPT_START_AT, "start-at", "EPOCH_S", FG_CLIENT, "time 0 is this CLOCK_REALTIME instant (Unix seconds)" },
+	{ OPT_MAX_OPEN, "max-open", "N", FG_CLIENT, "at most N flows open at once; later ones wait (default 1000)" },
+	{ OPT_TIMEOUT, "timeout", "SECONDS", FG_CLIENT, "a flow not acked SECONDS after its start fails (default: none)" },
+	{ OPT_DRY_RUN, "dry-run", NULL, FG_CLIENT, "print the schedule without connecting" },
+	{ 'o', "output", "FILE", FG_SERVER | FG_CLIENT, "write the JSON to FILE instead of stdout" },
+	{ 'v', "verbose", NULL, FG_SERVER | FG_CLIENT, "also log each failed flow or aborted connection" },
+	{ 'h', "help", NULL, FG_SERVER | FG_CLIENT, "show this help" },
+};
+#define FG_NOPTS (sizeof(fg_opts) / sizeof(fg_opts[0]))
+
+struct fg_cfg {
+	enum fg_mode mode;
+	bool given[OPT_END];
+	const char *host;		/* -c, or -B */
+	const char *output;
+	uint16_t port;
+	int verbose;
+	uint64_t once;
+	double poisson, duration;
+	uint64_t flows_max;
+	struct fg_sizes sizes;
+	double on_mean, off_mean;
+	uint64_t rate_bps, chunk;
+	uint64_t seed;
+	double start_at;		/* 0: now */
+	uint64_t max_open;
+	double timeout;			/* 0: none */
+	bool dry_run;
+};
+
+static void fg_usage(FILE *f)
+{
+	static const struct { unsigned mode; const char *title; } sect[] = {
+		{ FG_SERVER, "Server options" }, { FG_CLIENT, "Client options" },
+	};
+	char left[64];
+	size_t i, k;
+
+	fprintf(f,
+		"usage: " FG_PROG " server [-p PORT] [-B ADDR] [--once N] [-o FILE] [-v]\n"
+		"       " FG_PROG " client -c ADDR [-p PORT] WORKLOAD [OPTIONS]\n"
+		"       " FG_PROG " client --dry-run WORKLOAD [OPTIONS]\n\n"
+		"Traffic for flow-completion-time experiments: one TCP connection per flow,\n"
+		"the client reports each flow's completion time as JSON.\n\n"
+		"Workloads (client):\n"
+		"  --poisson RATE --duration S|--flows N   Poisson arrivals, with a size option\n"
+		"  --flows N                               N flows at once (incast), with a size option\n"
+		"  --onoff ON_S,OFF_S --rate BPS --duration S   one paced ON/OFF source\n"
+		"Size options: --size BYTES | --pareto SHAPE,MEAN | --cdf FILE\n");
+	for (k = 0; k < sizeof(sect) / sizeof(sect[0]); k++) {
+		fprintf(f, "\n%s:\n", sect[k].title);
+		for (i = 0; i < FG_NOPTS; i++) {
+			const struct fg_opt *o = &fg_opts[i];
+
+			if (!(o->modes & sect[k].mode) || o->modes == (FG_SERVER | FG_CLIENT))
+				continue;
+			if (o->id < 256)
+				snprintf(left, sizeof(left), "-%c, --%s%s%s", o->id, o->long_name,
+					 o->arg ? " " : "", o->arg ? o->arg : "");
+			else
+				snprintf(left, sizeof(left), "    --%s%s%s", o->long_name,
+					 o->arg ? " " : "", o->arg ? o->arg : "");
+			fprintf(f, "  %-26s %s\n", left, o->help);
+		}
+	}
+	fprintf(f, "\nBoth:\n");
+	for (i = 0; i < FG_NOPTS; i++) {
+		const struct fg_opt *o = &fg_opts[i];
+
+		if (o->modes != (FG_SERVER | FG_CLIENT))
+			continue;
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->id, o->long_name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(f, "  %-26s %s\n", left, o->help);
+	}
+	fprintf(f, "\nExit status: 0 the run finished (failed flows are counted in the JSON),\n"
+		   "1 error or interrupted, 2 bad arguments.\n");
+}
+
+static const struct fg_opt *fg_opt_find(int id)
+{
+	size_t i;
+
+	for (i = 0; i < FG_NOPTS; i++)
+		if (fg_opts[i].id == id)
+			return &fg_opts[i];
+	return NULL;
+}
+
+static int fg_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fg_bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(FG_PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -EINVAL;
+}
+
+static bool fg_parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s || *s == '-' || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && !*end;
+}
+
+static bool fg_parse_double(const char *s, double *v)
+{
+	char *end;
+
+	if (!*s || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	*v = strtod(s, &end);
+	return !errno && !*end && isfinite(*v);
+}
+
+/* A byte count as --size takes it (64K), or a plain decimal number. */
+static bool fg_parse_bytes_d(const char *s, double *v)
+{
+	uint64_t u;
+
+	if (!cfg_parse_size(s, &u)) {
+		*v = (double)u;
+		return true;
+	}
+	return fg_parse_double(s, v);
+}
+
+/* "A,B": two numbers > 0; bytes says whether B may carry a size suffix. */
+static bool fg_parse_pair(const char *s, double *a, double *b, bool bytes)
+{
+	char buf[128], *comma;
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	comma = strchr(buf, ',');
+	if (!comma)
+		return false;
+	*comma = '\0';
+	if (!fg_parse_double(buf, a))
+		return false;
+	return bytes ? fg_parse_bytes_d(comma + 1, b) : fg_parse_double(comma + 1, b);
+}
+
+static int fg_set_sizes(struct fg_cfg *cfg, int id, const char *name)
+{
+	static const int kinds[] = { OPT_SIZE, OPT_PARETO, OPT_CDF };
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i] != id && cfg->given[kinds[i]])
+			return fg_bad("--%s and --%s both set the flow sizes; pick one", name,
+				      fg_opt_find(kinds[i])->long_name);
+	return 0;
+}
+
+/* One option's value into cfg; 0 or -EINVAL after saying what was expected. */
+static int fg_parse_opt(struct fg_cfg *cfg, int id, const char *arg)
+{
+	const char *name = fg_opt_find(id)->long_name;
+	uint64_t u;
+	double a, b;
+	int err;
+
+	switch (id) {
+	case 'p':
+		if (!fg_parse_u64(arg, &u) || u < 1 || u > 65535)
+			return fg_bad("bad --port '%s': expected a TCP port 1..65535", arg);
+		cfg->port = (uint16_t)u;
+		break;
+	case 'B':
+	case 'c':
+		cfg->host = arg;
+		break;
+	case OPT_ONCE:
+		if (!fg_parse_u64(arg, &u) || u < 1)
+			return fg_bad("bad --once '%s': expected a number of flows >= 1", arg);
+		cfg->once = u;
+		break;
+	case OPT_POISSON:
+		if (!fg_parse_double(arg, &a) || a <= 0)
+			return fg_bad("bad --poisson '%s': expected flows per second > 0", arg);
+		cfg->poisson = a;
+		break;
+	case OPT_FLOWS:
+		if (!fg_parse_u64(arg, &u) || u < 1 || u > FG_MAX_FLOWS)
+			return fg_bad("bad --flows '%s': expected a number of flows 1..%llu", arg,
+				      FG_MAX_FLOWS);
+		cfg->flows_max = u;
+		break;
+	case OPT_DURATION:
+		if (!fg_parse_double(arg, &a) || a <= 0)
+			return fg_bad("bad --duration '%s': expected seconds > 0", arg);
+		cfg->duration = a;
+		break;
+	case OPT_SIZE:
+		if (cfg_parse_size(arg, &u) || u > FG_MAX_SIZE)
+			return fg_bad("bad --size '%s': expected a byte count such as 100000 or 64K"
+				      " (K/M/G = 1024^n)", arg);
+		err = fg_set_sizes(cfg, id, name);
+		if (err)
+			return err;
+		cfg->sizes.kind = FG_SIZE_FIXED;
+		cfg->sizes.fixed = u;
+		break;
+	case OPT_PARETO:
+		if (!fg_parse_pair(arg, &a, &b, true) || a <= 1 || b <= 0)
+			return fg_bad("bad --pareto '%s': expected SHAPE,MEAN with SHAPE > 1 (the"
+				      " mean is infinite otherwise) and MEAN > 0 bytes", arg);
+		err = fg_set_sizes(cfg, id, name);
+		if (err)
+			return err;
+		cfg->sizes.kind = FG_SIZE_PARETO;
+		cfg->sizes.shape = a;
+		cfg->sizes.mean = b;
+		cfg->sizes.xm = b * (a - 1) / a;
+		break;
+	case OPT_CDF:
+		err = fg_set_sizes(cfg, id, name);
+		if (err)
+			return err;
+		cfg->sizes.kind = FG_SIZE_CDF;
+		cfg->sizes.cdf_path = arg;	/* loaded once all options are in */
+		break;
+	case OPT_MAX_SIZE:
+		if (cfg_parse_size(arg, &u) || u < 1 || u > FG_MAX_SIZE)
+			return fg_bad("bad --max-size '%s': expected a byte count >= 1 (K/M/G = 1024^n)",
+				      arg);
+		cfg->sizes.max = u;
+		break;
+	case OPT_ONOFF:
+		if (!fg_parse_pair(arg, &a, &b, false) || a <= 0 || b <= 0)
+			return fg_bad("bad --onoff '%s': expected ON_S,OFF_S, the mean ON and OFF"
+				      " periods in seconds, both > 0 (e.g. 0.5,1.5)", arg);
+		cfg->on_mean = a;
+		cfg->off_mean = b;
+		break;
+	case OPT_RATE:
+		if (cfg_parse_rate(arg, &u) || !u)
+			return fg_bad("bad --rate '%s': expected bits per second > 0, e.g. 10M or 1G",
+				      arg);
+		cfg->rate_bps = u;
+		break;
+	case OPT_CHUNK:
+		if (cfg_parse_size(arg, &u) || u < 1 || u > FG_IOBUF)
+			return fg_bad("bad --chunk '%s': expected bytes 1..%d (K = 1024)", arg, FG_IOBUF);
+		cfg->chunk = u;
+		break;
+	case OPT_SEED:
+		if (!fg_parse_u64(arg, &u))
+			return fg_bad("bad --seed '%s': expected an unsigned 64-bit integer", arg);
+		cfg->seed = u;
+		break;
+	case OPT_START_AT:
+		if (!fg_parse_double(arg, &a) || a <= 0)
+			return fg_bad("bad --start-at '%s': expected Unix time in seconds, e.g. $(date"
+				      " +%%s.%%N) plus a few", arg);
+		cfg->start_at = a;
+		break;
+	case OPT_MAX_OPEN:
+		if (!fg_parse_u64(arg, &u) || u < 1 || u > FG_MAX_OPEN_LIMIT)
+			return fg_bad("bad --max-open '%s': expected 1..%llu", arg, FG_MAX_OPEN_LIMIT);
+		cfg->max_open = u;
+		break;
+	case OPT_TIMEOUT:
+		if (!fg_parse_double(arg, &a) || a <= 0)
+			return fg_bad("bad --timeout '%s': expected seconds > 0", arg);
+		cfg->timeout = a;
+		break;
+	case OPT_DRY_RUN:
+		cfg->dry_run = true;
+		break;
+	case 'o':
+		cfg->output = arg;
+		break;
+	case 'v':
+		cfg->verbose++;
+		break;
+	}
+	return 0;
+}
+
+/* The options that make sense together, checked once all are in. */
+static int fg_check_client(struct fg_cfg *cfg)
+{
+	static const int not_onoff[] = { OPT_POISSON, OPT_FLOWS, OPT_SIZE, OPT_PARETO, OPT_CDF,
+					 OPT_MAX_SIZE, OPT_MAX_OPEN };
+	static const int only_onoff[] = { OPT_RATE, OPT_CHUNK };
+	char err[512];
+	size_t i;
+
+	if (cfg->given[OPT_ONOFF]) {
+		for (i = 0; i < sizeof(not_onoff) / sizeof(not_onoff[0]); i++)
+			if (cfg->given[not_onoff[i]])
+				return fg_bad("--onoff cannot be combined with --%s: an ON/OFF source"
+					      " is one long connection, not flows",
+					      fg_opt_find(not_onoff[i])->long_name);
+		if (!cfg->rate_bps)
+			return fg_bad("--onoff needs --rate BPS, the rate while ON");
+		if (cfg->duration <= 0)
+			return fg_bad("--onoff needs --duration SECONDS");
+		if (!cfg->chunk) {
+			/* About a millisecond of data per send: smooth enough for a
+			 * switch queue, few enough wake-ups for a 10G rate. */
+			cfg->chunk = cfg->rate_bps / 8000;
+			if (cfg->chunk < 1024)
+				cfg->chunk = 1024;
+			if (cfg->chunk > 65536)
+				cfg->chunk = 65536;
+		}
+	} else {
+		for (i = 0; i < sizeof(only_onoff) / sizeof(only_onoff[0]); i++)
+			if (cfg->given[only_onoff[i]])
+				return fg_bad("--%s is an --onoff option",
+					      fg_opt_find(only_onoff[i])->long_name);
+		if (!cfg->given[OPT_POISSON] && !cfg->given[OPT_FLOWS])
+			return fg_bad("missing a workload: --poisson RATE, --flows N or --onoff"
+				      " ON_S,OFF_S (see --help)");
+		if (cfg->given[OPT_POISSON] && cfg->duration <= 0 && !cfg->flows_max)
+			return fg_bad("--poisson needs --duration SECONDS or --flows N to end");
+		if (!cfg->given[OPT_POISSON] && cfg->duration > 0)
+			return fg_bad("--duration needs --poisson or --onoff; --flows N alone"
+				      " starts all N flows at time 0");
+		if (cfg->sizes.kind == FG_SIZE_NONE)
+			return fg_bad("missing the flow sizes: --size BYTES, --pareto SHAPE,MEAN"
+				      " or --cdf FILE");
+		if (cfg->sizes.kind == FG_SIZE_CDF &&
+		    fg_cdf_load(&cfg->sizes, cfg->sizes.cdf_path, err, sizeof(err)))
+			return fg_bad("bad --cdf: %s", err);
+	}
+	if (!cfg->host && !cfg->dry_run)
+		return fg_bad("missing -c ADDR, the server to connect to");
+	return 0;
+}
+
+/* 0, 1 after --help, or -EINVAL after a message. argv[0] is the subcommand. */
+static int fg_parse_args(struct fg_cfg *cfg, int argc, char **argv)
+{
+	struct option longopts[FG_NOPTS + 1];
+	char optstring[3 * FG_NOPTS + 2], *p = optstring;
+	const struct fg_opt *o;
+	size_t i;
+	int opt, err;
+
+	*p++ = ':';	/* report a missing argument as ':' */
+	for (i = 0; i < FG_NOPTS; i++) {
+		o = &fg_opts[i];
+		longopts[i] = (struct option){ o->long_name,
+			o->arg ? required_argument : no_argument, NULL, o->id };
+		if (o->id < 256) {
+			*p++ = (char)o->id;
+			if (o->arg)
+				*p++ = ':';
+		}
+	}
+	*p = '\0';
+	memset(&longopts[FG_NOPTS], 0, sizeof(longopts[FG_NOPTS]));
+
+	opterr = 0;	/* our messages name the program, not the subcommand */
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		if (opt == '?' || opt == ':') {
+			const char *what = argv[optind - 1];
+			char sopt[3] = { '-', (char)optopt, '\0' };
+
+			if (optopt && optopt < 256 && strncmp(what, "--", 2))
+				what = sopt;
+			if (opt == ':')
+				return fg_bad("option %s needs a value; try '" FG_PROG " --help'", what);
+			return fg_bad("unknown option '%s'; try '" FG_PROG " --help'", what);
+		}
+		o = fg_opt_find(opt);
+		if (opt == 'h') {
+			fg_usage(stdout);
+			return 1;
+		}
+		if (!(o->modes & cfg->mode))
+			return fg_bad("--%s is a '%s' option, not a '%s' one", o->long_name,
+				      cfg->mode == FG_SERVER ? "client" : "server", argv[0]);
+		cfg->given[opt] = true;
+		err = fg_parse_opt(cfg, opt, optarg);
+		if (err)
+			return err;
+	}
+	if (optind < argc)
+		return fg_bad("unexpected argument '%s'; try '" FG_PROG " --help'", argv[optind]);
+	if (cfg->mode == FG_CLIENT)
+		return fg_check_client(cfg);
+	return 0;
+}
+
+/* ---- shared plumbing ----------------------------------------------------- */
+
+/* SIGINT/SIGTERM through a signalfd in the epoll set: the loop stays the one
+ * place where anything happens, and a signal never interrupts a syscall. */
+static int fg_signals_open(int epfd, int *sigfd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &fg_tag_signal };
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	/* A peer's reset must fail one flow, not kill the process. */
+	signal(SIGPIPE, SIG_IGN);
+	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	*sigfd = fd;
+	return 0;
+}
+
+static int fg_signal_take(int sigfd)
+{
+	struct signalfd_siginfo si;
+	int sig = 0;
+
+	while (read(sigfd, &si, sizeof(si)) == sizeof(si))
+		sig = (int)si.ssi_signo;
+	return sig;
+}
+
+/* One descriptor per open flow: the default soft limit of 1024 is below the
+ * default --max-open plus the flows waiting for the server's FIN. */
+static void fg_raise_nofile(uint64_t need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (need && rl.rlim_cur < need)
+		pr_warn("open-file limit %llu is below the %llu descriptors this run may need;"
+			" flows beyond it will fail (raise it with ulimit -n)",
+			(unsigned long long)rl.rlim_cur, (unsigned long long)need);
+}
+
+static int fg_resolve(const char *host, uint16_t port, bool passive,
+		      struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct addrinfo hints = {
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0),
+		/* Without -B: IPv4 any, because the test namespaces (and many
+		 * testbeds) disable IPv6 and a '::' socket would then fail. */
+		.ai_family = host ? AF_UNSPEC : AF_INET,
+	};
+	struct addrinfo *res;
+	char ps[8];
+	int rc;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	rc = getaddrinfo(host, ps, &hints, &res);
+	if (rc) {
+		pr_err("cannot resolve '%s': %s", host ? host : "*",
+		       rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+		return -EHOSTUNREACH;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* Wait for events until the deadline (CLOCK_MONOTONIC ns; INT64_MAX: none).
+ * EINTR counts as a timeout: go round again. */
+static int fg_wait(int epfd, struct epoll_event *ev, int max, int64_t deadline)
+{
+	struct timespec ts, *tsp = NULL;
+	int64_t wait;
+	int n;
+
+	if (deadline != INT64_MAX) {
+		wait = deadline - (int64_t)loop_now_ns();
+		if (wait < 0)
+			wait = 0;
+		ts.tv_sec = wait / 1000000000;
+		ts.tv_nsec = wait % 1000000000;
+		tsp = &ts;
+	}
+	n = epoll_pwait2(epfd, ev, max, tsp, NULL);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	return n;
+}
+
+static int fg_json_write(FILE *out, struct jw *w)
+{
+	if (w->err)
+		return w->err;
+	if (fputs(jw_str_get(w), out) == EOF || fputc('\n', out) == EOF || fflush(out) == EOF)
+		return -errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Mean, p50, p99 and max of v[0..n) (sorted in place); nulls when n == 0.
+ * Percentiles by nearest rank: an observed value, no interpolation. */
+static int fg_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double fg_rank(const double *v, size_t n, double pct)
+{
+	size_t k = (size_t)ceil(pct / 100.0 * (double)n);
+
+	return v[k ? k - 1 : 0];
+}
+
+static void fg_stats_json(struct jw *w, const char *key, double *v, size_t n)
+{
+	double sum = 0;
+	size_t i;
+
+	jw_obj_begin(w, key);
+	if (!n) {
+		jw_null(w, "mean");
+		jw_null(w, "p50");
+		jw_null(w, "p99");
+		jw_null(w, "max");
+		jw_obj_end(w);
+		return;
+	}
+	qsort(v, n, sizeof(*v), fg_cmp_double);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	jw_double(w, "mean", sum / (double)n);
+	jw_double(w, "p50", fg_rank(v, n, 50));
+	jw_double(w, "p99", fg_rank(v, n, 99));
+	jw_double(w, "max", v[n - 1]);
+	jw_obj_end(w);
+}
+
+static uint64_t fg_default_seed(void)
+{
+	struct timespec ts;
+	uint64_t x;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + ((uint64_t)getpid() << 32);
+	return fg_splitmix64(&x);
+}
+
+/* ---- server ---------------------------------------------------------------- */
+
+enum fg_cstate { C_HDR, C_BODY, C_ACK, C_STREAM };
+enum fg_cend { END_COMPLETE, END_ABORT, END_EMPTY };
+
+struct fg_conn {
+	struct fg_conn *prev, *next;	/* every open connection, to close on exit */
+	uint64_t left;			/* body bytes still to read */
+	uint64_t got;
+	int fd;
+	uint8_t state;
+	uint8_t hdr_got;
+	uint8_t hdr[8];
+};
+
+struct fg_server {
+	const struct fg_cfg *cfg;
+	int lfd, epfd, sigfd;
+	struct fg_conn *conns;
+	uint64_t ended, completed, aborted, streams, empty, bytes;
+	uint64_t open, open_max;
+	uint64_t accept_paused_until;	/* 0: accepting */
+	bool stop;
+};
+
+static void fg_conn_end(struct fg_server *s, struct fg_conn *c, enum fg_cend how,
+			const char *why, int err)
+{
+	close(c->fd);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->open--;
+	switch (how) {
+	case END_COMPLETE:
+		s->completed++;
+		s->ended++;
+		break;
+	case END_ABORT:
+		s->aborted++;
+		s->ended++;
+		pr_debug("connection aborted after %" PRIu64 " bytes: %s%s%s", c->got, why,
+			 err ? ": " : "", err ? strerror(err) : "");
+		break;
+	case END_EMPTY:
+		/* A port probe, not a flow: it must not use up --once. */
+		s->empty++;
+		break;
+	}
+	free(c);
+	if (s->cfg->once && s->ended >= s->cfg->once)
+		s->stop = true;
+}
+
+static void fg_conn_ack(struct fg_server *s, struct fg_conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = c };
+	uint8_t ack = FG_ACK;
+	ssize_t n;
+
+	n = send(c->fd, &ack, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n == 1) {
+		/* We close first (TIME_WAIT stays here, not on the client, whose
+		 * ephemeral ports would run out at high flow rates). */
+		fg_conn_end(s, c, END_COMPLETE, NULL, 0);
+		return;
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+		if (c->state != C_ACK && epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev)) {
+			fg_conn_end(s, c, END_ABORT, "epoll_ctl", errno);
+			return;
+		}
+		c->state = C_ACK;
+		return;
+	}
+	fg_conn_end(s, c, END_ABORT, "send ack", n < 0 ? errno : EIO);
+}
+
+static void fg_conn_read(struct fg_server *s, struct fg_conn *c)
+{
+	uint64_t size, be;
+	size_t want;
+	ssize_t n;
+	int i;
+
+	/* A few reads, then the other connections get their turn (level-triggered
+	 * epoll brings us back). */
+	for (i = 0; i < 4; i++) {
+		switch (c->state) {
+		case C_HDR:
+			want = 8 - c->hdr_got;
+			break;
+		case C_BODY:
+			want = c->left < FG_IOBUF ? (size_t)c->left : FG_IOBUF;
+			break;
+		default:
+			want = FG_IOBUF;
+		}
+		n = recv(c->fd, c->state == C_HDR ? (void *)(c->hdr + c->hdr_got) : (void *)fg_sink,
+			 want, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				fg_conn_end(s, c, END_ABORT, "recv", errno);
+			return;
+		}
+		if (n == 0) {
+			if (c->state == C_STREAM)
+				fg_conn_end(s, c, END_COMPLETE, NULL, 0);
+			else if (c->state == C_HDR && !c->hdr_got)
+				fg_conn_end(s, c, END_EMPTY, NULL, 0);
+			else
+				fg_conn_end(s, c, END_ABORT, "closed before the end of the flow", 0);
+			return;
+		}
+		switch (c->state) {
+		case C_HDR:
+			c->hdr_got += n;
+			if (c->hdr_got < 8)
+				break;
+			memcpy(&be, c->hdr, 8);
+			size = be64toh(be);
+			if (size == FG_HDR_STREAM) {
+				c->state = C_STREAM;
+				s->streams++;
+				break;
+			}
+			c->state = C_BODY;
+			c->left = size;
+			if (!size) {
+				fg_conn_ack(s, c);
+				return;
+			}
+			break;
+		case C_BODY:
+			c->left -= n;
+			c->got += n;
+			s->bytes += n;
+			if (!c->left) {
+				fg_conn_ack(s, c);
+				return;
+			}
+			break;
+		default:
+			c->got += n;
+			s->bytes += n;
+		}
+	}
+}
+
+static void fg_server_listen_ctl(struct fg_server *s, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = &fg_tag_listen };
+
+	epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->lfd, &ev);
+}
+
+static void fg_server_accept(struct fg_server *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct fg_conn *c;
+	int fd;
+
+	for (;;) {
+		fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+				/* The listener would stay readable and spin the loop:
+				 * stop watching it until some connections have ended. */
+				pr_warn_rl("accept: %s; new connections wait 100 ms", strerror(errno));
+				fg_server_listen_ctl(s, 0);
+				s->accept_paused_until = loop_now_ns() + FG_ACCEPT_PAUSE_NS;
+				return;
+			}
+			pr_warn_rl("accept: %s", strerror(errno));
+			return;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			pr_warn_rl("accept: out of memory; connection dropped");
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->state = C_HDR;
+		ev.data.ptr = c;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+			pr_warn_rl("epoll_ctl: %s; connection dropped", strerror(errno));
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = s->conns;
+		if (s->conns)
+			s->conns->prev = c;
+		s->conns = c;
+		if (++s->open > s->open_max)
+			s->open_max = s->open;
+	}
+}
+
+static int fg_server_open(struct fg_server *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &fg_tag_listen };
+	const struct fg_cfg *cfg = s->cfg;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1, err;
+
+	err = fg_resolve(cfg->host, cfg->port, true, &ss, &len);
+	if (err)
+		return err;
+	s->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->lfd < 0) {
+		err = -errno;
+		pr_err("socket: %s", strerror(errno));
+		return err;
+	}
+	/* A restarted server must not wait for the last run's TIME_WAITs. */
+	setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(s->lfd, (struct sockaddr *)&ss, len)) {
+		err = -errno;
+		pr_err("bind %s port %u: %s", cfg->host ? cfg->host : "0.0.0.0", cfg->port,
+		       strerror(errno));
+		return err;
+	}
+	/* Poisson bursts and incasts open many connections at once. */
+	if (listen(s->lfd, 4096)) {
+		err = -errno;
+		pr_err("listen: %s", strerror(errno));
+		return err;
+	}
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev)) {
+		err = -errno;
+		pr_err("epoll_ctl: %s", strerror(errno));
+		return err;
+	}
+	pr_info("listening on %s port %u", cfg->host ? cfg->host : "0.0.0.0", cfg->port);
+	return 0;
+}
+
+static int fg_server_run(const struct fg_cfg *cfg, FILE *out)
+{
+	struct fg_server s = { .cfg = cfg, .lfd = -1, .epfd = -1, .sigfd = -1 };
+	struct epoll_event ev[64];
+	struct jw w;
+	int64_t deadline;
+	int n, i, err;
+
+	jw_init(&w);
+	fg_raise_nofile(0);
+	s.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s.epfd < 0) {
+		err = -errno;
+		pr_err("epoll_create1: %s", strerror(errno));
+		goto out;
+	}
+	err = fg_signals_open(s.epfd, &s.sigfd);
+	if (err) {
+		pr_err("signalfd: %s", strerror(-err));
+		goto out;
+	}
+	err = fg_server_open(&s);
+	if (err)
+		goto out;
+
+	while (!s.stop) {
+		deadline = s.accept_paused_until ? (int64_t)s.accept_paused_until : INT64_MAX;
+		n = fg_wait(s.epfd, ev, 64, deadline);
+		if (n < 0) {
+			err = n;
+			pr_err("epoll_pwait2: %s", strerror(-err));
+			goto out;
+		}
+		for (i = 0; i < n && !s.stop; i++) {
+			void *p = ev[i].data.ptr;
+			struct fg_conn *c = p;
+
+			if (p == &fg_tag_signal) {
+				if (fg_signal_take(s.sigfd))
+					s.stop = true;
+			} else if (p == &fg_tag_listen) {
+				fg_server_accept(&s);
+			} else if (c->state == C_ACK) {
+				fg_conn_ack(&s, c);
+			} else {
+				fg_conn_read(&s, c);
+			}
+		}
+		if (s.accept_paused_until && loop_now_ns() >= s.accept_paused_until) {
+			s.accept_paused_until = 0;
+			fg_server_listen_ctl(&s, EPOLLIN);
+		}
+	}
+
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "mode", "server");
+	jw_str(&w, "listen", cfg->host ? cfg->host : "0.0.0.0");
+	jw_u64(&w, "port", cfg->port);
+	jw_u64(&w, "flows", s.ended);
+	jw_u64(&w, "completed", s.completed);
+	jw_u64(&w, "aborted", s.aborted);
+	jw_u64(&w, "streams", s.streams);
+	jw_u64(&w, "empty", s.empty);
+	jw_u64(&w, "bytes", s.bytes);
+	jw_u64(&w, "open_max", s.open_max);
+	jw_obj_end(&w);
+	err = fg_json_write(out, &w);
+	if (err)
+		pr_err("writing the output: %s", strerror(-err));
+out:
+	while (s.conns) {
+		struct fg_conn *c = s.conns;
+
+		s.conns = c->next;
+		close(c->fd);
+		free(c);
+	}
+	if (s.lfd >= 0)
+		close(s.lfd);
+	if (s.sigfd >= 0)
+		close(s.sigfd);
+	if (s.epfd >= 0)
+		close(s.epfd);
+	jw_free(&w);
+	return err;
+}
+
+/* ---- client: flows --------------------------------------------------------- */
+
+enum fg_fstate { F_PENDING, F_CONNECTING, F_SENDING, F_ACKWAIT, F_DRAIN, F_DONE, F_FAILED };
+
+struct fg_flow {
+	uint64_t size;
+	uint64_t sent;			/* payload bytes handed to TCP */
+	int64_t sched_ns;		/* scheduled start, from time 0 */
+	int64_t start_ns;		/* actual start: just before connect() */
+	int64_t ack_ns;
+	struct fg_flow *prev, *next;	/* on the open or the drain list */
+	const char *err_what;
+	int err;			/* errno for err_what; 0: none */
+	int fd;
+	uint32_t id;
+	uint8_t state;
+	uint8_t hdr_sent;
+	bool started;
+	bool limited;			/* waited for --max-open */
+};
+
+/* Flows join at the tail, so both lists stay in start (ack) order and the
+ * oldest entry is the first to time out. */
+struct fg_list {
+	struct fg_flow *head, *tail;
+	uint64_t n;
+};
+
+struct fg_client {
+	const struct fg_cfg *cfg;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	struct fg_flow *flows;
+	size_t nflows, next;
+	struct fg_list open, drain;
+	int epfd, sigfd;
+	uint64_t t0;			/* CLOCK_MONOTONIC ns of time 0 */
+	double t0_real;			/* the same instant, Unix seconds */
+	int64_t last_full_ns;		/* the last time --max-open was reached */
+	int64_t timeout_ns;		/* 0: none */
+	bool interrupted;
+};
+
+static inline int64_t fg_rel_now(const struct fg_client *c)
+{
+	return (int64_t)(loop_now_ns() - c->t0);
+}
+
+static void fg_list_add(struct fg_list *l, struct fg_flow *f)
+{
+	f->next = NULL;
+	f->prev = l->tail;
+	if (l->tail)
+		l->tail->next = f;
+	else
+		l->head = f;
+	l->tail = f;
+	l->n++;
+}
+
+static void fg_list_del(struct fg_list *l, struct fg_flow *f)
+{
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		l->head = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	else
+		l->tail = f->prev;
+	f->prev = f->next = NULL;
+	l->n--;
+}
+
+/* Take f off the open list; the flow that was waiting for a slot can tell
+ * from last_full_ns that it was held back. */
+static void fg_flow_unopen(struct fg_client *c, struct fg_flow *f)
+{
+	if (c->open.n >= c->cfg->max_open)
+		c->last_full_ns = fg_rel_now(c);
+	fg_list_del(&c->open, f);
+}
+
+static void fg_flow_fail(struct fg_client *c, struct fg_flow *f, const char *what, int err)
+{
+	if (f->state >= F_CONNECTING && f->state <= F_ACKWAIT)
+		fg_flow_unopen(c, f);
+	if (f->fd >= 0) {
+		close(f->fd);	/* also takes it out of the epoll set */
+		f->fd = -1;
+	}
+	f->state = F_FAILED;
+	f->err_what = what;
+	f->err = err;
+	pr_debug("flow %u failed: %s%s%s", f->id, what, err ? ": " : "", err ? strerror(err) : "");
+}
+
+static void fg_flow_close(struct fg_client *c, struct fg_flow *f)
+{
+	if (f->state == F_DRAIN)
+		fg_list_del(&c->drain, f);
+	close(f->fd);
+	f->fd = -1;
+	f->state = F_DONE;
+}
+
+static void fg_flow_start(struct fg_client *c, struct fg_flow *f)
+{
+	struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = f };
+	int one = 1;
+
+	f->limited = c->last_full_ns >= f->sched_ns;
+	f->started = true;
+	f->start_ns = fg_rel_now(c);
+	f->fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (f->fd < 0) {
+		fg_flow_fail(c, f, "socket", errno);
+		return;
+	}
+	/* A flow's tail is usually less than a segment; Nagle would hold it
+	 * for the ACK of the data before it, which a delayed ACK can postpone
+	 * by 40 ms, and that is not the network's doing. */
+	setsockopt(f->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	f->state = F_CONNECTING;
+	fg_list_add(&c->open, f);
+	f->start_ns = fg_rel_now(c);
+	if (connect(f->fd, (struct sockaddr *)&c->addr, c->addrlen) && errno != EINPROGRESS) {
+		fg_flow_fail(c, f, "connect", errno);
+		return;
+	}
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, f->fd, &ev))
+		fg_flow_fail(c, f, "epoll_ctl", errno);
+}
+
+static void fg_flow_send(struct fg_client *c, struct fg_flow *f)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = f };
+	struct iovec iov[2];
+	struct msghdr msg = { .msg_iov = iov };
+	uint64_t be = htobe64(f->size), left;
+	uint8_t hdr[8];
+	size_t h;
+	ssize_t n;
+
+	memcpy(hdr, &be, 8);
+	for (;;) {
+		msg.msg_iovlen = 0;
+		if (f->hdr_sent < 8) {
+			iov[msg.msg_iovlen].iov_base = hdr + f->hdr_sent;
+			iov[msg.msg_iovlen++].iov_len = 8 - f->hdr_sent;
+		}
+		left = f->size - f->sent;
+		if (left) {
+			iov[msg.msg_iovlen].iov_base = fg_zero;
+			iov[msg.msg_iovlen++].iov_len = left < FG_IOBUF ? (size_t)left : FG_IOBUF;
+		}
+		if (!msg.msg_iovlen)
+			break;
+		n = sendmsg(f->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				fg_flow_fail(c, f, "send", errno);
+			return;		/* EPOLLOUT is still armed */
+		}
+		h = 8 - f->hdr_sent;
+		if ((size_t)n < h)
+			h = (size_t)n;
+		f->hdr_sent += h;
+		f->sent += (size_t)n - h;
+	}
+	if (epoll_ctl(c->epfd, EPOLL_CTL_MOD, f->fd, &ev)) {
+		fg_flow_fail(c, f, "epoll_ctl", errno);
+		return;
+	}
+	f->state = F_ACKWAIT;
+}
+
+static void fg_flow_recv(struct fg_client *c, struct fg_flow *f)
+{
+	char buf[64];
+	ssize_t n;
+
+	n = recv(f->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0) {
+		if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+			return;
+		if (f->state == F_DRAIN)
+			fg_flow_close(c, f);
+		else
+			fg_flow_fail(c, f, "recv", errno);
+		return;
+	}
+	if (f->state == F_DRAIN) {
+		if (n == 0)
+			fg_flow_close(c, f);
+		return;		/* bytes after the ack: not ours to judge */
+	}
+	if (n == 0) {
+		fg_flow_fail(c, f, "the server closed the connection before the ack", 0);
+		return;
+	}
+	f->ack_ns = fg_rel_now(c);
+	fg_flow_unopen(c, f);
+	/* The server closes right after the ack; closing after its FIN leaves
+	 * TIME_WAIT on the server instead of using up our ephemeral ports. */
+	n = recv(f->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		f->state = F_DRAIN;
+		fg_list_add(&c->drain, f);
+		return;
+	}
+	fg_flow_close(c, f);
+}
+
+static void fg_flow_event(struct fg_client *c, struct fg_flow *f, uint32_t events)
+{
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	switch (f->state) {
+	case F_CONNECTING:
+		if (getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &len))
+			err = errno;
+		if (!err && !(events & EPOLLOUT))
+			err = ECONNABORTED;
+		if (err) {
+			fg_flow_fail(c, f, "connect", err);
+			return;
+		}
+		f->state = F_SENDING;
+		fg_flow_send(c, f);
+		break;
+	case F_SENDING:
+		fg_flow_send(c, f);	/* an error shows as sendmsg's errno */
+		break;
+	case F_ACKWAIT:
+	case F_DRAIN:
+		fg_flow_recv(c, f);
+		break;
+	}
+}
+
+static int fg_schedule(const struct fg_cfg *cfg, struct fg_flow **out, size_t *nout)
+{
+	struct fg_rng arr, sz;
+	struct fg_flow *flows = NULL, *nf;
+	size_t n = 0, cap = 0;
+	double t = 0;
+
+	fg_rng_seed(&arr, cfg->seed, FG_STREAM_ARRIVALS);
+	fg_rng_seed(&sz, cfg->seed, FG_STREAM_SIZES);
+	for (;;) {
+		if (cfg->flows_max && n >= cfg->flows_max)
+			break;
+		if (cfg->poisson > 0) {
+			t += fg_rng_exp(&arr, 1.0 / cfg->poisson);
+			if (cfg->duration > 0 && t >= cfg->duration)
+				break;
+		}
+		if (n >= FG_MAX_FLOWS) {
+			free(flows);
+			return -E2BIG;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			nf = realloc(flows, cap * sizeof(*flows));
+			if (!nf) {
+				free(flows);
+				return -ENOMEM;
+			}
+			flows = nf;
+		}
+		flows[n] = (struct fg_flow){
+			.size = fg_size_draw(&cfg->sizes, &sz),
+			.sched_ns = llround(t * FG_NSEC),
+			.fd = -1,
+			.id = (uint32_t)n,
+			.state = F_PENDING,
+		};
+		n++;
+	}
+	*out = flows;
+	*nout = n;
+	return 0;
+}
+
+static void fg_flow_error_str(const struct fg_flow *f, char *buf, size_t len)
+{
+	if (f->err)
+		snprintf(buf, len, "%s: %s", f->err_what, strerror(f->err));
+	else
+		snprintf(buf, len, "%s", f->err_what ? f->err_what : "unknown");
+}
+
+static void fg_workload_json(struct jw *w, const struct fg_cfg *cfg)
+{
+	const struct fg_sizes *d = &cfg->sizes;
+
+	jw_obj_begin(w, "workload");
+	if (cfg->given[OPT_POISSON]) {
+		jw_str(w, "arrivals", "poisson");
+		jw_double(w, "rate", cfg->poisson);
+	} else {
+		jw_str(w, "arrivals", "all-at-once");
+	}
+	if (cfg->duration > 0)
+		jw_double(w, "duration", cfg->duration);
+	if (cfg->flows_max)
+		jw_u64(w, "max_flows", cfg->flows_max);
+	switch (d->kind) {
+	case FG_SIZE_FIXED:
+		jw_str(w, "sizes", "fixed");
+		jw_u64(w, "size", d->fixed);
+		break;
+	case FG_SIZE_PARETO:
+		jw_str(w, "sizes", "pareto");
+		jw_double(w, "shape", d->shape);
+		jw_double(w, "mean", d->mean);
+		jw_double(w, "xm", d->xm);
+		break;
+	case FG_SIZE_CDF:
+		jw_str(w, "sizes", "cdf");
+		jw_str(w, "cdf", d->cdf_path);
+		break;
+	case FG_SIZE_NONE:
+		break;
+	}
+	if (d->max)
+		jw_u64(w, "max_size", d->max);
+	jw_u64(w, "max_open", cfg->max_open);
+	if (cfg->timeout > 0)
+		jw_double(w, "timeout", cfg->timeout);
+	jw_obj_end(w);
+}
+
+static int fg_flows_json(const struct fg_client *c, FILE *out)
+{
+	const struct fg_cfg *cfg = c->cfg;
+	uint64_t done = 0, failed = 0, limited = 0, bytes = 0;
+	size_t i, nfct = 0, nlate = 0;
+	double *fct = NULL, *late = NULL;
+	char err[256];
+	struct jw w;
+	int ret;
+
+	jw_init(&w);
+	fct = malloc((c->nflows + 1) * sizeof(*fct));
+	late = malloc((c->nflows + 1) * sizeof(*late));
+	if (!fct || !late) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "mode", "flows");
+	if (cfg->dry_run) {
+		jw_bool(&w, "dry_run", true);
+	} else {
+		jw_str(&w, "server", cfg->host);
+		jw_u64(&w, "port", cfg->port);
+		if (c->t0_real > 0)
+			jw_double(&w, "t0_realtime", c->t0_real);
+		else
+			jw_null(&w, "t0_realtime");	/* never got to time 0 */
+	}
+	jw_u64(&w, "seed", cfg->seed);
+	fg_workload_json(&w, cfg);
+	jw_arr_begin(&w, "flows");
+	for (i = 0; i < c->nflows; i++) {
+		const struct fg_flow *f = &c->flows[i];
+		bool ok = f->state == F_DONE || f->state == F_DRAIN;
+
+		jw_obj_begin(&w, NULL);
+		jw_u64(&w, "id", f->id);
+		jw_double(&w, "start", (double)f->sched_ns / FG_NSEC);
+		jw_u64(&w, "size", f->size);
+		if (cfg->dry_run) {
+			fct[nfct++] = (double)f->size;	/* size statistics, below */
+			bytes += f->size;
+			jw_obj_end(&w);
+			continue;
+		}
+		if (ok) {
+			fct[nfct++] = (double)(f->ack_ns - f->start_ns) / 1e3;
+			jw_double(&w, "fct_us", fct[nfct - 1]);
+			done++;
+			bytes += f->size;
+		} else {
+			jw_null(&w, "fct_us");
+			failed++;
+		}
+		if (f->started) {
+			late[nlate++] = (double)(f->start_ns - f->sched_ns) / 1e3;
+			jw_double(&w, "late_us", late[nlate - 1]);
+		} else {
+			jw_null(&w, "late_us");	/* never started */
+		}
+		jw_bool(&w, "limited", f->limited);
+		limited += f->limited;
+		if (!ok) {
+			fg_flow_error_str(f, err, sizeof(err));
+			jw_str(&w, "error", err);
+		}
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_obj_begin(&w, "summary");
+	jw_u64(&w, "flows", c->nflows);
+	if (cfg->dry_run) {
+		jw_u64(&w, "bytes", bytes);
+		fg_stats_json(&w, "size", fct, nfct);
+	} else {
+		jw_u64(&w, "completed", done);
+		jw_u64(&w, "failed", failed);
+		jw_u64(&w, "bytes", bytes);
+		jw_u64(&w, "limited", limited);
+		if (c->interrupted)
+			jw_bool(&w, "interrupted", true);
+		fg_stats_json(&w, "fct_us", fct, nfct);
+		fg_stats_json(&w, "late_us", late, nlate);
+	}
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+	ret = fg_json_write(out, &w);
+out:
+	free(fct);
+	free(late);
+	jw_free(&w);
+	return ret;
+}
+
+/* Time 0 is --start-at, or now. */
+static void fg_client_time0(struct fg_client *c)
+{
+	struct timespec rt;
+	double real_now, ahead;
+	uint64_t mono_now;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	mono_now = loop_now_ns();
+	real_now = (double)rt.tv_sec + (double)rt.tv_nsec / FG_NSEC;
+	c->t0 = mono_now;
+	c->t0_real = real_now;
+	if (c->cfg->start_at <= 0)
+		return;
+	ahead = c->cfg->start_at - real_now;
+	if (ahead < 0) {
+		pr_warn("--start-at is %.3f s in the past; starting now", -ahead);
+		return;
+	}
+	c->t0 = mono_now + (uint64_t)llround(ahead * FG_NSEC);
+	c->t0_real = c->cfg->start_at;
+	pr_info("starting in %.3f s", ahead);
+}
+
+static int fg_client_flows(struct fg_client *c)
+{
+	const struct fg_cfg *cfg = c->cfg;
+	struct epoll_event ev[64];
+	struct fg_flow *f;
+	int64_t now, deadline;
+	int n, i;
+
+	fg_client_time0(c);
+	c->last_full_ns = INT64_MIN;
+	for (;;) {
+		now = fg_rel_now(c);
+		while (c->timeout_ns && c->open.head && c->open.head->start_ns + c->timeout_ns <= now)
+			fg_flow_fail(c, c->open.head, "no ack within --timeout", 0);
+		while (c->drain.head && c->drain.head->ack_ns + FG_DRAIN_NS <= now)
+			fg_flow_close(c, c->drain.head);
+		while (c->next < c->nflows && c->flows[c->next].sched_ns <= now &&
+		       c->open.n < cfg->max_open)
+			fg_flow_start(c, &c->flows[c->next++]);
+		if (c->next == c->nflows && !c->open.n)
+			break;
+
+		deadline = INT64_MAX;
+		if (c->next < c->nflows && c->open.n < cfg->max_open)
+			deadline = c->flows[c->next].sched_ns;
+		if (c->timeout_ns && c->open.head && c->open.head->start_ns + c->timeout_ns < deadline)
+			deadline = c->open.head->start_ns + c->timeout_ns;
+		if (c->drain.head && c->drain.head->ack_ns + FG_DRAIN_NS < deadline)
+			deadline = c->drain.head->ack_ns + FG_DRAIN_NS;
+		n = fg_wait(c->epfd, ev, 64, deadline == INT64_MAX ? INT64_MAX
+					     : deadline + (int64_t)c->t0);
+		if (n < 0) {
+			pr_err("epoll_pwait2: %s", strerror(-n));
+			return n;
+		}
+		for (i = 0; i < n; i++) {
+			if (ev[i].data.ptr == &fg_tag_signal) {
+				if (fg_signal_take(c->sigfd))
+					c->interrupted = true;
+				continue;
+			}
+			fg_flow_event(c, ev[i].data.ptr, ev[i].events);
+		}
+		if (c->interrupted)
+			break;
+	}
+	/* Interrupted: what is open or waiting fails, and says why. */
+	while (c->open.head)
+		fg_flow_fail(c, c->open.head, "interrupted", 0);
+	for (; c->next < c->nflows; c->next++) {
+		f = &c->flows[c->next];
+		f->state = F_FAILED;
+		f->err_what = "interrupted before its start";
+	}
+	while (c->drain.head)
+		fg_flow_close(c, c->drain.head);
+	return 0;
+}
+
+/* ---- client: ON/OFF source -------------------------------------------------- */
+
+struct fg_period {
+	int64_t start_ns, end_ns;
+	uint64_t bytes;			/* handed to TCP during the period */
+};
+
+/*
+ * The ON periods up to the duration. The first state is ON with probability
+ * on/(on+off), the stationary share: with exponential periods the process
+ * then looks the same at time 0 as at any later time, and sources with
+ * different seeds do not all start ON together.
+ */
+static int fg_onoff_periods(const struct fg_cfg *cfg, struct fg_period **out, size_t *nout)
+{
+	struct fg_period *per = NULL, *np;
+	size_t n = 0, cap = 0;
+	struct fg_rng r;
+	double t = 0, len, end;
+	bool on;
+
+	fg_rng_seed(&r, cfg->seed, FG_STREAM_ONOFF);
+	on = fg_rng_unit(&r) <= cfg->on_mean / (cfg->on_mean + cfg->off_mean);
+	while (t < cfg->duration) {
+		len = fg_rng_exp(&r, on ? cfg->on_mean : cfg->off_mean);
+		if (on) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				np = realloc(per, cap * sizeof(*per));
+				if (!np) {
+					free(per);
+					return -ENOMEM;
+				}
+				per = np;
+			}
+			end = t + len < cfg->duration ? t + len : cfg->duration;
+			per[n++] = (struct fg_period){ llround(t * FG_NSEC), llround(end * FG_NSEC), 0 };
+		}
+		t += len;
+		on = !on;
+	}
+	*out = per;
+	*nout = n;
+	return 0;
+}
+
+static int fg_onoff_json(const struct fg_client *c, const struct fg_period *per, size_t nper,
+			 int64_t stop_ns, const char *error, FILE *out)
+{
+	const struct fg_cfg *cfg = c->cfg;
+	uint64_t bytes = 0, b;
+	double on_s = 0, dur;
+	struct jw w;
+	size_t i;
+	int ret;
+
+	jw_init(&w);
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "mode", "onoff");
+	if (cfg->dry_run) {
+		jw_bool(&w, "dry_run", true);
+	} else {
+		jw_str(&w, "server", cfg->host);
+		jw_u64(&w, "port", cfg->port);
+		if (c->t0_real > 0)
+			jw_double(&w, "t0_realtime", c->t0_real);
+		else
+			jw_null(&w, "t0_realtime");	/* never got to time 0 */
+	}
+	jw_u64(&w, "seed", cfg->seed);
+	jw_u64(&w, "rate_bps", cfg->rate_bps);
+	jw_u64(&w, "chunk", cfg->chunk);
+	jw_double(&w, "on_mean", cfg->on_mean);
+	jw_double(&w, "off_mean", cfg->off_mean);
+	jw_double(&w, "duration", cfg->duration);
+	jw_arr_begin(&w, "on_periods");
+	for (i = 0; i < nper && per[i].start_ns < stop_ns; i++) {
+		dur = (double)((per[i].end_ns < stop_ns ? per[i].end_ns : stop_ns) - per[i].start_ns) /
+		      FG_NSEC;
+		/* A dry run shows what the rate would send. */
+		b = cfg->dry_run ? (uint64_t)(dur * (double)cfg->rate_bps / 8) : per[i].bytes;
+		jw_obj_begin(&w, NULL);
+		jw_double(&w, "start", (double)per[i].start_ns / FG_NSEC);
+		jw_double(&w, "dur", dur);
+		jw_u64(&w, "bytes", b);
+		jw_obj_end(&w);
+		on_s += dur;
+		bytes += b;
+	}
+	jw_arr_end(&w);
+	jw_double(&w, "on_time", on_s);
+	jw_u64(&w, "bytes", bytes);
+	jw_double(&w, "on_rate_bps", on_s > 0 ? (double)bytes * 8 / on_s : NAN);
+	if (c->interrupted)
+		jw_bool(&w, "interrupted", true);
+	if (error)
+		jw_str(&w, "error", error);
+	jw_obj_end(&w);
+	ret = fg_json_write(out, &w);
+	jw_free(&w);
+	return ret;
+}
+
+/* Connect the source's socket and wait (signals still heard) until done. */
+static int fg_onoff_connect(struct fg_client *c, int fd, char *error, size_t errlen)
+{
+	struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = c };
+	struct epoll_event evs[4];
+	int64_t deadline = INT64_MAX;
+	socklen_t len = sizeof(int);
+	int n, i, err = 0;
+
+	if (c->timeout_ns)
+		deadline = (int64_t)loop_now_ns() + c->timeout_ns;
+	if (connect(fd, (struct sockaddr *)&c->addr, c->addrlen) && errno != EINPROGRESS) {
+		err = errno;
+		goto fail;
+	}
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		err = errno;
+		goto fail;
+	}
+	for (;;) {
+		n = fg_wait(c->epfd, evs, 4, deadline);
+		if (n < 0) {
+			err = -n;
+			goto fail;
+		}
+		if (n == 0 && deadline != INT64_MAX && (int64_t)loop_now_ns() >= deadline) {
+			err = ETIMEDOUT;
+			goto fail;
+		}
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.ptr == &fg_tag_signal) {
+				if (fg_signal_take(c->sigfd)) {
+					c->interrupted = true;
+					snprintf(error, errlen, "interrupted while connecting");
+					return -EINTR;
+				}
+				continue;
+			}
+			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+				err = errno;
+			if (err)
+				goto fail;
+			return 0;
+		}
+	}
+fail:
+	snprintf(error, errlen, "connect: %s", strerror(err));
+	return -err;
+}
+
+/*
+ * The ON/OFF source's token bucket. Credit (bytes) accrues at the rate
+ * while ON and is spent a chunk per send(). Its depth is 50 ms of data, so
+ * a wake-up that comes late (a VM's timers can be a millisecond or more
+ * late) catches up instead of losing bytes; after the socket buffer was
+ * full the depth is two chunks, because offered load that TCP could not
+ * take is gone, not owed.
+ */
+struct fg_bucket {
+	double credit;
+	double per_ns;			/* bytes per ns */
+	double depth, stall_depth;
+	int64_t last;
+	size_t chunk;
+	bool blocked;			/* the socket buffer is full: wait for EPOLLOUT */
+	bool stalled;			/* it was full since the last accrual */
+};
+
+static void fg_bucket_accrue(struct fg_bucket *b, int64_t upto)
+{
+	double cap = b->blocked || b->stalled ? b->stall_depth : b->depth;
+
+	if (upto > b->last) {
+		b->credit += (double)(upto - b->last) * b->per_ns;
+		b->last = upto;
+	}
+	if (b->credit > cap)
+		b->credit = cap;
+	b->stalled = b->blocked;
+}
+
+/* Spend the credit a chunk at a time; with flush (an ON period's end) the
+ * partial chunk too, so a period carries rate x its length. 0 or -errno. */
+static int fg_bucket_send(struct fg_bucket *b, int fd, bool flush, uint64_t *bytes)
+{
+	size_t len;
+	ssize_t n;
+
+	while (!b->blocked && (b->credit >= (double)b->chunk || (flush && b->credit >= 1))) {
+		len = b->credit >= (double)b->chunk ? b->chunk : (size_t)b->credit;
+		n = send(fd, fg_zero, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			b->blocked = b->stalled = true;
+			break;
+		}
+		if (n < 0)
+			return -errno;
+		b->credit -= (double)n;
+		*bytes += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int fg_client_onoff(struct fg_client *c, FILE *out)
+{
+	const struct fg_cfg *cfg = c->cfg;
+	const int64_t dur_ns = llround(cfg->duration * FG_NSEC);
+	struct fg_bucket b = {
+		.per_ns = (double)cfg->rate_bps / 8e9,
+		.depth = fmax(2.0 * (double)cfg->chunk, (double)cfg->rate_bps / 8 * 0.05),
+		.stall_depth = 2.0 * (double)cfg->chunk,
+		.chunk = cfg->chunk,
+	};
+	struct epoll_event ev = { .data.ptr = c }, evs[4];
+	struct fg_period *per = NULL;
+	uint64_t be = htobe64(FG_HDR_STREAM);
+	size_t nper = 0, k = 0, hdr_sent = 0, cur = SIZE_MAX;
+	int64_t now = 0, deadline, stop_ns;
+	uint32_t want = EPOLLOUT;
+	char error[256] = "";
+	int fd = -1, one = 1, n, i, ret, werr;
+	ssize_t sent;
+
+	ret = fg_onoff_periods(cfg, &per, &nper);
+	if (ret) {
+		pr_err("ON/OFF schedule: %s", strerror(-ret));
+		return ret;
+	}
+	if (cfg->dry_run) {
+		ret = fg_onoff_json(c, per, nper, dur_ns, NULL, out);
+		goto out;
+	}
+	fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(error, sizeof(error), "socket: %s", strerror(errno));
+		goto report;
+	}
+	/* We pace in chunks ourselves; Nagle would regroup them behind ACKs. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* Connected before time 0: the handshake is not part of any ON period. */
+	ret = fg_onoff_connect(c, fd, error, sizeof(error));
+	if (ret)
+		goto report;
+	fg_client_time0(c);
+
+	for (;;) {
+		now = fg_rel_now(c);
+		/* Periods that ended since the last pass get their last bytes. */
+		while (hdr_sent == 8 && k < nper && (now < dur_ns ? now : dur_ns) >= per[k].end_ns) {
+			if (cur != k) {
+				/* Wholly between two wake-ups: still owed. */
+				cur = k;
+				b.credit = 0;
+				b.last = per[k].start_ns;
+			}
+			fg_bucket_accrue(&b, per[k].end_ns);
+			ret = fg_bucket_send(&b, fd, true, &per[k].bytes);
+			if (ret)
+				goto send_err;
+			k++;
+		}
+		if (now >= dur_ns)
+			break;
+		deadline = dur_ns;
+		if (hdr_sent < 8) {
+			if (!b.blocked) {
+				sent = send(fd, (char *)&be + hdr_sent, 8 - hdr_sent,
+					    MSG_NOSIGNAL | MSG_DONTWAIT);
+				if (sent > 0)
+					hdr_sent += (size_t)sent;
+				else if (sent < 0 && errno != EAGAIN && errno != EINTR)
+					goto send_err_errno;
+				else
+					b.blocked = true;
+			}
+			if (hdr_sent < 8)
+				deadline = INT64_MAX;	/* wait for EPOLLOUT */
+			else
+				deadline = now;
+		} else if (k < nper && now >= per[k].start_ns) {
+			if (cur != k) {
+				/* Credit counts from the period's start, not from
+				 * our (slightly later) wake-up. */
+				cur = k;
+				b.credit = 0;
+				b.last = per[k].start_ns;
+			}
+			fg_bucket_accrue(&b, now);
+			ret = fg_bucket_send(&b, fd, false, &per[k].bytes);
+			if (ret)
+				goto send_err;
+			if (!b.blocked)
+				deadline = now + (int64_t)ceil(((double)b.chunk - b.credit) / b.per_ns);
+			if (per[k].end_ns < deadline)
+				deadline = per[k].end_ns;
+		} else if (k < nper && per[k].start_ns < deadline) {
+			deadline = per[k].start_ns;	/* OFF until then */
+		}
+
+		/* EPOLLIN: the server never sends, so readable means it closed. */
+		if ((b.blocked ? EPOLLOUT : 0) != want) {
+			want = b.blocked ? EPOLLOUT : 0;
+			ev.events = EPOLLIN | want;
+			if (epoll_ctl(c->epfd, EPOLL_CTL_MOD, fd, &ev)) {
+				ret = -errno;
+				snprintf(error, sizeof(error), "epoll_ctl: %s", strerror(errno));
+				goto report;
+			}
+		}
+		n = fg_wait(c->epfd, evs, 4, deadline == INT64_MAX ? INT64_MAX
+					     : deadline + (int64_t)c->t0);
+		if (n < 0) {
+			ret = n;
+			snprintf(error, sizeof(error), "epoll_pwait2: %s", strerror(-n));
+			goto report;
+		}
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.ptr == &fg_tag_signal) {
+				if (fg_signal_take(c->sigfd))
+					c->interrupted = true;
+				continue;
+			}
+			if (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+				sent = recv(fd, fg_sink, sizeof(fg_sink), MSG_DONTWAIT);
+				if (sent == 0 || (sent < 0 && errno != EAGAIN && errno != EINTR)) {
+					ret = -ECONNRESET;
+					snprintf(error, sizeof(error), "the server closed the connection%s%s",
+						 sent ? ": " : "", sent ? strerror(errno) : "");
+					goto report;
+				}
+			}
+			if (evs[i].events & EPOLLOUT)
+				b.blocked = false;
+		}
+		if (c->interrupted) {
+			ret = -EINTR;
+			goto report;
+		}
+	}
+	ret = 0;
+	goto report;
+send_err_errno:
+	ret = -errno;
+send_err:
+	snprintf(error, sizeof(error), "send: %s", strerror(-ret));
+report:
+	stop_ns = hdr_sent == 8 ? (now < dur_ns ? now : dur_ns) : 0;
+	if (ret && !c->interrupted)
+		pr_err("ON/OFF source to %s port %u: %s", cfg->host, cfg->port, error);
+	werr = fg_onoff_json(c, per, nper, stop_ns, error[0] ? error : NULL, out);
+	if (werr) {
+		pr_err("writing the output: %s", strerror(-werr));
+		if (!ret)
+			ret = werr;
+	}
+out:
+	if (fd >= 0) {
+		/* What is still in the socket buffer is delivered after we exit. */
+		shutdown(fd, SHUT_WR);
+		close(fd);
+	}
+	free(per);
+	return ret;
+}
+
+static int fg_client_run(const struct fg_cfg *cfg, FILE *out, bool *interrupted)
+{
+	struct fg_client c = { .cfg = cfg, .epfd = -1, .sigfd = -1 };
+	uint64_t failed = 0;
+	size_t i, first = SIZE_MAX;
+	char msg[256];
+	int err;
+
+	c.timeout_ns = llround(cfg->timeout * FG_NSEC);
+	if (!cfg->dry_run) {
+		err = fg_resolve(cfg->host, cfg->port, false, &c.addr, &c.addrlen);
+		if (err)
+			return err;
+		c.epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (c.epfd < 0) {
+			err = -errno;
+			pr_err("epoll_create1: %s", strerror(errno));
+			goto out;
+		}
+		err = fg_signals_open(c.epfd, &c.sigfd);
+		if (err) {
+			pr_err("signalfd: %s", strerror(-err));
+			goto out;
+		}
+		/* Pacing and schedule wake-ups to the microsecond, not the
+		 * default 50 us timer slack. */
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	}
+	if (cfg->given[OPT_ONOFF]) {
+		err = fg_client_onoff(&c, out);
+		goto out;
+	}
+
+	err = fg_schedule(cfg, &c.flows, &c.nflows);
+	if (err) {
+		pr_err("building the schedule: %s", err == -E2BIG ?
+		       "more than 50000000 flows; shorten --duration or lower --poisson" :
+		       strerror(-err));
+		goto out;
+	}
+	if (!cfg->dry_run) {
+		fg_raise_nofile(cfg->max_open + 64);
+		err = fg_client_flows(&c);
+		if (err)
+			goto out;
+		for (i = 0; i < c.nflows; i++) {
+			if (c.flows[i].state != F_FAILED)
+				continue;
+			if (first == SIZE_MAX)
+				first = i;
+			failed++;
+		}
+		if (failed && !c.interrupted) {
+			fg_flow_error_str(&c.flows[first], msg, sizeof(msg));
+			pr_warn("%" PRIu64 " of %zu flows failed; the first (flow %zu): %s",
+				failed, c.nflows, first, msg);
+		}
+	}
+	err = fg_flows_json(&c, out);
+	if (err)
+		pr_err("writing the output: %s", strerror(-err));
+out:
+	*interrupted = c.interrupted;
+	free(c.flows);
+	if (c.sigfd >= 0)
+		close(c.sigfd);
+	if (c.epfd >= 0)
+		close(c.epfd);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct fg_cfg cfg = { .port = FG_DEFAULT_PORT, .max_open = 1000 };
+	bool interrupted = false;
+	FILE *out = stdout;
+	int ret, status = EXIT_USAGE;
+
+	if (argc < 2) {
+		fg_usage(stderr);
+		goto out;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		fg_usage(stdout);
+		status = EXIT_OK;
+		goto out;
+	}
+	if (!strcmp(argv[1], "server")) {
+		cfg.mode = FG_SERVER;
+	} else if (!strcmp(argv[1], "client")) {
+		cfg.mode = FG_CLIENT;
+	} else {
+		fg_bad("unknown subcommand '%s': expected 'server' or 'client' (try --help)", argv[1]);
+		goto out;
+	}
+	ret = fg_parse_args(&cfg, argc - 1, argv + 1);
+	if (ret) {
+		status = ret > 0 ? EXIT_OK : EXIT_USAGE;
+		goto out;
+	}
+	if (!cfg.given[OPT_SEED])
+		cfg.seed = fg_default_seed();
+	log_init(FG_PROG, LOG_LVL_INFO + cfg.verbose);
+
+	status = EXIT_FAIL;
+	/* Opened before the run: a bad path must not cost an experiment. */
+	if (cfg.output) {
+		out = fopen(cfg.output, "w");
+		if (!out) {
+			pr_err("cannot write %s: %s", cfg.output, strerror(errno));
+			out = stdout;
+			goto out;
+		}
+	}
+	if (cfg.mode == FG_SERVER)
+		ret = fg_server_run(&cfg, out);
+	else
+		ret = fg_client_run(&cfg, out, &interrupted);
+	if (!ret && !interrupted)
+		status = EXIT_OK;
+	else if (interrupted)
+		pr_warn("interrupted; the output covers what ran");
+out:
+	if (out != stdout && fclose(out) == EOF && status == EXIT_OK) {
+		pr_err("writing %s: %s", cfg.output, strerror(errno));
+		status = EXIT_FAIL;
+	}
+	free(cfg.sizes.pts);
+	return status;
+}

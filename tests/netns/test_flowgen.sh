@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# l2cc-flowgen, the FCT traffic generator, on two hosts joined by a plain
+# veth pair (no switchd: this tests the generator, not the fabric).
+#
+#   h1 eth0 (10.99.0.1, clients) -veth- h2 eth0 (10.99.0.2, servers)
+#
+# What it checks, and why:
+#  - flowgen_poisson_fixed: 50 flows of 100 kB with Poisson arrivals all
+#    complete; every FCT is > 0; the summary agrees with the flow list and
+#    the server counted the same flows and bytes (protocol end to end).
+#  - flowgen_pareto / flowgen_cdf: the size distributions, through --dry-run
+#    (2000 draws, no network): the Pareto sample mean is within 20% of the
+#    requested mean and nothing is below xm; an empirical CDF reproduces its
+#    median and range; the same seed gives the same schedule.
+#  - flowgen_onoff: a 10M ON/OFF source for 2 s sends rate x ON time within
+#    10%, the ON periods add up, and the server received every byte.
+#  - flowgen_max_open: 20 flows at once with --max-open 2: all complete, the
+#    ones that waited are marked limited and late.
+#  - flowgen_refused: flows to a port nobody listens on are counted as
+#    failed, with the reason; the client does not crash; --timeout fails
+#    flows to an address that never answers.
+#  - flowgen_badargs: bad arguments exit 2 and name the option.
+. "$(dirname "$0")/lib.sh"
+
+FLOWGEN=${FLOWGEN:-$L2CC_ROOT/build/bin/l2cc-flowgen}
+
+setup() {
+	[ -x "$FLOWGEN" ] || fail "$FLOWGEN not built (make all)"
+	mk_host h1
+	mk_host h2
+	ip -n "$(ns h1)" link add eth0 type veth peer name eth0 netns "$(ns h2)" ||
+		fail "veth h1:eth0 - h2:eth0"
+	ip -n "$(ns h1)" addr add 10.99.0.1/24 dev eth0 || fail "address on h1"
+	ip -n "$(ns h2)" addr add 10.99.0.2/24 dev eth0 || fail "address on h2"
+	ip -n "$(ns h1)" link set eth0 up || fail "h1 eth0 up"
+	ip -n "$(ns h2)" link set eth0 up || fail "h2 eth0 up"
+}
+
+# jf FILE PYEXPR: evaluate PYEXPR with d = the JSON in FILE (jget takes the
+# document as an argument, and 2000 flows are over the 128 KiB argv limit).
+jf() {
+	"$PY" -c '
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2])
+print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)' "$1" "$2"
+}
+
+# server NAME PORT [ARGS...]: l2cc-flowgen server in h2, JSON summary in
+# $L2T_DIR/NAME.json; waits until it listens. Its PID is left in SRV_PID.
+server() {
+	local name=$1 port=$2
+	shift 2
+	hx h2 "$FLOWGEN" server -p "$port" "$@" >"$L2T_DIR/$name.json" 2>"$L2T_DIR/$name.log" &
+	SRV_PID=$!
+	bg_record "$SRV_PID"
+	for _ in $(seq 100); do
+		hx h2 ss -Hltn "sport = :$port" | grep -q . && return 0
+		kill -0 "$SRV_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "flowgen server on port $port did not start: $(cat "$L2T_DIR/$name.log")"
+}
+
+# server_wait: wait (up to 5 s) for the server to exit by itself (--once);
+# fails with its log if it does not, or exits non-zero.
+server_wait() {
+	local name=$1 rc
+	for _ in $(seq 100); do
+		_l2t_alive "$SRV_PID" || break
+		sleep 0.05
+	done
+	_l2t_alive "$SRV_PID" && fail "server $name did not exit after --once: $(cat "$L2T_DIR/$name.log")"
+	wait "$SRV_PID"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "server $name exited with $rc: $(cat "$L2T_DIR/$name.log")"
+}
+
+# client NAME ARGS...: l2cc-flowgen client in h1 against h2, JSON into
+# $L2T_DIR/NAME.json; fails with its stderr on a non-zero exit.
+client() {
+	local name=$1 rc
+	shift
+	timeout 20 ip netns exec "$(ns h1)" "$FLOWGEN" client -c 10.99.0.2 "$@" \
+		>"$L2T_DIR/$name.json" 2>"$L2T_DIR/$name.log"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "client $name exited with $rc: $(cat "$L2T_DIR/$name.log")"
+}
+
+t_poisson_fixed() {
+	local j=$L2T_DIR/pf.json n ok failed nfct minfct bytes s
+	server pf-srv 5701 --once 50
+	client pf -p 5701 --poisson 100 --flows 50 --size 100000 --seed 1
+	server_wait pf-srv
+	n=$(jf "$j" 'len(d["flows"])')
+	ok=$(jf "$j" 'd["summary"]["completed"]')
+	failed=$(jf "$j" 'd["summary"]["failed"]')
+	nfct=$(jf "$j" 'sum(1 for f in d["flows"] if f["fct_us"] is not None and f["fct_us"] > 0)')
+	minfct=$(jf "$j" 'min(f["fct_us"] for f in d["flows"])')
+	bytes=$(jf "$j" 'd["summary"]["bytes"]')
+	info "50 flows x 100000 B, Poisson 100/s over $(jf "$j" '"%.3f" % d["flows"][-1]["start"]') s:" \
+		"completed $ok, failed $failed; FCT us $(jf "$j" '" ".join("%s %.0f" % kv for kv in d["summary"]["fct_us"].items())');" \
+		"late us mean $(jf "$j" '"%.1f" % d["summary"]["late_us"]["mean"]')"
+	assert_eq "$n" 50 "flows listed"
+	assert_eq "$(jf "$j" 'd["summary"]["flows"]')" 50 "summary.flows"
+	assert_eq "$ok" 50 "summary.completed"
+	assert_eq "$failed" 0 "summary.failed"
+	assert_eq "$nfct" 50 "flows with an FCT > 0"
+	assert_ge "$minfct" 1 "smallest FCT (us)"
+	assert_eq "$bytes" 5000000 "summary.bytes"
+	assert_eq "$(jf "$j" 'sorted(f["id"] for f in d["flows"]) == list(range(50))')" true "flow ids 0..49"
+	assert_eq "$(jf "$j" 'all(f["size"] == 100000 for f in d["flows"])')" true "every size 100000"
+	s=$L2T_DIR/pf-srv.json
+	assert_eq "$(jf "$s" 'd["completed"]')" 50 "server: completed flows"
+	assert_eq "$(jf "$s" 'd["bytes"]')" 5000000 "server: bytes read"
+}
+
+t_pareto() {
+	local j=$L2T_DIR/par.json shape mean xm m
+	for shape in 2.5 1.5; do
+		mean=50000
+		"$FLOWGEN" client --dry-run --flows 2000 --pareto "$shape,$mean" --seed 42 >"$j" ||
+			fail "dry run --pareto $shape,$mean"
+		m=$(jf "$j" 'sum(f["size"] for f in d["flows"]) / len(d["flows"])')
+		xm=$(calc "$mean * ($shape - 1) / $shape")
+		info "Pareto shape $shape mean $mean: 2000 sizes, sample mean $m," \
+			"min $(jf "$j" 'min(f["size"] for f in d["flows"])') (xm $xm)," \
+			"p50 $(jf "$j" 'd["summary"]["size"]["p50"]'), max $(jf "$j" 'd["summary"]["size"]["max"]')"
+		assert_eq "$(jf "$j" 'len(d["flows"])')" 2000 "sizes drawn"
+		assert_within 20 "$mean" "$m" "Pareto $shape sample mean"
+		assert_ge "$(jf "$j" 'min(f["size"] for f in d["flows"])')" "$(calc "int($xm)")" "smallest size vs xm"
+		assert_eq "$(jf "$j" 'd["summary"]["size"]["mean"]')" "$m" "summary.size.mean"
+	done
+	# Reproducible: the same seed, the same schedule; another seed, another.
+	"$FLOWGEN" client --dry-run --poisson 50 --flows 100 --pareto 1.5,10000 --seed 9 >"$L2T_DIR/a.json"
+	"$FLOWGEN" client --dry-run --poisson 50 --flows 100 --pareto 1.5,10000 --seed 9 >"$L2T_DIR/b.json"
+	"$FLOWGEN" client --dry-run --poisson 50 --flows 100 --pareto 1.5,10000 --seed 10 >"$L2T_DIR/c.json"
+	cmp -s "$L2T_DIR/a.json" "$L2T_DIR/b.json" || fail "same seed, different schedules"
+	cmp -s "$L2T_DIR/a.json" "$L2T_DIR/c.json" && fail "seeds 9 and 10 gave the same schedule"
+	# Sizes have their own random stream: the arrival times do not move.
+	"$FLOWGEN" client --dry-run --poisson 50 --flows 100 --size 1 --seed 9 >"$L2T_DIR/d.json"
+	assert_eq "$(jf "$L2T_DIR/a.json" '[f["start"] for f in d["flows"]]')" \
+		"$(jf "$L2T_DIR/d.json" '[f["start"] for f in d["flows"]]')" "arrival times with another size option"
+}
+
+t_cdf() {
+	local j=$L2T_DIR/cdf.json cdf=$L2T_DIR/sizes.cdf med
+	# Steep around the median (20% of the mass in 9000..11000), so 2000
+	# draws pin the sample median to within about 1%.
+	cat >"$cdf" <<-'EOF'
+		# size cdf
+		1000    0
+		9000    0.4
+		11000   0.6   # the median is 10000
+		100000  1
+	EOF
+	"$FLOWGEN" client --dry-run --flows 2000 --cdf "$cdf" --seed 5 >"$j" || fail "dry run --cdf"
+	med=$(jf "$j" 'statistics.median(f["size"] for f in d["flows"])')
+	info "CDF median 10000: sample median $med, range" \
+		"$(jf "$j" 'min(f["size"] for f in d["flows"])')..$(jf "$j" 'max(f["size"] for f in d["flows"])')"
+	assert_within 5 10000 "$med" "CDF sample median"
+	assert_ge "$(jf "$j" 'min(f["size"] for f in d["flows"])')" 1000 "smallest CDF size"
+	assert_le "$(jf "$j" 'max(f["size"] for f in d["flows"])')" 100000 "largest CDF size"
+	# 40% +- 4 points: over three binomial standard errors (1.1 points).
+	assert_within 10 40 "$(jf "$j" '100 * sum(1 for f in d["flows"] if f["size"] <= 9000) / 2000')" \
+		"% of sizes <= 9000 (CDF 0.4)"
+}
+
+t_onoff() {
+	local j=$L2T_DIR/oo.json s=$L2T_DIR/oo-srv.json on bytes expect
+	server oo-srv 5702 --once 1
+	client oo -p 5702 --onoff 0.2,0.2 --rate 10M --duration 2 --seed 1
+	server_wait oo-srv
+	on=$(jf "$j" 'd["on_time"]')
+	bytes=$(jf "$j" 'd["bytes"]')
+	expect=$(calc "10e6 / 8 * $on")
+	info "ON/OFF 10M for 2 s: $(jf "$j" 'len(d["on_periods"])') ON periods, ON $on s," \
+		"$bytes B sent (rate x ON time = $(calc "int($expect)") B), server read $(jf "$s" 'd["bytes"]') B"
+	assert_ge "$on" 0.3 "total ON time (seed 1)"
+	assert_within 10 "$expect" "$bytes" "bytes vs rate x ON time"
+	assert_eq "$(jf "$j" 'sum(p["bytes"] for p in d["on_periods"])')" "$bytes" "sum of per-period bytes"
+	assert_eq "$(jf "$j" 'all(abs(p["bytes"] - 10e6 / 8 * p["dur"]) <= 2 * d["chunk"] for p in d["on_periods"])')" \
+		true "every ON period within two chunks of rate x its length"
+	assert_eq "$(jf "$s" 'd["streams"]')" 1 "server: streams"
+	assert_eq "$(jf "$s" 'd["bytes"]')" "$bytes" "server: bytes read"
+}
+
+t_max_open() {
+	local j=$L2T_DIR/mo.json
+	server mo-srv 5703 --once 20
+	client mo -p 5703 --flows 20 --size 200000 --max-open 2 --seed 1
+	server_wait mo-srv
+	info "20 flows at once, --max-open 2: completed $(jf "$j" 'd["summary"]["completed"]')," \
+		"limited $(jf "$j" 'd["summary"]["limited"]'), late us max $(jf "$j" '"%.0f" % d["summary"]["late_us"]["max"]')"
+	assert_eq "$(jf "$j" 'd["summary"]["completed"]')" 20 "completed"
+	assert_eq "$(jf "$j" 'd["summary"]["limited"]')" 18 "flows that waited for a slot"
+	assert_eq "$(jf "$j" '[f["limited"] for f in d["flows"][:2]]')" '[false, false]' "the first two did not wait"
+	# All start at time 0, so late_us is the start and late_us + fct_us the
+	# ack: flow i may start only once all but one of flows 0..i-1 are acked.
+	assert_eq "$(jf "$j" 'all(sorted(g["late_us"] + g["fct_us"] for g in d["flows"][:i])[i - 2] <= d["flows"][i]["late_us"] for i in range(2, 20))')" \
+		true "no more than 2 flows open at any time"
+}
+
+t_refused() {
+	local j=$L2T_DIR/rf.json
+	client rf -p 5799 --flows 3 --size 1000 --seed 1
+	info "3 flows to a closed port: failed $(jf "$j" 'd["summary"]["failed"]'): $(jf "$j" 'd["flows"][0]["error"]')"
+	assert_eq "$(jf "$j" 'd["summary"]["failed"]')" 3 "failed flows"
+	assert_eq "$(jf "$j" 'd["summary"]["completed"]')" 0 "completed flows"
+	assert_eq "$(jf "$j" 'd["flows"][0]["error"]')" "connect: Connection refused" "error of flow 0"
+	assert_eq "$(jf "$j" 'd["summary"]["fct_us"]["p50"]')" null "p50 without completed flows"
+	# Nobody answers ARP for 10.99.0.9: the connect would hang for
+	# seconds; --timeout fails the flows on time instead.
+	timeout 20 ip netns exec "$(ns h1)" "$FLOWGEN" client -c 10.99.0.9 --flows 2 --size 1000 \
+		--timeout 0.3 >"$j" 2>"$L2T_DIR/rf2.log" || fail "client with --timeout: $(cat "$L2T_DIR/rf2.log")"
+	info "2 flows to a silent address, --timeout 0.3: $(jf "$j" 'd["flows"][0]["error"]')"
+	assert_eq "$(jf "$j" 'd["summary"]["failed"]')" 2 "flows failed by --timeout"
+	assert_eq "$(jf "$j" 'd["flows"][1]["error"]')" "no ack within --timeout" "error of flow 1"
+}
+
+# badarg EXPECTED_SUBSTRING ARGS...: exit 2, message on stderr naming it.
+badarg() {
+	local want=$1 out rc
+	shift
+	out=$("$FLOWGEN" "$@" 2>&1 >/dev/null)
+	rc=$?
+	info "$* -> exit $rc: $out"
+	[ "$rc" -eq 2 ] || fail "'$*' exited $rc, expected 2"
+	grep -qF -- "$want" <<<"$out" || fail "'$*': message '$out' does not mention '$want'"
+}
+
+t_badargs() {
+	badarg "--pareto" client --dry-run --flows 3 --pareto 0.5,100
+	badarg "--poisson" client -c 10.99.0.2 --poisson fast --flows 3 --size 1
+	badarg "--size" client -c 10.99.0.2 --flows 3 --size 10parsecs
+	badarg "--onoff" client -c 10.99.0.2 --onoff 1 --rate 1M --duration 1
+	badarg "--rate" client -c 10.99.0.2 --onoff 1,1 --duration 1
+	badarg "--port" server -p 0
+	badarg "--once" client --once 3 --flows 1 --size 1 --dry-run
+	badarg "-c ADDR" client --flows 3 --size 1
+	badarg "'frobnicate'" frobnicate
+	printf '1000 0.5\n500 1\n' >"$L2T_DIR/bad.cdf"
+	badarg "bad.cdf:2" client --dry-run --flows 1 --cdf "$L2T_DIR/bad.cdf"
+}
+
+run_setup setup
+run_test flowgen_poisson_fixed t_poisson_fixed
+run_test flowgen_pareto t_pareto
+run_test flowgen_cdf t_cdf
+run_test flowgen_onoff t_onoff
+run_test flowgen_max_open t_max_open
+run_test flowgen_refused t_refused
+run_test flowgen_badargs t_badargs
