@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The experiment runner end to end: `l2cc-lab up` a one-switch lab (three
+# hosts behind hostd, 100M links, PAUSE), `l2cc-lab run` a 3-second
+# experiment on it (config/experiments/incast3.yaml: two UDP flows from h1
+# and h2 into h3, a TCP flow from h3 to h1), check the result directory,
+# `l2cc-lab plot` it again, `l2cc-lab down`.
+#
+#  - testbed_run_check: --check accepts the example and an error in an
+#    experiment file is reported as FILE:LINE with exit status 2.
+#  - testbed_run: the run exits 0 and results.json is sane: every flow has a
+#    rate > 0, the bottleneck S>h3 runs at 0.8..1.05 of its rate, the fabric
+#    drops nothing (flow control is on), Jain's index is in (0, 1], the
+#    time series, results.csv and the PNGs are there and not empty.
+#  - testbed_plot: `l2cc-lab plot DIR --results` redraws a deleted PNG.
+#  - testbed_down: `l2cc-lab down` removes the lab's namespaces.
+#
+# The lab is named after this run ($L2T) and lives in $L2T_DIR/run, so
+# concurrent runs and other labs are not touched; the EXIT trap takes it down.
+. "$(dirname "$0")/lib.sh"
+
+LAB_TOOL=$L2CC_ROOT/scripts/l2cc-lab
+EXP=$L2CC_ROOT/config/experiments/incast3.yaml
+RUNDIR=$L2T_DIR/run
+OUT=$L2T_DIR/result
+
+lab() { "$LAB_TOOL" "$@"; }
+
+_lab_down() {
+	[ -f "$RUNDIR/lab.json" ] && lab down "$L2T" --rundir "$RUNDIR" >/dev/null 2>&1
+	l2t_cleanup
+}
+trap '_lab_down' EXIT
+trap '_lab_down; exit 130' INT
+trap '_lab_down; exit 143' TERM
+
+setup() {
+	[ -x "$LAB_TOOL" ] || skip "scripts/l2cc-lab is not there"
+	command -v iperf3 >/dev/null || skip "iperf3 is missing"
+	"$PY" -c 'import yaml, numpy, matplotlib' 2>/dev/null ||
+		skip "python3-yaml, python3-numpy or python3-matplotlib is missing"
+	for b in switchd hostd l2ccctl; do
+		[ -x "$L2CC_ROOT/build/bin/$b" ] || skip "build/bin/$b is missing (make)"
+	done
+	cat >"$L2T_DIR/topo.yaml" <<EOF
+name: $L2T
+prefix: $L2T
+subnet: 10.98.0.0/24
+defaults: {rate: 100M, mtu: 1500, buffer: 64K, flow_control: pause}
+nodes:
+  S: {kind: switch}
+  h1: {kind: host}
+  h2: {kind: host}
+  h3: {kind: host}
+links:
+  - endpoints: ["S:p1", "h1:eth0"]
+  - endpoints: ["S:p2", "h2:eth0"]
+  - endpoints: ["S:p3", "h3:eth0"]
+EOF
+	if ! lab up "$L2T_DIR/topo.yaml" --rundir "$RUNDIR" >"$L2T_DIR/up.log" 2>&1; then
+		sed 's/^/    #   /' "$L2T_DIR/up.log" >&2
+		if grep -Eq "(AF_XDP socket|XDP program).*(not supported|Function not implemented)" \
+			"$RUNDIR"/*.log 2>/dev/null; then
+			skip "AF_XDP/XDP unsupported here"
+		fi
+		fail "l2cc-lab up failed: $(tail -1 "$L2T_DIR/up.log")"
+	fi
+}
+
+t_check() {
+	local out rc
+	out=$(lab run "$EXP" --check --lab "$L2T" --rundir "$RUNDIR" 2>&1) ||
+		fail "--check of $EXP: $out"
+	info "$out"
+	printf '%s\n' "duration: 3" "flows:" "  - {name: x, src: h1, dst: nohost, rate: fast}" \
+		>"$L2T_DIR/bad.yaml"
+	out=$(lab run "$L2T_DIR/bad.yaml" --check --lab "$L2T" --rundir "$RUNDIR" 2>&1)
+	rc=$?
+	assert_eq "$rc" 2 "exit status of --check on a bad file"
+	echo "$out" | grep -q "^$L2T_DIR/bad.yaml:3: flow \"x\": rate \"fast\"" ||
+		fail "no FILE:LINE message for the bad rate: $out"
+	# The lab check is a second pass: a file without syntax errors reaches it.
+	printf '%s\n' "duration: 3" "flows:" "  - {name: x, src: h1, dst: nohost}" \
+		>"$L2T_DIR/bad2.yaml"
+	out=$(lab run "$L2T_DIR/bad2.yaml" --check --lab "$L2T" --rundir "$RUNDIR" 2>&1)
+	rc=$?
+	assert_eq "$rc" 2 "exit status of --check with an unknown host"
+	echo "$out" | grep -q "^$L2T_DIR/bad2.yaml:3: .*dst \"nohost\" is not a host" ||
+		fail "no FILE:LINE message for the unknown host: $out"
+}
+
+t_run() {
+	local rc
+	measure_lock
+	lab run "$EXP" --lab "$L2T" --rundir "$RUNDIR" --out "$OUT" >"$L2T_DIR/run.log" 2>&1
+	rc=$?
+	measure_unlock
+	sed 's/^/    #   /' "$L2T_DIR/run.log"
+	[ "$rc" -eq 0 ] || fail "l2cc-lab run exited $rc: $(tail -1 "$L2T_DIR/run.log")"
+	[ -s "$OUT/results.json" ] || fail "no results.json in $OUT"
+	[ -s "$OUT/results.csv" ] || fail "no results.csv in $OUT"
+	head -1 "$OUT/results.csv" | grep -q '^section,name,metric,value,unit' ||
+		fail "results.csv has no header"
+	for n in S h1 h2 h3; do
+		[ -s "$OUT/series/$n.jsonl" ] || fail "no time series of $n in $OUT/series"
+	done
+	for p in overview flow_rates link_utilisation queues events; do
+		[ -s "$OUT/plots/$p.png" ] || fail "plots/$p.png is missing or empty"
+		head -c 8 "$OUT/plots/$p.png" | grep -q PNG || fail "plots/$p.png is not a PNG"
+	done
+	"$PY" - "$OUT/results.json" <<'EOF' || fail "results.json is not sane (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = []
+def check(ok, what):
+    print("    # %s %s" % ("ok " if ok else "BAD", what))
+    if not ok:
+        bad.append(what)
+for f in r["flows"]:
+    check((f["mean_rate_bps"] or 0) > 0 and not f.get("error"),
+          "flow %s: %.2f Mbit/s from %s%s" % (f["name"], (f["mean_rate_bps"] or 0) / 1e6,
+                                              f["rate_source"],
+                                              " ERROR " + f["error"] if f.get("error") else ""))
+link = next((l for l in r["links"] if l["id"] == "S>h3"), None)
+check(link is not None and 0.8 <= (link["utilisation"] or 0) <= 1.05,
+      "bottleneck S>h3 utilisation %s in [0.8, 1.05]" % (link or {}).get("utilisation"))
+check(link is not None and link["bottleneck"], "S>h3 is flagged as a bottleneck")
+check(r["fabric_drops"]["total"] == 0, "fabric drops %s == 0 (PAUSE on)"
+      % json.dumps(r["fabric_drops"]))
+j = r["fairness"]["jain"]
+check(j is not None and 0 < j <= 1, "Jain's index %s in (0, 1]" % j)
+g = r["groups"].get("incast", {})
+check(g.get("jain") is not None and 0 < g["jain"] <= 1, "group incast Jain %s" % g.get("jain"))
+check(r["flow_control"]["switch"]["pause_tx"] > 0,
+      "PAUSE frames sent: %d" % r["flow_control"]["switch"]["pause_tx"])
+c = r.get("cpu") or {}
+check((c.get("lab_pct_one_core") or 0) > 0, "lab CPU %s%% of one core, machine %s%%"
+      % (c.get("lab_pct_one_core"), c.get("machine_pct_one_core")))
+s = r["ports"]["S:p3"]["saturation"]
+print("    # S:p3 saturated %.2f s, achieved %s bit/s, held within 2%%: %s"
+      % (s["saturated_s"], s["achieved_bps"], s["held"]))
+sys.exit(1 if bad else 0)
+EOF
+}
+
+t_plot() {
+	local out
+	rm -f "$OUT/plots/queues.png"
+	out=$(lab plot "$OUT" --results 2>&1) || fail "l2cc-lab plot: $out"
+	[ -s "$OUT/plots/queues.png" ] || fail "plot did not redraw plots/queues.png"
+	[ -s "$OUT/results.json" ] || fail "plot --results lost results.json"
+}
+
+t_down() {
+	local left
+	lab down "$L2T" --rundir "$RUNDIR" >/dev/null 2>&1 || fail "l2cc-lab down failed"
+	left=$(ip netns list | awk '{print $1}' | grep "^$L2T-" | tr '\n' ' ')
+	[ -z "$left" ] || fail "namespaces left after down: $left"
+}
+
+run_setup setup
+run_test testbed_run_check t_check
+run_test testbed_run t_run
+run_test testbed_plot t_plot
+run_test testbed_down t_down
