@@ -450,7 +450,7 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 
 void hd_stats_tick(struct hd *h)
 {
-	uint32_t max = flow_table_max_flows(h->flows), listed = 0;
+	uint32_t max = flow_table_max_flows(h->flows), listed = 0, omitted = 0;
 	double dt = (h->now - h->last_stats_ns) / 1e9;
 	struct timespec rt;
 	struct jw w;
@@ -464,22 +464,31 @@ void hd_stats_tick(struct hd *h)
 	jw_str(&w, "daemon", "hostd");
 	jw_str(&w, "name", h->cfg->name);
 	emit_counters(h, &w, false);
-	/* Flows with their sending rate over the last interval, as measured:
-	 * what a plot of per-flow rate needs without differencing. */
+	/* The flows that were active in the interval (sent, or have a queue),
+	 * with their sending rate over it as measured: what a plot of
+	 * per-flow rate needs without differencing. Every flow's mark moves
+	 * on each line, listed or not, so a rate always covers one interval. */
 	jw_arr_begin(&w, "flow");
-	for (uint32_t id = 0; id < max && listed < HD_TS_MAX_FLOWS; id++) {
+	for (uint32_t id = 0; id < max; id++) {
 		struct flow *f = flow_by_id(h->flows, (uint16_t)id);
 		struct hd_flow *x = &h->hf[id];
+		uint64_t sent;
 
 		if (!f)
 			continue;
-		listed++;
-		emit_flow(h, &w, f, false, dt > 0 && f->cnt.bytes_out >= x->rate_bytes
-					   ? (f->cnt.bytes_out - x->rate_bytes) * 8 / dt : 0);
+		sent = f->cnt.bytes_out >= x->rate_bytes ? f->cnt.bytes_out - x->rate_bytes : 0;
 		x->rate_bytes = f->cnt.bytes_out;
-		x->rate_frames = f->cnt.frames_out;
+		if (!sent && !f->q.frames)
+			continue;
+		if (listed == HD_TS_MAX_FLOWS) {
+			omitted++;
+			continue;
+		}
+		listed++;
+		emit_flow(h, &w, f, false, dt > 0 ? sent * 8 / dt : 0);
 	}
 	jw_arr_end(&w);
+	jw_u64(&w, "flows_omitted", omitted);
 	jw_obj_end(&w);
 	h->last_stats_ns = h->now;
 	if (!w.err && tseries_write_line(h->ts, jw_str_get(&w)))

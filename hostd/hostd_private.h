@@ -72,7 +72,7 @@ struct hd_flow {
 				     * or HD_PARK_WINDOW (its window is full) */
 	uint32_t park_next;         /* link in that priority's parked list */
 	uint64_t timer_at;          /* law timer deadline, 0 = none */
-	uint64_t rate_frames, rate_bytes; /* at the last time-series line (for rates) */
+	uint64_t rate_bytes;        /* bytes_out at the last time-series line (for rates) */
 };
 
 /* Receiver-side state of a remote sender's flow (a peer), indexed by the

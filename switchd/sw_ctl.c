@@ -74,6 +74,7 @@ static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bo
 	jw_u64(w, "credit_rx", p->st.credit_rx);
 	jw_u64(w, "fc_ignored", p->st.fc_ignored);
 	jw_u64(w, "paused_ns", port_paused_total(p, s->now));
+	jw_u64(w, "credit_stall_ns", sw_credit_stall_ns(p, s->now));
 	emit_u64_arr(w, "paused_ns_prio", paused, SW_NPRIO);
 	emit_u64_arr(w, "buffer", p->occ, SW_NPRIO);
 	emit_u64_arr(w, "buffer_peak", p->peak, SW_NPRIO);
@@ -353,6 +354,7 @@ GETTER(g_pfc_rx, p->st.pfc_rx)
 GETTER(g_credit_tx, p->st.credit_tx)
 GETTER(g_credit_rx, p->st.credit_rx)
 GETTER(g_paused, port_paused_total(p, s->now))
+GETTER(g_credit_stall, sw_credit_stall_ns(p, s->now))
 GETTER(g_voq, s->voq->out_total[p->idx])
 GETTER(g_marked, p->st.marked)
 GETTER(g_mark_untagged, p->st.mark_untagged)
@@ -375,6 +377,8 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 	prom_port(w, "l2cc_switch_credit_rx_total", "counter", "Credit updates received", s, g_credit_rx);
 	prom_port(w, "l2cc_switch_paused_ns_total", "counter",
 		  "Time the port's egress was held by PAUSE/PFC from its peer", s, g_paused);
+	prom_port(w, "l2cc_switch_credit_stall_ns_total", "counter",
+		  "Time the port had data queued and no credits to send any of it", s, g_credit_stall);
 	prom_port(w, "l2cc_switch_voq_frames", "gauge", "Frames queued for this output", s, g_voq);
 	prom_port(w, "l2cc_switch_marked_total", "counter", "Data frames sent with FECN set", s,
 		  g_marked);

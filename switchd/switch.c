@@ -506,6 +506,7 @@ static void sw_mark(struct sw *s, struct sw_port *p, uint32_t idx, uint32_t len)
 static bool sw_tx_port(struct sw *s, struct sw_port *p)
 {
 	uint32_t space = xport_tx_space(p->xp);
+	bool credit_refused = false, sent_data = false;
 	uint32_t sent = 0;
 	uint8_t mask;
 
@@ -526,6 +527,7 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 		/* Toward a host nothing waits for credits: a host grants none. */
 		if (p->cfg->fc == FC_CREDIT && p->cfg->role == ROLE_SWITCH) {
 			if (!fc_tx_credit_ok(&p->etx, prio, len)) {
+				credit_refused = true;
 				p->st.prio[prio].credit_blocked++;
 				mask &= ~(1u << prio);
 				continue;
@@ -537,11 +539,25 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 			sw_mark(s, p, idx, len);
 		ip = &s->ports[in];
 		sw_tx_frame(s, p, idx, len);
+		sent_data = true;
 		p->st.prio[prio].tx_frames++;
 		p->st.prio[prio].tx_bytes += len;
 		sw_release(s, ip, prio, len, s->fcharged[idx]);
 		space--;
 		sent++;
+	}
+	/* Stalled on credits: data queued, the wire free, and every priority
+	 * that has frames was refused for credits in this pass. */
+	{
+		bool stalled = s->voq->out_total[p->idx] && space && !sent_data &&
+			       credit_refused;
+
+		if (stalled && !p->credit_stall_start)
+			p->credit_stall_start = s->now;
+		else if (!stalled && p->credit_stall_start) {
+			p->credit_stall_acc += s->now - p->credit_stall_start;
+			p->credit_stall_start = 0;
+		}
 	}
 	if (p->ctrl_n || s->voq->out_total[p->idx]) {
 		if (!space)
@@ -624,6 +640,11 @@ static inline void sw_min(uint64_t *d, uint64_t t)
 {
 	if (t < *d)
 		*d = t;
+}
+
+uint64_t sw_credit_stall_ns(const struct sw_port *p, uint64_t now)
+{
+	return p->credit_stall_acc + (p->credit_stall_start ? now - p->credit_stall_start : 0);
 }
 
 uint64_t sw_next_deadline(const struct sw *s)

@@ -77,6 +77,9 @@ struct sw_port {
 
 	/* Egress: pause received from the peer, credits granted by the peer. */
 	struct fc_tx etx;
+	/* Time with frames queued for this output and none sendable for lack
+	 * of credits (the credit analogue of paused time). */
+	uint64_t credit_stall_start, credit_stall_acc;
 
 	/* When this port's transmit pass should run again: the wire clock, a
 	 * pause running out, a full TX ring; UINT64_MAX when nothing can go
@@ -121,6 +124,8 @@ void sw_destroy(struct sw *s);
 bool sw_poll(struct sw *s);
 /* The earliest time something is due (pacing, pause expiry, timers). */
 uint64_t sw_next_deadline(const struct sw *s);
+/* Total ns the port had data queued and no credits to send any of it. */
+uint64_t sw_credit_stall_ns(const struct sw_port *p, uint64_t now);
 /* Re-apply per-port settings after a reload (rates, thresholds). */
 void sw_port_apply_cfg(struct sw *s, struct sw_port *p);
 
