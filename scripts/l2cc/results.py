@@ -29,7 +29,7 @@ FCT_BUCKETS = [(0, 10 << 10, "<10K"), (10 << 10, 100 << 10, "10K-100K"),
 HD_TS_MAX_FLOWS = 256      # flows per hostd time-series line (hostd/hd_ctl.c)
 SW_COUNTERS = ("rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "drops", "pause_tx",
                "pause_rx", "pfc_tx", "pfc_rx", "credit_tx", "credit_rx", "fc_ignored",
-               "paused_ns", "marked", "mark_untagged")
+               "paused_ns", "credit_stall_ns", "marked", "mark_untagged")
 HD_COUNTERS = ("pause_rx", "pfc_rx", "credit_rx", "credit_tx", "fc_ignored", "fc_blocked",
                "window_blocked", "fecn_rx", "cnp_tx", "cnp_rx", "ack_tx", "ack_rx",
                "notify_drops", "seq_gaps")
@@ -516,28 +516,20 @@ class Run:
                 return tuple(other.split(":", 1))
         return None, None
 
-    def credit_bound(self, sw, p):
-        """A credit port toward another switch: its sends wait for the
-        peer's credits, and the time series has no credit-stall time (as
-        paused_ns is for PAUSE/PFC), so when it was saturated cannot be told."""
-        pd = self.nodes.get(sw, {}).get("ports", {}).get(p, {})
-        return pd.get("flow_control") == "credit" and pd.get("role") == "switch"
-
     def saturation(self, sw, p, a, b):
         """Over [a, b] (absolute): the intervals between two samples where
         the port's egress queue (frames in the VOQs toward it) was non-empty
-        at both samples and no PAUSE/PFC held it (paused_ns did not grow):
-        (seconds, bytes); (None, None) for a credit port toward a switch."""
+        at both samples and flow control did not hold it (neither paused_ns
+        nor credit_stall_ns grew): (seconds, bytes)."""
         t, arr = self.port(sw, p)
         if t is None:
             return 0.0, 0.0
-        if self.credit_bound(sw, p):
-            return None, None
         ov = self.overhead.get((sw, p), 0)
         wire = arr["tx_bytes"] + ov * arr["tx_frames"]
         sel = (t[1:] > a) & (t[:-1] >= a) & (t[1:] <= b)
         q = arr["voq_frames"]
-        busy = (q[:-1] > 0) & (q[1:] > 0) & (np.diff(arr["paused_ns"]) == 0)
+        busy = ((q[:-1] > 0) & (q[1:] > 0) & (np.diff(arr["paused_ns"]) == 0) &
+                (np.diff(arr["credit_stall_ns"]) == 0))
         m = sel & busy
         return float(np.diff(t)[m].sum()), float(np.diff(wire)[m].sum())
 
@@ -697,8 +689,7 @@ def analyse(d):
         "undetermined": und,
         "definition": "a port is saturated over an interval between two samples when its "
                       "egress queue (voq_frames) is non-empty at both and flow control did "
-                      "not hold it (no PAUSE/PFC time; credit ports toward a switch are "
-                      "not judged: the series has no credit-stall time); achieved = wire bytes "
+                      "not hold it (neither paused_ns nor credit_stall_ns grew); achieved = wire bytes "
                       "(frames + wire_overhead) sent in those intervals / their length; "
                       "held = |achieved/rate - 1| <= %g, judged when saturated >= %g s of "
                       "the window" % (RATE_TOL, SAT_MIN_S),
@@ -803,8 +794,7 @@ def _stalls_excluded(pd):
     if fc in ("pause", "pfc"):
         return "PAUSE/PFC received (paused_ns)"
     if fc == "credit":
-        return ("undetermined: a credit port toward a switch waits for credits, and the "
-                "time series has no credit-stall time" if pd.get("role") == "switch" else
+        return ("waiting for credits (credit_stall_ns)" if pd.get("role") == "switch" else
                 "PAUSE/PFC (a host grants no credits)")
     return "none needed (flow_control none)"
 
