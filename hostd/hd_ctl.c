@@ -225,6 +225,12 @@ static void emit_flow(struct hd *h, struct jw *w, const struct flow *f, bool ful
 			jw_u64(w, "waiting_prio", x->parked - 1u);
 		jw_u64(w, "idle_ms", (h->now - f->last_seen_ns) / 1000000);
 	}
+	if (h->law->describe) {
+		/* The law's own per-flow state (rate, ipd, RPI, APSN, marks, ...). */
+		jw_obj_begin(w, "law");
+		h->law->describe(f, w);
+		jw_obj_end(w);
+	}
 	jw_obj_end(w);
 }
 

@@ -66,10 +66,16 @@ struct hd_cfg {
 	int xdp_mode;               /* enum hd_xdp_mode */
 	int log_level;
 	/* [law] */
-	char law[16];               /* "static" (issue 5 adds the papers' laws) */
+	char law[16];               /* static, fimd, lipd, aimd (law.c) */
 	uint64_t rate;              /* static: every flow's rate, bit/s, 0 = unlimited */
 	int64_t ipd;                /* -1: use rate; else rate = link_rate/(1+ipd) */
-	uint64_t window;            /* reliable mode: frames in flight per flow, 0 = none */
+	uint64_t window;            /* reliable mode: frames in flight per flow, 0 = none
+				     * (fimd, lipd, aimd: 0 counts as 1) */
+	uint64_t rmin_div;          /* fimd, lipd, aimd: Rmin = link_rate / rmin_div */
+	char m_text[16];            /* fimd, aimd: the decrease factor as written ... */
+	double m;                   /* ... and as hd_cfg_load() parsed it (> 1) */
+	bool discrete;              /* the InfiniBand IPD rates link_rate / (1 + ipd) only */
+	bool persistent;            /* a key's next flow resumes its last flow's law state */
 	/* [rate LABEL] */
 	struct hd_rate_cfg rates[HD_MAX_RATES];
 	int nrates;

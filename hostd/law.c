@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The rate-control law registry and the `static` law: a fixed rate per
- * flow, from the [rate] section matching its destination or from [law]
- * rate/ipd, changed only from the control socket. It is the baseline every
- * congestion-control law is compared with, and what the hostd issue's
- * "static 50M toward h2" test uses.
+ * The rate-control law registry (the papers' laws are in law_santos.c)
+ * and the `static` law: a fixed rate per flow, from the [rate] section
+ * matching its destination or from [law] rate/ipd, changed only from the
+ * control socket. It is the baseline every congestion-control law is
+ * compared with, and what the hostd issue's "static 50M toward h2" test
+ * uses.
  */
 #include "law.h"
 #include "hostd.h"
@@ -49,11 +50,17 @@ static const struct law_ops law_static = {
 	.init = static_init,
 };
 
+/* law_names[] in the same order: --help-config lists them so. */
 static const struct law_ops *const laws[] = {
 	&law_static,
+	&law_fimd,
+	&law_lipd,
+	&law_aimd,
 };
 
-const char *const law_names[] = { "static", NULL };
+const char *const law_names[] = { "static", "fimd", "lipd", "aimd", NULL };
+_Static_assert(sizeof(laws) / sizeof(laws[0]) + 1 == sizeof(law_names) / sizeof(law_names[0]),
+	       "every law has its name in law_names[]");
 
 const struct law_ops *law_find(const char *name)
 {

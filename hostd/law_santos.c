@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The rate-control laws of Santos, Turner and Janakiraman, "End-to-End
+ * Congestion Control for InfiniBand" (Infocom 2003, HPL-2002-359; "Santos"
+ * below): FIMD and LIPD (§V-C, §V-D) and the AIMD they compare them with
+ * (§VI-B), driven by the source response of Turner, Santos and
+ * Janakiraman, "An Approach for Congestion Control in InfiniBand"
+ * (HPL-2001-277; "Turner" below, §5): APSN, RPI, RWL, a fixed window.
+ *
+ * Rmax is the link rate, Rmin = Rmax / rmin_div (256 in the papers).
+ * Every flow starts at its configured rate, the link rate unless [rate] or
+ * [law] rate/ipd say otherwise (Santos §VI-B: "flows are initialized to the
+ * maximum rate limit").
+ *
+ * Decrease: one per mark on a frame sent after the last decrease (Turner
+ * §5.1.3.2: APSN is the seq the next frame will carry, f->seq_next, at the
+ * time of the decrease). APSN moves on decreases only, not on increases as
+ * Turner's §5.1.3.1 step 3 has it: these laws increase on every unmarked
+ * frame, and with a window above one frame moving APSN there would discard
+ * the marks of every frame in flight at each ACK. A mark on a frame sent
+ * before an increase was sent at a lower rate than the current one, so it
+ * still argues for a decrease; one sent before a decrease has been answered.
+ *
+ * Increase: per unmarked ACKed frame while the flow's last frame waited on
+ * its rate (reliable mode, RWL = rate), or per frame sent while rate-limited
+ * (unreliable mode, Turner §5.2). A flow limited by neither has shown
+ * nothing about the rate and does not increase. The window is fixed (Santos
+ * §IV-B: "a fixed window size of one packet"), so a window-limited flow does
+ * not increase either: its rate limit is not what holds it back. The window
+ * is max(1, [law] window) in reliable mode; raise it when the path holds
+ * more than one frame in flight at the link rate.
+ *
+ * Continuous mode applies f_inc / f_dec to a real rate (law_fn_inc/dec).
+ * Discrete mode ([law] discrete) has only the InfiniBand rates
+ * Rmax / (1 + ipd) and runs on tables over ipd, built once per (law, m,
+ * rmin_div) from the same formulas (Santos §V-D: "lookup tables ... the
+ * equations are just needed at design time"): dec[ipd], the ipd after a
+ * mark, and u[ipd], the time F_inc takes from Rmin to that rate. RPI is
+ * kept in time, as Turner's normalised RPI table is (§5.1.3.1, "the value 1
+ * equals the time required to transmit one maximum-size packet"): a frame
+ * at ipd i spends (1 + i) frame times at Rmax of it, and the rate steps up
+ * whenever the time spent reaches the next rate's u, carrying the rest over.
+ * So the discrete rate is always the InfiniBand rate at or just below
+ * where the continuous law would be, and recovers in the same time; integer
+ * frame counts per ipd would be off by up to half a frame per step (LIPD
+ * recovered from Rmin in 116 ms instead of 134). A decrease keeps the
+ * fraction of the way to the next rate (Turner: RPI is not re-initialised).
+ *
+ * Frames count as whole packets, as in the papers (footnotes 8, 9): a flow
+ * of frames smaller than its largest recovers in fewer seconds.
+ *
+ * hostd is single-threaded: the table cache below is not locked.
+ */
+#include "law.h"
+#include "hostd.h"
+#include "json.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SANTOS_MAGIC 0x4a545300u        /* "STJ" + the law in the low byte */
+
+struct santos {
+	uint32_t magic;         /* SANTOS_MAGIC | law_fn: the area holds our state */
+	uint8_t discrete;       /* the mode rate/ipd/acc are in */
+	uint8_t rwl;            /* enum law_limit of the last frame (Turner §5.1.2 RWL) */
+	uint16_t pad;
+	uint32_t ipd;           /* discrete: rate = Rmax / (1 + ipd) */
+	uint32_t window;        /* frames in flight, reliable mode; 0 otherwise */
+	uint32_t apsn;          /* marks on frames before this seq are stale (Turner APSN) */
+	uint32_t rpi;           /* frames still to count before the next increase */
+	double rate;            /* bit/s (discrete: Rmax / (1 + ipd)) */
+	double rmax;            /* the link rate at the last event (describe's ipd) */
+	double acc;             /* discrete: frame times at Rmax counted at this ipd */
+	uint64_t marks;         /* marked frames learnt of (ACK or CNP) */
+	uint64_t stale;         /* marked ACKs/CNPs ignored by APSN */
+	uint64_t decreases, increases;
+	uint64_t held;          /* frames that did not count: not rate-limited */
+	uint64_t resumed;       /* init continued existing state (reload, persistent) */
+};
+_Static_assert(sizeof(struct santos) <= FLOW_LAW_WORDS * sizeof(uint64_t),
+	       "struct santos must fit the flow's law area");
+
+/* What an event needs from the configuration, sanitised: a config not made
+ * by hd_cfg_load (a test's) may leave m and rmin_div zero. */
+struct sp {
+	enum law_fn fn;
+	double m, rmax, rmin;
+	uint32_t n;             /* rmin_div: Rmin = Rmax / n; levels in discrete mode */
+	bool discrete, reliable;
+	uint32_t window;
+};
+
+static void sp_get(const struct law_env *e, enum law_fn fn, struct sp *p)
+{
+	const struct hd_cfg *c = e->cfg;
+
+	p->fn = fn;
+	p->discrete = c->discrete;
+	p->n = c->rmin_div >= 2 ? (c->rmin_div > 65536 ? 65536 : (uint32_t)c->rmin_div) : 256;
+	if (p->discrete && p->n > LAW_IPD_LEVELS)
+		p->n = LAW_IPD_LEVELS;
+	p->m = c->m > 1.0 && isfinite(c->m) ? c->m : 2.0;
+	p->rmax = e->link_bps ? (double)e->link_bps : 1.0;
+	p->rmin = p->rmax / p->n;
+	p->reliable = c->mode == HD_MODE_RELIABLE;
+	p->window = p->reliable ? (c->window ? (uint32_t)c->window : 1) : 0;
+}
+
+static double clamp(double r, double lo, double hi)
+{
+	return r < lo ? lo : r > hi ? hi : r;
+}
+
+/* ---- the response functions (Santos §V) ---------------------------------- */
+
+double law_fn_dec(enum law_fn fn, double m, double rmin, double rmax, double r)
+{
+	r = clamp(r, rmin, rmax);
+	/* §V-D: one more packet time of inter-packet delay. */
+	if (fn == LAW_FN_LIPD)
+		return clamp(rmax / (rmax / r + 1.0), rmin, rmax);
+	/* §V-C (and AIMD, §VI-B): multiplicative. */
+	return clamp(r / m, rmin, rmax);
+}
+
+double law_fn_inc(enum law_fn fn, double m, double rmin, double rmax, double r, double frames)
+{
+	double t_trec, den, v;
+
+	r = clamp(r, rmin, rmax);
+	/* t = frames / r (r in frames per second), Trec = 1 / Rmin (Condition 3). */
+	t_trec = frames * rmin / r;
+	switch (fn) {
+	case LAW_FN_FIMD:
+		/* §V-C: F_inc^r(t) = r * m^(t / Trec). */
+		v = r * pow(m, t_trec);
+		break;
+	case LAW_FN_LIPD:
+		/* §V-D: F_inc^r(t) = Rmax / (Rmax / r - t / Trec). */
+		den = rmax / r - t_trec;
+		v = den <= 1.0 ? rmax : rmax / den;
+		break;
+	default:
+		/* §VI-B: linear in time at the slope that takes Rmin to
+		 * f_dec^-1(Rmin) = m * Rmin in Trec: (m - 1) * Rmin / Trec. */
+		v = r + (m - 1.0) * rmin * t_trec;
+		break;
+	}
+	return clamp(v, rmin, rmax);
+}
+
+/* ---- discrete mode: the laws as tables over ipd ---------------------------- */
+
+struct santos_tab {
+	bool valid;
+	double m;
+	uint32_t n;
+	uint16_t dec[LAW_IPD_LEVELS];   /* ipd after a mark */
+	double u[LAW_IPD_LEVELS];       /* F_inc's time from Rmin to Rmax / (1 + ipd),
+					 * in frame times at Rmax (Trec = n of them) */
+};
+
+static struct santos_tab santos_tabs[3];
+
+/* Time F_inc takes from Rmin to the rate x * Rmax, in frame times at Rmax. */
+static double santos_u(enum law_fn fn, double m, uint32_t n, double x)
+{
+	switch (fn) {
+	case LAW_FN_FIMD:       /* Rmin * m^(t / Trec) = x */
+		return n * log(n * x) / log(m);
+	case LAW_FN_LIPD:       /* Rmax / (Rmax / Rmin - t / Trec) = x */
+		return n * (n - 1.0 / x);
+	default:                /* Rmin + (m - 1) * Rmin * t / Trec = x */
+		return n * (n * x - 1.0) / (m - 1.0);
+	}
+}
+
+static const struct santos_tab *santos_tab(const struct sp *p)
+{
+	struct santos_tab *t = &santos_tabs[p->fn];
+
+	if (t->valid && t->m == p->m && t->n == p->n)
+		return t;
+	for (uint32_t i = 0; i < p->n; i++) {
+		double d;
+
+		t->u[i] = santos_u(p->fn, p->m, p->n, 1.0 / (1.0 + i));
+		/* The ipd nearest f_dec's rate, and at least one step down:
+		 * a mark always costs something (Condition 1). */
+		d = p->fn == LAW_FN_LIPD ? i + 1.0 : nearbyint(p->m * (1.0 + i) - 1.0);
+		if (d < i + 1.0)
+			d = i + 1.0;
+		if (d > p->n - 1.0)
+			d = p->n - 1.0;
+		t->dec[i] = (uint16_t)d;
+	}
+	t->m = p->m;
+	t->n = p->n;
+	t->valid = true;
+	return t;
+}
+
+/* Frames the flow still has to count at its ipd before the next increase. */
+static uint32_t santos_rpi(const struct sp *p, const struct santos *s)
+{
+	const struct santos_tab *t;
+	double left;
+
+	if (!p->discrete)
+		return s->rate < p->rmax ? 1 : 0;
+	if (!s->ipd)
+		return 0;
+	t = santos_tab(p);
+	left = ceil((t->u[s->ipd - 1] - t->u[s->ipd] - s->acc) / (s->ipd + 1.0));
+	return left < 1 ? 1 : left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+}
+
+/* frames frames counted at the flow's own rate: climb along F_inc. */
+static void santos_increase(const struct sp *p, struct santos *s, uint64_t frames)
+{
+	const struct santos_tab *t;
+
+	if (!p->discrete) {
+		/* f_inc per frame (Turner §3: N unmarked frames in one ACK act as
+		 * N ACKs); stops at Rmax, so the loop is bounded. */
+		for (; frames && s->rate < p->rmax; frames--) {
+			s->rate = law_fn_inc(p->fn, p->m, p->rmin, p->rmax, s->rate, 1.0);
+			s->increases++;
+		}
+		return;
+	}
+	t = santos_tab(p);
+	while (frames && s->ipd) {
+		double d = s->ipd + 1.0, pos = t->u[s->ipd] + s->acc;
+		double need = ceil((t->u[s->ipd - 1] - pos) / d - 1e-9);
+		uint64_t k = need < 1 ? 1 : need >= (double)frames ? frames : (uint64_t)need;
+
+		pos += (double)k * d;
+		frames -= k;
+		/* Tolerance: u of a rate reached exactly (FIMD m = 2 from Rmin in
+		 * one frame) must not miss it by a rounding error. */
+		while (s->ipd && pos >= t->u[s->ipd - 1] - 1e-9 * (1.0 + fabs(pos))) {
+			s->ipd--;
+			s->increases++;
+		}
+		s->acc = s->ipd ? fmax(pos - t->u[s->ipd], 0.0) : 0.0;
+	}
+	s->rate = p->rmax / (1.0 + s->ipd);
+}
+
+static void santos_decrease(const struct sp *p, struct santos *s)
+{
+	const struct santos_tab *t;
+	uint32_t i, j;
+	double frac;
+
+	s->decreases++;
+	if (!p->discrete) {
+		s->rate = law_fn_dec(p->fn, p->m, p->rmin, p->rmax, s->rate);
+		return;
+	}
+	t = santos_tab(p);
+	i = s->ipd;
+	j = t->dec[i];
+	/* The same share of the way to the next rate; at Rmin a mark takes
+	 * the flow back to Rmin itself, as f_dec does. */
+	frac = i && j > i ? s->acc / (t->u[i - 1] - t->u[i]) : 0.0;
+	s->ipd = j;
+	s->acc = frac * (t->u[j - 1] - t->u[j]);
+	s->rate = p->rmax / (1.0 + j);
+}
+
+/* ---- state and output ---------------------------------------------------- */
+
+static struct santos *santos_area(struct flow *f)
+{
+	return f->law_state ? f->law_state : (void *)f->law_area;
+}
+
+static const struct santos *santos_carea(const struct flow *f)
+{
+	return f->law_state ? f->law_state : (const void *)f->law_area;
+}
+
+/* The InfiniBand rate at or below rate. */
+static uint32_t santos_ipd_of(const struct sp *p, double rate)
+{
+	double ipd = ceil(p->rmax / rate - 1.0 - 1e-9);
+
+	return ipd <= 0 ? 0 : ipd >= p->n - 1.0 ? p->n - 1 : (uint32_t)ipd;
+}
+
+/* A flow's first state: its configured rate (Rmax by default). */
+static void santos_fresh(const struct law_env *e, const struct sp *p, struct flow *f,
+			 struct santos *s)
+{
+	struct law_out c;
+
+	memset(s, 0, sizeof(*s));
+	s->magic = SANTOS_MAGIC | p->fn;
+	law_configured_rate(e->cfg, f, &c);
+	if (c.by_ipd)
+		s->rate = p->rmax / (1.0 + c.ipd);
+	else
+		s->rate = c.rate_bps ? (double)c.rate_bps : p->rmax;
+	s->rate = clamp(s->rate, p->rmin, p->rmax);
+	s->discrete = p->discrete;
+	if (p->discrete) {
+		s->ipd = c.by_ipd ? (c.ipd >= p->n ? p->n - 1 : c.ipd) : santos_ipd_of(p, s->rate);
+		s->rate = p->rmax / (1.0 + s->ipd);
+	}
+}
+
+/* Continue a state under the current configuration: the rate (the ipd in
+ * discrete mode) and the progress toward the next increase carry over. */
+static void santos_resume(const struct sp *p, struct santos *s)
+{
+	if (p->discrete && s->discrete) {
+		const struct santos_tab *t = santos_tab(p);
+
+		if (s->ipd >= p->n)
+			s->ipd = p->n - 1;
+		s->acc = s->ipd ? clamp(s->acc, 0.0, t->u[s->ipd - 1] - t->u[s->ipd]) : 0.0;
+		s->rate = p->rmax / (1.0 + s->ipd);
+	} else if (p->discrete) {
+		s->ipd = santos_ipd_of(p, clamp(s->rate, p->rmin, p->rmax));
+		s->acc = 0;
+		s->rate = p->rmax / (1.0 + s->ipd);
+	} else {
+		s->rate = clamp(s->rate, p->rmin, p->rmax);
+	}
+	s->discrete = p->discrete;
+}
+
+/* The flow's state, started or brought to the current mode if need be. */
+static struct santos *santos_get(const struct law_env *e, enum law_fn fn, struct flow *f,
+				 struct sp *p)
+{
+	struct santos *s = santos_area(f);
+
+	sp_get(e, fn, p);
+	if (s->magic != (SANTOS_MAGIC | fn)) {
+		santos_fresh(e, p, f, s);
+		s->apsn = f->seq_next;
+	} else if (s->discrete != p->discrete || (p->discrete && s->ipd >= p->n)) {
+		santos_resume(p, s);
+	}
+	s->window = p->window;
+	s->rmax = p->rmax;
+	return s;
+}
+
+static void santos_out(const struct sp *p, struct santos *s, struct law_out *o)
+{
+	s->rpi = santos_rpi(p, s);
+	o->by_ipd = p->discrete;
+	o->ipd = p->discrete ? s->ipd : 0;
+	o->rate_bps = p->discrete ? 0 : (uint64_t)llround(s->rate);
+	if (!p->discrete && !o->rate_bps)
+		o->rate_bps = 1;        /* 0 would mean unpaced */
+	o->window = s->window;
+	o->timer_ns = 0;
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+static void santos_init(enum law_fn fn, const struct law_env *e, struct flow *f,
+			struct law_out *o)
+{
+	struct santos *s = santos_area(f);
+	struct sp p;
+
+	sp_get(e, fn, &p);
+	if (s->magic == (SANTOS_MAGIC | fn)) {
+		santos_resume(&p, s);
+		s->resumed++;
+	} else {
+		santos_fresh(e, &p, f, s);
+	}
+	/* Sequence numbers and the last frame's limit belong to one flow. */
+	s->apsn = f->seq_next;
+	s->rwl = LAW_LIMIT_NONE;
+	s->window = p.window;
+	s->rmax = p.rmax;
+	santos_out(&p, s, o);
+}
+
+static void santos_on_tx(enum law_fn fn, const struct law_env *e, struct flow *f, uint32_t seq,
+			 enum law_limit lim, struct law_out *o)
+{
+	struct sp p;
+	struct santos *s = santos_get(e, fn, f, &p);
+
+	s->rwl = (uint8_t)lim;
+	/* A rate set from the control socket is the operator's, not ours. */
+	if (f->pinned)
+		return;
+	if (!p.reliable) {
+		/* Turner §5.2: RPI counts frames sent while rate-limited. */
+		if (lim == LAW_LIMIT_RATE)
+			santos_increase(&p, s, 1);
+		else
+			s->held++;
+	}
+	santos_out(&p, s, o);
+}
+
+/* One mark, on the frame with sequence seq: a decrease unless the frame
+ * left before the last one (Turner §5.1.3.2). */
+static void santos_mark(const struct sp *p, struct santos *s, struct flow *f, uint32_t seq)
+{
+	if ((int32_t)(seq - s->apsn) < 0) {
+		s->stale++;
+		return;
+	}
+	santos_decrease(p, s);
+	s->apsn = f->seq_next;
+}
+
+static void santos_on_ack(enum law_fn fn, const struct law_env *e, struct flow *f,
+			  uint32_t cum_seq, uint32_t unmarked, uint32_t marked, struct law_out *o)
+{
+	struct sp p;
+	struct santos *s = santos_get(e, fn, f, &p);
+
+	s->marks += marked;
+	if (f->pinned)
+		return;
+	/* Turner §3: a coalesced ACK is N - 1 unmarked frames, then the
+	 * marked one (cum_seq). Unmarked frames count only in reliable mode
+	 * and only for a flow whose last frame waited on its rate (§5.1.3.1). */
+	if (unmarked) {
+		if (p.reliable && s->rwl == LAW_LIMIT_RATE)
+			santos_increase(&p, s, unmarked);
+		else
+			s->held += unmarked;
+	}
+	if (marked)
+		santos_mark(&p, s, f, cum_seq);
+	santos_out(&p, s, o);
+}
+
+static void santos_on_cnp(enum law_fn fn, const struct law_env *e, struct flow *f, uint32_t seq,
+			  uint32_t marked, struct law_out *o)
+{
+	struct sp p;
+	struct santos *s = santos_get(e, fn, f, &p);
+
+	/* Turner §5.2: one decrease per CNP, however many marks it covers;
+	 * seq is the last marked frame's. */
+	s->marks += marked ? marked : 1;
+	if (f->pinned)
+		return;
+	santos_mark(&p, s, f, seq);
+	santos_out(&p, s, o);
+}
+
+static void santos_describe(const struct flow *f, struct jw *w)
+{
+	static const char *const rwl_names[] = { "none", "rate", "window" };
+	const struct santos *s = santos_carea(f);
+
+	if ((s->magic & ~0xffu) != SANTOS_MAGIC)
+		return;
+	jw_str(w, "mode", s->discrete ? "discrete" : "continuous");
+	jw_u64(w, "rate_bps", (uint64_t)llround(s->rate));
+	if (s->discrete)
+		jw_u64(w, "ipd", s->ipd);
+	else
+		jw_double(w, "ipd", s->rmax / s->rate - 1.0);
+	jw_u64(w, "window", s->window);
+	jw_u64(w, "rpi", s->rpi);
+	jw_u64(w, "apsn", s->apsn);
+	jw_str(w, "rwl", s->rwl < 3 ? rwl_names[s->rwl] : "?");
+	jw_u64(w, "marks", s->marks);
+	jw_u64(w, "stale_marks", s->stale);
+	jw_u64(w, "decreases", s->decreases);
+	jw_u64(w, "increases", s->increases);
+	jw_u64(w, "held", s->held);
+	jw_u64(w, "resumed", s->resumed);
+}
+
+/* ---- the three laws ------------------------------------------------------ */
+
+#define SANTOS_LAW(lname, FN, helptext)                                                     \
+	static void lname##_init(const struct law_env *e, struct flow *f, struct law_out *o) \
+	{                                                                                   \
+		santos_init(FN, e, f, o);                                                   \
+	}                                                                                   \
+	static void lname##_on_tx(const struct law_env *e, struct flow *f, uint32_t seq,   \
+				  enum law_limit lim, struct law_out *o)                    \
+	{                                                                                   \
+		santos_on_tx(FN, e, f, seq, lim, o);                                        \
+	}                                                                                   \
+	static void lname##_on_ack(const struct law_env *e, struct flow *f, uint32_t cum,  \
+				   uint32_t unmarked, uint32_t marked, struct law_out *o)   \
+	{                                                                                   \
+		santos_on_ack(FN, e, f, cum, unmarked, marked, o);                          \
+	}                                                                                   \
+	static void lname##_on_cnp(const struct law_env *e, struct flow *f, uint32_t seq,  \
+				   uint32_t marked, struct law_out *o)                      \
+	{                                                                                   \
+		santos_on_cnp(FN, e, f, seq, marked, o);                                    \
+	}                                                                                   \
+	const struct law_ops law_##lname = {                                                \
+		.name = #lname,                                                             \
+		.help = helptext,                                                           \
+		.init = lname##_init,                                                       \
+		.on_tx = lname##_on_tx,                                                     \
+		.on_ack = lname##_on_ack,                                                   \
+		.on_cnp = lname##_on_cnp,                                                   \
+		.describe = santos_describe,                                                \
+		.state_size = sizeof(struct santos),                                        \
+	}
+
+SANTOS_LAW(fimd, LAW_FN_FIMD,
+	   "Santos et al. 2003 FIMD: a mark divides the rate by m, an unmarked frame "
+	   "multiplies it by m^(Rmin/r): back in 1/Rmin after any mark");
+SANTOS_LAW(lipd, LAW_FN_LIPD,
+	   "Santos et al. 2003 LIPD: a mark adds one to the inter-packet delay, an unmarked "
+	   "frame divides the rate by 1 - Rmin/Rmax: back in 1/Rmin after any mark");
+SANTOS_LAW(aimd, LAW_FN_AIMD,
+	   "AIMD as Santos et al. 2003 compare it: a mark divides the rate by m, the rate grows "
+	   "linearly at the slope that takes Rmin to m*Rmin in 1/Rmin");
