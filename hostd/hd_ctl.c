@@ -129,6 +129,8 @@ static const struct hd_counter hd_counters[] = {
 	C(cnp_unknown, "CNPs naming a flow that does not exist (ignored)"),
 	C(ack_unknown, "ACKs naming a flow that does not exist (ignored)"),
 	C(notify_drops, "CNPs/ACKs not sent: queue full, no frame or peer table full"),
+	C(law_saves, "Law states kept when a flow ended ([law] persistent)"),
+	C(law_resumes, "New flows that took up their key's kept law state"),
 };
 #undef C
 #define HD_NCOUNTERS (sizeof(hd_counters) / sizeof(hd_counters[0]))

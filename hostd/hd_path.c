@@ -37,6 +37,8 @@
 #define HD_CREDIT_KEEPALIVE_NS 50000000ull
 #define HD_EXPIRE_INTERVAL_NS 100000000ull  /* a sweep of 1024 flows per 400 ms */
 #define HD_EXPIRE_BUDGET 256
+/* Saved law state (persistent = yes) is forgotten after this long unused. */
+#define HD_SAVED_IDLE_NS 60000000000ull
 /* Credits we grant the switch: we hand everything to the host stack at once,
  * so our room is unlimited; a finite number keeps the arithmetic plain. */
 #define HD_CREDIT_UNLIMITED (1ull << 40)
@@ -251,10 +253,40 @@ int hd_set_flow_rate(struct hd *h, struct flow *f, uint64_t rate_bps, int64_t ip
 	return 0;
 }
 
+/* [law] persistent: keep the law's state of a flow that goes away under
+ * its key, for the key's next flow (Santos et al. 2003 §VI-B.2). */
+static void hd_law_save(struct hd *h, const struct flow *f)
+{
+	struct flow *sv;
+
+	if (!h->saved || !h->law->state_size || f->key.type == FLOW_KEY_DEFAULT)
+		return;
+	if (flow_lookup_or_create(h->saved, &f->key, h->now, &sv) < 0)
+		return; /* store full: the next flow starts afresh */
+	memcpy(sv->law_area, f->law_area, h->law->state_size);
+	h->st.law_saves++;
+}
+
+/* Before a new flow's init: its key's saved state, if any. */
+static void hd_law_restore(struct hd *h, struct flow *f)
+{
+	struct flow *sv;
+
+	if (!h->saved || !h->law->state_size)
+		return;
+	sv = flow_lookup(h->saved, &f->key);
+	if (!sv)
+		return;
+	memcpy(f->law_area, sv->law_area, h->law->state_size);
+	flow_remove(h->saved, sv);
+	h->st.law_resumes++;
+}
+
 static void hd_flow_removed(void *ctx, struct flow *f)
 {
 	struct hd *h = ctx;
 
+	hd_law_save(h, f);
 	timer_cancel(h, f->id);
 	pacer_remove(h->pacer, f->id);
 }
@@ -390,7 +422,8 @@ static void hd_send_flow(struct hd *h, struct flow *f, int prio)
 	uint32_t len, idx = flow_dequeue(h->flows, f, h->now, &len);
 	uint64_t addr = h->faddr[idx];
 	uint32_t next = f->q.frames ? flow_frame_len(h->flows, flow_head(f)) : 0;
-	enum law_limit lim = next && hd_paced(&x->out) ? LAW_LIMIT_RATE : LAW_LIMIT_NONE;
+	enum law_limit lim = x->window_waited ? LAW_LIMIT_WINDOW
+			   : next && hd_paced(&x->out) ? LAW_LIMIT_RATE : LAW_LIMIT_NONE;
 	uint32_t seq = f->seq_next;
 
 	if (h->cfg->tag) {
@@ -408,6 +441,7 @@ static void hd_send_flow(struct hd *h, struct flow *f, int prio)
 	}
 	hd_send_up(h, idx, addr, len, prio, true);
 	x->last_limit = lim;
+	x->window_waited = false;
 	if (h->law->on_tx) {
 		struct law_env e = hd_env(h);
 		struct law_out o = x->out;
@@ -496,6 +530,7 @@ static bool hd_tx_up(struct hd *h)
 			/* Keeps its turn in the pacer; an ACK moves it on. */
 			h->hf[id].parked = HD_PARK_WINDOW;
 			h->hf[id].last_limit = LAW_LIMIT_WINDOW;
+			h->hf[id].window_waited = true;
 			h->st.window_blocked++;
 			continue;
 		}
@@ -954,6 +989,7 @@ static void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 		flow_touch(f, h->now);
 		h->st.unclassified++;
 	} else if (r == 1) {
+		hd_law_restore(h, f);
 		hd_flow_init(h, f);
 	}
 	/* Dynamic threshold (Choudhury-Hahne) on the shared pool: a flow may
@@ -1030,9 +1066,11 @@ static void hd_timers(struct hd *h)
 						    : h->credit_last_ns + HD_CREDIT_KEEPALIVE_NS;
 	}
 	if (h->now >= h->next_expire_ns) {
-		flow_expire(h->flows, h->now, HD_EXPIRE_BUDGET);
-		flow_expire(h->peers, h->now, HD_EXPIRE_BUDGET);
-		h->next_expire_ns = h->now + HD_EXPIRE_INTERVAL_NS;
+		flow_expire(h->flows, h->now, h->expire_budget);
+		flow_expire(h->peers, h->now, h->expire_budget);
+		if (h->saved)
+			flow_expire(h->saved, h->now, h->expire_budget);
+		h->next_expire_ns = h->now + h->expire_interval;
 	}
 }
 
@@ -1167,6 +1205,7 @@ void hd_destroy(struct hd *h)
 		xport_if_ipv6_disable(h->cfg->uplink, h->ipv6_up);
 	flow_table_destroy(h->flows);
 	flow_table_destroy(h->peers);
+	flow_table_destroy(h->saved);
 	pacer_destroy(h->pacer);
 	tfifo_fini(&h->cnp_fifo);
 	tfifo_fini(&h->ack_fifo);
@@ -1281,6 +1320,22 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 	err = flow_table_create(&h->peers, &ft);
 	if (err)
 		goto err;
+	if (cfg->persistent && h->law->state_size) {
+		ft.next = &h->saved_next;
+		ft.idle_ns = HD_SAVED_IDLE_NS;
+		err = flow_table_create(&h->saved, &ft);
+		if (err)
+			goto err;
+	}
+	/* A flow ends flow_idle after its last frame: check often enough
+	 * that short idle times (ON/OFF sources, where each ON period is a
+	 * flow) end flows within a quarter of it, sweeping every id then. */
+	h->expire_interval = HD_EXPIRE_INTERVAL_NS;
+	h->expire_budget = HD_EXPIRE_BUDGET;
+	if (cfg->flow_idle && cfg->flow_idle / 4 < h->expire_interval) {
+		h->expire_interval = cfg->flow_idle / 4 > 100000 ? cfg->flow_idle / 4 : 100000;
+		h->expire_budget = 0;
+	}
 	h->pacer = pacer_create(max_flows, cfg->slot, (uint32_t)cfg->wire_overhead);
 	if (!h->pacer) {
 		err = -errno;
@@ -1307,7 +1362,7 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 		goto err;
 	hd_apply_cfg(h);
 	hd_flow_init(h, flow_default(h->flows));
-	h->next_expire_ns = h->now + HD_EXPIRE_INTERVAL_NS;
+	h->next_expire_ns = h->now + h->expire_interval;
 	h->next_stats_ns = h->now;
 	h->credit_next_ns = h->now;
 	h->next_tx_ns = UINT64_MAX;

@@ -61,6 +61,7 @@ struct hd_stats {
 	uint64_t cnp_tx, cnp_rx, ack_tx, ack_rx;
 	uint64_t cnp_unknown, ack_unknown; /* naming a flow that does not exist: ignored */
 	uint64_t notify_drops;      /* CNP/ACK not sent: control queue full or no frame */
+	uint64_t law_saves, law_resumes; /* [law] persistent: states kept, and taken up again */
 };
 
 /* hostd's own state of a (sender-side) flow, indexed by flow id. */
@@ -70,6 +71,7 @@ struct hd_flow {
 	uint32_t acked_next;        /* reliable: first seq not yet acknowledged */
 	uint8_t parked;             /* 0, 1 + the priority it waits on (paused/credits),
 				     * or HD_PARK_WINDOW (its window is full) */
+	bool window_waited;         /* its next frame waited on the window (RWL) */
 	uint32_t park_next;         /* link in that priority's parked list */
 	uint64_t timer_at;          /* law timer deadline, 0 = none */
 	uint64_t rate_bytes;        /* bytes_out at the last time-series line (for rates) */
@@ -144,6 +146,12 @@ struct hd {
 	uint32_t *timer_pos;        /* [max_flows]: position in the heap + 1, 0 = absent */
 	uint32_t ntimers;
 
+	/* [law] persistent: law state of removed flows, by key, for the
+	 * same key's next flow (a flow table used as a bounded keyed store;
+	 * its entries expire after HD_SAVED_IDLE_NS). */
+	struct flow_table *saved;
+	uint32_t saved_next;        /* dummy flow-queue links for the store */
+
 	/* Peers (receiver side) and their notification timers. */
 	struct flow_table *peers;
 	struct hd_peer *pr;         /* [max_flows] */
@@ -163,6 +171,8 @@ struct hd {
 	struct tseries *ts;
 	uint64_t now, start_ns, last_stats_ns;
 	uint64_t next_stats_ns, next_expire_ns;
+	uint64_t expire_interval;   /* ns between flow-expiry sweeps */
+	uint32_t expire_budget;     /* ids per sweep; 0 = all */
 	uint64_t loops, wakeups;
 	bool stop;
 };

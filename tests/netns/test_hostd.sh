@@ -613,6 +613,37 @@ t_kill_restart() {
 	echo default >"$L2T_DIR/daemons.tag"
 }
 
+# [law] persistent (Santos et al. 2003 §VI-B.2): LIPD at 100M, three marks
+# take h1's flow to h2 down to 25M (100 -> 50 -> 33.3 -> 25); the flow ends
+# (flow_idle 100ms) and the next flow to h2 starts at 25M with persistent
+# state and at 100M without.
+t_law_persistent() {
+	local mac2 pers r_before r_after
+	mac2=$(host_mac h2)
+	for pers in yes no; do
+		HD_COMMON="link_rate = 100M
+flow_idle = 100ms
+[law]
+law = lipd
+persistent = $pers" daemons "persist-$pers" "$(sw_conf none 100M none 100M none 100M)"
+		ctl S mark p2 3 >/dev/null || fail "mark"
+		hx h1 ping -c 4 -i 0.02 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 with marks"
+		r_before=$(flow_of h1 "$mac2" 'f["rate_bps"]')
+		assert_eq "$r_before" 25000000 "LIPD rate after 3 marks from 100M (persistent = $pers)"
+		sleep 0.5
+		hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2, second flow"
+		r_after=$(flow_of h1 "$mac2" 'f["rate_bps"]')
+		info "persistent = $pers: first flow ended at $r_before bit/s, next flow starts at $r_after;" \
+			"law_saves $(hd_counter h1 'd["law_saves"]') law_resumes $(hd_counter h1 'd["law_resumes"]')"
+		if [ "$pers" = yes ]; then
+			assert_eq "$r_after" 25000000 "next flow's rate with persistent state"
+			assert_ge "$(hd_counter h1 'd["law_resumes"]')" 1 "law_resumes"
+		else
+			assert_eq "$r_after" 100000000 "next flow's rate without persistent state"
+		fi
+	done
+}
+
 want() { [ -z "${L2CC_HOSTD_TESTS:-}" ] || grep -qw "$1" <<<"$L2CC_HOSTD_TESTS"; }
 
 run_setup setup
@@ -627,3 +658,4 @@ want reliable_ack && run_test hostd_reliable_ack t_reliable_ack
 want forged && run_test hostd_forged t_forged
 want mtu_check && run_test hostd_mtu_check t_mtu_check
 want kill_restart && run_test hostd_kill_restart t_kill_restart
+want law_persistent && run_test hostd_law_persistent t_law_persistent
