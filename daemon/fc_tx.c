@@ -8,6 +8,8 @@ static void fc_settle(struct fc_tx *f, int prio, uint64_t now)
 	if (f->pause_start[prio] && f->paused_until[prio] <= now) {
 		f->paused_acc[prio] += f->paused_until[prio] - f->pause_start[prio];
 		f->pause_start[prio] = 0;
+		if (f->paused_until[prio] > f->resume_ns)
+			f->resume_ns = f->paused_until[prio];
 	}
 }
 
@@ -18,6 +20,7 @@ static void fc_pause(struct fc_tx *f, int prio, uint16_t quanta, uint64_t rate, 
 		if (f->pause_start[prio]) {
 			f->paused_acc[prio] += now - f->pause_start[prio];
 			f->pause_start[prio] = 0;
+			f->resume_ns = now;
 		}
 		f->paused_until[prio] = 0;
 		f->resumes++;
@@ -89,9 +92,10 @@ uint64_t fc_tx_pause_end(const struct fc_tx *f, uint8_t prios)
 	return t;
 }
 
-bool fc_tx_credit(struct fc_tx *f, const struct wire_credit *c)
+bool fc_tx_credit(struct fc_tx *f, const struct wire_credit *c, uint64_t now)
 {
 	f->credit_grants++;
+	f->resume_ns = now;
 	if (!f->credit_have || c->unit != f->credit_unit) {
 		f->credit_have = true;
 		f->credit_unit = c->unit;

@@ -27,6 +27,10 @@ struct fc_tx {
 	uint8_t credit_unit;             /* enum l2cc_credit_unit of the grants */
 	uint64_t credit_limit[FC_NPRIO], credit_sent[FC_NPRIO];
 	uint64_t pauses, resumes;        /* PAUSE/PFC entries applied (quanta > 0 / = 0) */
+	/* The last time a hold could have ended: a pause ran out or was
+	 * lifted, a credit grant arrived. A sender that was held resumes its
+	 * wire clock from here (wclock_resume), not with a burst. */
+	uint64_t resume_ns;
 	uint64_t credit_grants;
 };
 
@@ -49,7 +53,7 @@ uint64_t fc_tx_pause_end(const struct fc_tx *f, uint8_t prios);
  * frames we never sent. Returns true then: the caller must send its own
  * CREDIT (carrying credit_sent) at once.
  */
-bool fc_tx_credit(struct fc_tx *f, const struct wire_credit *c);
+bool fc_tx_credit(struct fc_tx *f, const struct wire_credit *c, uint64_t now);
 
 /* Units a frame of len bytes costs in the partner's credit unit. */
 static inline uint64_t fc_tx_units(const struct fc_tx *f, uint32_t len)

@@ -50,6 +50,20 @@ static inline void wclock_charge(struct wclock *c, uint32_t bytes)
 	c->rem = num % c->rate_bps;
 }
 
+/*
+ * The wire was held by flow control (PAUSE, PFC, no credits) until t. A
+ * held wire sends nothing, and that time is not idle time it may make up
+ * for with a burst: a real link resumes at line rate. So the next frame
+ * starts no earlier than t; lateness after t is still caught up as usual.
+ */
+static inline void wclock_resume(struct wclock *c, uint64_t t)
+{
+	if (c->t_free < t) {
+		c->t_free = t;
+		c->rem = 0;
+	}
+}
+
 /* When the wire can take the next frame (meaningful when not ready). */
 static inline uint64_t wclock_next(const struct wclock *c) { return c->t_free; }
 

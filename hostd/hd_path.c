@@ -497,6 +497,11 @@ static bool hd_tx_up(struct hd *h)
 	space -= sent;
 	if (hd_honour_pause(h) || hd_honour_pfc(h))
 		open = fc_tx_open_mask(&h->etx, h->now);
+	/* As switchd: a wire held by flow control resumes without a burst. */
+	if (h->fc_held) {
+		wclock_resume(&h->wc, h->etx.resume_ns < h->now ? h->etx.resume_ns : h->now);
+		h->fc_held = false;
+	}
 	while (space && wclock_ready(&h->wc, h->now)) {
 		struct flow *f;
 		uint32_t id, len;
@@ -562,6 +567,7 @@ sent:
 			t = fc_tx_pause_end(&h->etx, (uint8_t)(h->parked_mask | blocked));
 			if (t < h->next_tx_ns)
 				h->next_tx_ns = t;
+			h->fc_held = h->parked_mask || blocked;
 		}
 	}
 	if (h->up->tx_pending)
@@ -695,7 +701,7 @@ static void hd_rx_credit(struct hd *h, const uint8_t *body, size_t len)
 		for (int i = 0; i < HD_NPRIO; i++)
 			if (c.prio_mask & (1u << i))
 				h->crx_rcvd[i] = c.sent[i];
-	if (fc_tx_credit(&h->etx, &c))
+	if (fc_tx_credit(&h->etx, &c, h->now))
 		hd_send_credit(h);
 }
 

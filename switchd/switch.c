@@ -307,7 +307,7 @@ static void sw_rx_credit(struct sw *s, struct sw_port *p, const uint8_t *body, s
 	 * back so the partner reconciles to our count. */
 	if (p->cfg->role == ROLE_HOST)
 		return;
-	if (fc_tx_credit(&p->etx, &c)) {
+	if (fc_tx_credit(&p->etx, &c, s->now)) {
 		sw_send_credit(s, p);
 		return;
 	}
@@ -516,6 +516,12 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 	sent = sw_tx_ctrl(s, p);
 	space -= sent;
 	mask = fc_tx_open_mask(&p->etx, s->now);
+	/* Held by flow control at the end of the last pass: the wire resumes
+	 * when the hold ended, without a burst for the held time. */
+	if (p->fc_held) {
+		wclock_resume(&p->wc, p->etx.resume_ns < s->now ? p->etx.resume_ns : s->now);
+		p->fc_held = false;
+	}
 	while (s->voq->out_total[p->idx] && space && mask && wclock_ready(&p->wc, s->now)) {
 		uint32_t in, prio, idx, len;
 		struct sw_port *ip;
@@ -565,8 +571,10 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 		else if (p->ctrl_n ||
 			 voq_select(s->voq, p->idx, mask, &(uint32_t){ 0 }, &(uint32_t){ 0 }))
 			p->next_tx_ns = wclock_next(&p->wc); /* eligible: waits for the wire */
-		else
+		else {
 			p->next_tx_ns = sw_blocked_until(s, p, (uint8_t)~mask);
+			p->fc_held = true;
+		}
 	}
 	if (p->xp->tx_pending)
 		xport_kick(p->xp);

@@ -80,6 +80,7 @@ struct sw_port {
 	/* Time with frames queued for this output and none sendable for lack
 	 * of credits (the credit analogue of paused time). */
 	uint64_t credit_stall_start, credit_stall_acc;
+	bool fc_held;               /* the last TX pass ended held by flow control */
 
 	/* When this port's transmit pass should run again: the wire clock, a
 	 * pause running out, a full TX ring; UINT64_MAX when nothing can go

@@ -1024,6 +1024,35 @@ static void wclock_run(uint64_t rate, uint32_t len, uint32_t overhead, uint64_t 
 		       rate, len, overhead, burst, s.frames, got, s.max_excess);
 }
 
+/* After a hold (PAUSE, no credits) the wire resumes at line rate from the
+ * hold's end: no burst for the held time, but lateness after it is caught up. */
+static void test_wclock_resume_after_hold(void)
+{
+	const uint64_t t = 1000000000ull;       /* the hold ended at 1 s */
+	struct wclock c;
+	int n;
+
+	/* 100M, 500 us burst (6250 bytes), 1250-byte frames = 100 us each. */
+	for (int resume = 0; resume < 2; resume++) {
+		wclock_init(&c, 100000000ull, 6250, 0);
+		if (resume)
+			wclock_resume(&c, t);
+		/* The daemon looks 250 us after the hold ended. */
+		for (n = 0; wclock_ready(&c, t + 250000) && n < 100; n++)
+			wclock_charge(&c, 1250);
+		/* Held: frames at t, t+100, t+200 us (3: the wire really was
+		 * free from t). Idle (no hold): catch-up of the 500 us burst:
+		 * frames from t - 250 us to t + 250 us. */
+		CHECK_EQ(n, resume ? 3 : 6);
+	}
+	/* A resume in the past of the clock changes nothing. */
+	wclock_init(&c, 100000000ull, 6250, 0);
+	wclock_resume(&c, t);
+	wclock_charge(&c, 1250);
+	wclock_resume(&c, t + 50000);
+	CHECK_EQ(wclock_next(&c), t + 100000);
+}
+
 static void test_wclock_rate(void)
 {
 	static const uint64_t rates[] = { 1000000ull, 10000000ull, 100000000ull,
@@ -1071,5 +1100,6 @@ int main(void)
 	RUN(test_wclock_unlimited);
 	RUN(test_wclock_idle_burst);
 	RUN(test_wclock_rate);
+	RUN(test_wclock_resume_after_hold);
 	return check_summary();
 }
