@@ -827,8 +827,13 @@ def _iperf_summary(R, f, win):
             out["received_bps"] = sum(i.get("bytes", 0) for i in ivs) * 8 / secs
     else:
         out.update(sent_bps=(end.get("sum_sent") or {}).get("bits_per_second"),
-                   retransmits=(end.get("sum_sent") or {}).get("retransmits"),
-                   received_bps=(end.get("sum_received") or {}).get("bits_per_second"))
+                   retransmits=(end.get("sum_sent") or {}).get("retransmits"))
+        # A client stopped by SIGINT has no receiver summary (its
+        # sum_received is zeros): take the server's, else say nothing.
+        rcv = ((sdoc or {}).get("end") or {}).get("sum_received") or {}
+        if not rcv.get("bytes"):
+            rcv = end.get("sum_received") or {}
+        out["received_bps"] = rcv.get("bits_per_second") if rcv.get("bytes") else None
     # Receiver goodput over the flow's window, from the interval reports.
     curve, src = R._iperf_curve(f)
     if curve is not None and win:
