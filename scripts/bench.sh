@@ -45,9 +45,7 @@ ROOT=$PWD
 
 B=$ROOT/build
 SWITCHD=$B/bin/switchd
-L2CCCTL=$B/bin/l2ccctl
 LOADER=$B/bench/xdp_fwd_load
-LOCK=${L2CC_MEASURE_LOCK:-/tmp/l2cc-measure.lock}
 RUNS=${BENCH_RUNS:-2}
 SECS=${BENCH_SECONDS:-5}
 ONLY=${BENCH_ONLY:-"switchd switchd-busy bridge xdp_fwd bridge+offl"}
@@ -58,50 +56,12 @@ H1=$P-h1 SW=$P-sw H2=$P-h2
 IP1=10.98.0.1 IP2=10.98.0.2
 DIR=$(mktemp -d "/tmp/$P.XXXXXX")
 : >"$DIR/pids"
-NETNS_MADE=()
 
-say() { echo "bench: $*" >&2; }
-die() { say "ERROR: $*"; exit 1; }
-
-# ---- cleanup: exactly the PIDs we started and the namespaces we made -------
-
-# stop_pid PID: TERM, wait up to 5 s, then KILL.
-stop_pid() {
-	local pid=$1
-	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-	kill -TERM "$pid" 2>/dev/null
-	for _ in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	return 0
-}
-
-cleaned=
-cleanup() {
-	local pid n
-	[ -n "$cleaned" ] && return 0
-	cleaned=1
-	trap - EXIT INT TERM
-	for pid in $(tac "$DIR/pids" 2>/dev/null); do
-		stop_pid "$pid"
-	done
-	for n in "${NETNS_MADE[@]}"; do
-		ip netns del "$n" 2>/dev/null
-	done
-	if [ -n "${BENCH_KEEP:-}" ]; then
-		say "kept $DIR"
-	else
-		rm -rf "$DIR"
-	fi
-}
-trap cleanup EXIT
-trap 'cleanup; exit 130' INT
-trap 'cleanup; exit 143' TERM
-
-record_pid() { echo "$1" >>"$DIR/pids"; }
+BENCH_TAG=bench
+# say, die, hx, record_pid, stop_pid, the cleanup at exit, and the steps
+# shared with bench_hostd.sh
+# shellcheck source=scripts/bench_lib.sh
+. scripts/bench_lib.sh
 
 # ---- prerequisites -----------------------------------------------------------
 
@@ -115,13 +75,7 @@ done
 
 # ---- topology ------------------------------------------------------------------
 
-hx() { local n=$1; shift; ip netns exec "$n" "$@"; }
-
-for n in "$H1" "$SW" "$H2"; do
-	ip netns add "$n" || die "ip netns add $n"
-	NETNS_MADE+=("$n")
-	ip -n "$n" link set lo up || die "lo up in $n"
-done
+for n in "$H1" "$SW" "$H2"; do netns_add "$n"; done
 ip -n "$H1" link add eth0 type veth peer name p1 netns "$SW" || die "veth h1:eth0 - sw:p1"
 ip -n "$H2" link add eth0 type veth peer name p2 netns "$SW" || die "veth h2:eth0 - sw:p2"
 ip -n "$H1" addr add "$IP1/24" dev eth0 || die "address on h1"
@@ -153,13 +107,7 @@ check_no_xdp() {
 }
 
 # wait_ping: the path works (ARP, FDB learning) before we measure
-wait_ping() {
-	for _ in $(seq 20); do
-		hx "$H1" ping -c 1 -W 1 -q "$IP2" >/dev/null 2>&1 && return 0
-		sleep 0.25
-	done
-	die "$1: no ping from h1 to h2"
-}
+wait_ping() { ping_ready "$H1" "$IP2" || die "$1: no ping from h1 to h2"; }
 
 # ---- configurations --------------------------------------------------------------
 
@@ -187,13 +135,7 @@ EOF
 	ip netns exec "$SW" "$SWITCHD" -c "$conf" "${set[@]}" >"$log" 2>&1 &
 	SW_PID=$!
 	record_pid "$SW_PID"
-	for _ in $(seq 100); do
-		kill -0 "$SW_PID" 2>/dev/null || { cat "$log" >&2; die "switchd exited"; }
-		"$L2CCCTL" -s "$DIR/switchd.sock" -r status >/dev/null 2>&1 && break
-		sleep 0.05
-	done
-	"$L2CCCTL" -s "$DIR/switchd.sock" -r status >/dev/null 2>&1 ||
-		{ cat "$log" >&2; die "switchd did not answer on its control socket"; }
+	wait_ctl switchd "$SW_PID" "$DIR/switchd.sock" "$log"
 	wait_ping switchd
 }
 down_switchd() { stop_pid "$SW_PID"; SW_PID=; }
@@ -229,22 +171,14 @@ down_xdp_fwd() { stop_pid "$LD_PID"; LD_PID=; }
 iperf_run() {
 	local out=$1 spid cpid
 	shift
-	ip netns exec "$H2" iperf3 -s -1 -B "$IP2" -p 5201 -J >"$out.server" 2>&1 &
-	spid=$!
-	record_pid "$spid"
-	for _ in $(seq 100); do
-		hx "$H2" ss -Hltn "sport = :5201" | grep -q . && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.05
-	done
+	iperf_server "$H2" "$out.server"
+	spid=$IPERF_SPID
 	# in the background and waited for, so a TERM/INT runs the cleanup at once
 	timeout $((SECS + 15)) ip netns exec "$H1" iperf3 -c "$IP2" -p 5201 -t "$SECS" -J "$@" >"$out" 2>&1 &
 	cpid=$!
 	record_pid "$cpid"
 	wait "$cpid"
-	# the one-shot server ends with the test
-	for _ in $(seq 30); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
-	stop_pid "$spid"
+	iperf_server_end "$spid"
 }
 
 # snap OUT [PID]: one line of CPU counters for cpu_calc:
@@ -350,7 +284,7 @@ measure() {
 	local name=$1 pid=${2:-} r best_tcp=nan best_pps=-1 tcp pps loss sock got rtt out e0 e1
 	local x0 x1 fwd udp_line="nan nan nan nan" cpu_line="nan nan nan - -"
 	{
-		flock -w 240 9 || say "WARNING: could not take $LOCK in 240 s; measuring unlocked"
+		take_lock
 		rtt=$(hx "$H1" ping -c 200 -i 0.005 -q "$IP2" 2>/dev/null |
 			awk -F'[/ ]+' '/^rtt/{printf "%.0f", $8 * 1000}')
 		[ -n "$rtt" ] || rtt=nan

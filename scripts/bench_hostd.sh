@@ -85,8 +85,6 @@ ROOT=$PWD
 
 B=$ROOT/build
 HOSTD=$B/bin/hostd
-L2CCCTL=$B/bin/l2ccctl
-LOCK=${L2CC_MEASURE_LOCK:-/tmp/l2cc-measure.lock}
 SECS=${BENCH_SECONDS:-5}
 ONLY=${BENCH_ONLY:-"*"}
 # The system interpreter: a pyenv shim costs most of a second per call.
@@ -102,60 +100,12 @@ IP1=10.98.0.1 IP2=10.98.0.2
 DIR=$(mktemp -d "/tmp/$P.XXXXXX")
 : >"$DIR/pids"
 : >"$DIR/rows"
-NETNS_MADE=()
 
-say() { echo "bench-hostd: $*" >&2; }
-die() { say "ERROR: $*"; exit 1; }
-
-# ---- cleanup: exactly the PIDs we started and the namespaces we made -------
-
-starttime() { sed -E 's/^.*\) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
-# A recorded PID is ours only while its start time still matches.
-ours() { [ -n "$2" ] && [ "$(starttime "$1")" = "$2" ]; }
-record_pid() { echo "$1 $(starttime "$1")" >>"$DIR/pids"; }
-
-# stop_pid PID: TERM, wait up to 5 s, then KILL (only if it is still ours).
-stop_pid() {
-	local pid=$1 st
-	[ -n "$pid" ] || return 0
-	st=$(awk -v p="$pid" '$1 == p { s = $2 } END { print s }' "$DIR/pids")
-	if ! ours "$pid" "$st"; then
-		wait "$pid" 2>/dev/null
-		return 0
-	fi
-	kill -TERM "$pid" 2>/dev/null
-	for _ in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && break
-		sleep 0.1
-	done
-	ours "$pid" "$st" && kill -0 "$pid" 2>/dev/null &&
-		[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] && kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	return 0
-}
-
-cleaned=
-cleanup() {
-	local pid st n
-	[ -n "$cleaned" ] && return 0
-	cleaned=1
-	trap - EXIT INT TERM
-	while read -r pid st; do
-		ours "$pid" "$st" && stop_pid "$pid"
-	done < <(tac "$DIR/pids" 2>/dev/null)
-	for n in "${NETNS_MADE[@]}"; do
-		ip netns del "$n" 2>/dev/null
-	done
-	if [ -n "${BENCH_KEEP:-}" ]; then
-		say "kept $DIR"
-	else
-		rm -rf "$DIR"
-	fi
-}
-trap cleanup EXIT
-trap 'cleanup; exit 130' INT
-trap 'cleanup; exit 143' TERM
+BENCH_TAG=bench-hostd
+# say, die, hx, record_pid, stop_pid, the cleanup at exit, and the steps
+# shared with bench.sh
+# shellcheck source=scripts/bench_lib.sh
+. scripts/bench_lib.sh
 
 # ---- prerequisites -----------------------------------------------------------
 
@@ -184,12 +134,8 @@ want() {
 
 # ---- topology ------------------------------------------------------------------
 
-hx() { local n=$1; shift; ip netns exec "$n" "$@"; }
-
 for n in "$TX" "$RX"; do
-	ip netns add "$n" || die "ip netns add $n"
-	NETNS_MADE+=("$n")
-	ip -n "$n" link set lo up || die "lo up in $n"
+	netns_add "$n"
 	# no IPv6 chatter (RS, MLD, DAD) in the counters
 	hx "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 >/dev/null
 done
@@ -229,13 +175,7 @@ check_no_xdp() {
 	done
 }
 
-wait_ping() {
-	for _ in $(seq 20); do
-		hx "$TX" ping -c 1 -W 1 -q "$IP2" >/dev/null 2>&1 && return 0
-		sleep 0.25
-	done
-	die "$1: no ping from eth0 to rx0"
-}
+wait_ping() { ping_ready "$TX" "$IP2" || die "$1: no ping from eth0 to rx0"; }
 
 # ---- shapers ---------------------------------------------------------------------
 
@@ -265,13 +205,7 @@ EOF
 	ip netns exec "$TX" "$HOSTD" -c "$conf" "${set[@]}" >>"$log" 2>&1 9>&- &
 	HD_PID=$!
 	record_pid "$HD_PID"
-	for _ in $(seq 100); do
-		kill -0 "$HD_PID" 2>/dev/null || { tail -20 "$log" >&2; die "hostd exited"; }
-		"$L2CCCTL" -s "$DIR/hostd.sock" -r status >/dev/null 2>&1 && break
-		sleep 0.05
-	done
-	"$L2CCCTL" -s "$DIR/hostd.sock" -r status >/dev/null 2>&1 ||
-		{ tail -20 "$log" >&2; die "hostd did not answer on its control socket"; }
+	wait_ctl hostd "$HD_PID" "$DIR/hostd.sock" "$log" 20
 	wait_ping hostd
 }
 down_hostd() {
@@ -405,14 +339,8 @@ EOF
 # sample() measures; results in $DIR/NAME.{sample,json}
 run_traffic() {
 	local name=$1 n=$2 bw=$3 hdpid=$4 spid cpid
-	ip netns exec "$RX" iperf3 -s -1 -B "$IP2" -p 5201 -J >"$DIR/$name.server.json" 2>&1 9>&- &
-	spid=$!
-	record_pid "$spid"
-	for _ in $(seq 100); do
-		hx "$RX" ss -Hltn "sport = :5201" | grep -q . && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.05
-	done
+	iperf_server "$RX" "$DIR/$name.server.json"
+	spid=$IPERF_SPID
 	ip netns exec "$TX" iperf3 -c "$IP2" -p 5201 -u -l "$PAYLOAD" -b "$bw" -P "$n" --cport "$CPORT" \
 		-t $((${SECS%.*} + 10)) -J >"$DIR/$name.json" 2>&1 9>&- &
 	cpid=$!
@@ -420,8 +348,7 @@ run_traffic() {
 	sample "$DIR/$name.sample" "$hdpid"
 	# the window is over: stop the client (its -t is only a safety net)
 	stop_pid "$cpid"
-	for _ in $(seq 30); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
-	stop_pid "$spid"
+	iperf_server_end "$spid"
 }
 
 # hd_note C0 C1 FLOWS: hostd's counters over the row: frames dropped at the
@@ -476,7 +403,7 @@ measure_row() {
 		bw=$((target * 3 / 2 / n))
 	fi
 	{
-		flock -w 240 9 || say "WARNING: could not take $LOCK in 240 s; measuring unlocked"
+		take_lock
 		if [ "$shaper" = hostd ]; then
 			hd_ctl counters >"$DIR/$name.c0" 2>&1
 			run_traffic "$name" "$n" "$bw" "$HD_PID"
@@ -533,7 +460,7 @@ PING=
 if want ping; then
 	say "ping"
 	{
-		flock -w 240 9 || say "WARNING: could not take $LOCK in 240 s; measuring unlocked"
+		take_lock
 		up_hostd unlimited
 		read -r hd_rtt hd_n <<<"$(ping_median)"
 		down_hostd

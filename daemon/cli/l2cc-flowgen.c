@@ -768,6 +768,24 @@ static int fg_signals_open(int epfd, int *sigfd)
 	return 0;
 }
 
+/* The event loop's epoll set with the signalfd in it; on failure the caller
+ * closes what *epfd and *sigfd hold (-1 when not made). */
+static int fg_loop_open(int *epfd, int *sigfd)
+{
+	int err;
+
+	*epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (*epfd < 0) {
+		err = -errno;
+		pr_err("epoll_create1: %s", strerror(errno));
+		return err;
+	}
+	err = fg_signals_open(*epfd, sigfd);
+	if (err)
+		pr_err("signalfd: %s", strerror(-err));
+	return err;
+}
+
 static int fg_signal_take(int sigfd)
 {
 	struct signalfd_siginfo si;
@@ -1163,17 +1181,9 @@ static int fg_server_run(const struct fg_cfg *cfg, FILE *out)
 
 	jw_init(&w);
 	fg_raise_nofile(0);
-	s.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s.epfd < 0) {
-		err = -errno;
-		pr_err("epoll_create1: %s", strerror(errno));
+	err = fg_loop_open(&s.epfd, &s.sigfd);
+	if (err)
 		goto out;
-	}
-	err = fg_signals_open(s.epfd, &s.sigfd);
-	if (err) {
-		pr_err("signalfd: %s", strerror(-err));
-		goto out;
-	}
 	err = fg_server_open(&s);
 	if (err)
 		goto out;
@@ -1286,6 +1296,23 @@ struct fg_client {
 static inline int64_t fg_rel_now(const struct fg_client *c)
 {
 	return (int64_t)(loop_now_ns() - c->t0);
+}
+
+/* fg_wait() with the deadline in ns after time 0 (INT64_MAX: none). */
+static int fg_client_wait(struct fg_client *c, struct epoll_event *ev, int max, int64_t deadline)
+{
+	return fg_wait(c->epfd, ev, max, deadline == INT64_MAX ? INT64_MAX
+					       : deadline + (int64_t)c->t0);
+}
+
+/* True if ev is the signalfd's: SIGINT/SIGTERM, taken, mark the run interrupted. */
+static bool fg_client_signal(struct fg_client *c, const struct epoll_event *ev)
+{
+	if (ev->data.ptr != &fg_tag_signal)
+		return false;
+	if (fg_signal_take(c->sigfd))
+		c->interrupted = true;
+	return true;
 }
 
 static void fg_list_add(struct fg_list *l, struct fg_flow *f)
@@ -1577,6 +1604,27 @@ static void fg_workload_json(struct jw *w, const struct fg_cfg *cfg)
 	jw_obj_end(w);
 }
 
+/* The client's output opens with what it ran: the mode, the server (or the
+ * dry run), time 0 and the seed. */
+static void fg_client_json_head(struct jw *w, const struct fg_client *c, const char *mode)
+{
+	const struct fg_cfg *cfg = c->cfg;
+
+	jw_obj_begin(w, NULL);
+	jw_str(w, "mode", mode);
+	if (cfg->dry_run) {
+		jw_bool(w, "dry_run", true);
+	} else {
+		jw_str(w, "server", cfg->host);
+		jw_u64(w, "port", cfg->port);
+		if (c->t0_real > 0)
+			jw_double(w, "t0_realtime", c->t0_real);
+		else
+			jw_null(w, "t0_realtime");	/* never got to time 0 */
+	}
+	jw_u64(w, "seed", cfg->seed);
+}
+
 static int fg_flows_json(const struct fg_client *c, FILE *out)
 {
 	const struct fg_cfg *cfg = c->cfg;
@@ -1594,19 +1642,7 @@ static int fg_flows_json(const struct fg_client *c, FILE *out)
 		ret = -ENOMEM;
 		goto out;
 	}
-	jw_obj_begin(&w, NULL);
-	jw_str(&w, "mode", "flows");
-	if (cfg->dry_run) {
-		jw_bool(&w, "dry_run", true);
-	} else {
-		jw_str(&w, "server", cfg->host);
-		jw_u64(&w, "port", cfg->port);
-		if (c->t0_real > 0)
-			jw_double(&w, "t0_realtime", c->t0_real);
-		else
-			jw_null(&w, "t0_realtime");	/* never got to time 0 */
-	}
-	jw_u64(&w, "seed", cfg->seed);
+	fg_client_json_head(&w, c, "flows");
 	fg_workload_json(&w, cfg);
 	jw_arr_begin(&w, "flows");
 	for (i = 0; i < c->nflows; i++) {
@@ -1725,18 +1761,14 @@ static int fg_client_flows(struct fg_client *c)
 			deadline = c->open.head->start_ns + c->timeout_ns;
 		if (c->drain.head && c->drain.head->ack_ns + FG_DRAIN_NS < deadline)
 			deadline = c->drain.head->ack_ns + FG_DRAIN_NS;
-		n = fg_wait(c->epfd, ev, 64, deadline == INT64_MAX ? INT64_MAX
-					     : deadline + (int64_t)c->t0);
+		n = fg_client_wait(c, ev, 64, deadline);
 		if (n < 0) {
 			pr_err("epoll_pwait2: %s", strerror(-n));
 			return n;
 		}
 		for (i = 0; i < n; i++) {
-			if (ev[i].data.ptr == &fg_tag_signal) {
-				if (fg_signal_take(c->sigfd))
-					c->interrupted = true;
+			if (fg_client_signal(c, &ev[i]))
 				continue;
-			}
 			fg_flow_event(c, ev[i].data.ptr, ev[i].events);
 		}
 		if (c->interrupted)
@@ -1812,19 +1844,7 @@ static int fg_onoff_json(const struct fg_client *c, const struct fg_period *per,
 	int ret;
 
 	jw_init(&w);
-	jw_obj_begin(&w, NULL);
-	jw_str(&w, "mode", "onoff");
-	if (cfg->dry_run) {
-		jw_bool(&w, "dry_run", true);
-	} else {
-		jw_str(&w, "server", cfg->host);
-		jw_u64(&w, "port", cfg->port);
-		if (c->t0_real > 0)
-			jw_double(&w, "t0_realtime", c->t0_real);
-		else
-			jw_null(&w, "t0_realtime");	/* never got to time 0 */
-	}
-	jw_u64(&w, "seed", cfg->seed);
+	fg_client_json_head(&w, c, "onoff");
 	jw_u64(&w, "rate_bps", cfg->rate_bps);
 	jw_u64(&w, "chunk", cfg->chunk);
 	jw_double(&w, "on_mean", cfg->on_mean);
@@ -2070,19 +2090,15 @@ static int fg_client_onoff(struct fg_client *c, FILE *out)
 				goto report;
 			}
 		}
-		n = fg_wait(c->epfd, evs, 4, deadline == INT64_MAX ? INT64_MAX
-					     : deadline + (int64_t)c->t0);
+		n = fg_client_wait(c, evs, 4, deadline);
 		if (n < 0) {
 			ret = n;
 			snprintf(error, sizeof(error), "epoll_pwait2: %s", strerror(-n));
 			goto report;
 		}
 		for (i = 0; i < n; i++) {
-			if (evs[i].data.ptr == &fg_tag_signal) {
-				if (fg_signal_take(c->sigfd))
-					c->interrupted = true;
+			if (fg_client_signal(c, &evs[i]))
 				continue;
-			}
 			if (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
 				sent = recv(fd, fg_sink, sizeof(fg_sink), MSG_DONTWAIT);
 				if (sent == 0 || (sent < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -2139,17 +2155,9 @@ static int fg_client_run(const struct fg_cfg *cfg, FILE *out, bool *interrupted)
 		err = fg_resolve(cfg->host, cfg->port, false, &c.addr, &c.addrlen);
 		if (err)
 			return err;
-		c.epfd = epoll_create1(EPOLL_CLOEXEC);
-		if (c.epfd < 0) {
-			err = -errno;
-			pr_err("epoll_create1: %s", strerror(errno));
+		err = fg_loop_open(&c.epfd, &c.sigfd);
+		if (err)
 			goto out;
-		}
-		err = fg_signals_open(c.epfd, &c.sigfd);
-		if (err) {
-			pr_err("signalfd: %s", strerror(-err));
-			goto out;
-		}
 		/* Pacing and schedule wake-ups to the microsecond, not the
 		 * default 50 us timer slack. */
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);

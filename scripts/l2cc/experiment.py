@@ -54,19 +54,8 @@ RATE_HINT = "expected a rate (e.g. 100M, 1G, 2.5G, 1500k; bit/s) or line"
 SIZE_HINT = "expected bytes (e.g. 1460, 64K, 1M; binary K)"
 
 
-class ExperimentError(Exception):
+class ExperimentError(T.FileErrors):
     """Every problem of one experiment file: a list of (line, message)."""
-
-    def __init__(self, path, errors):
-        super().__init__(path)
-        self.path = path
-        self.errors = sorted(errors, key=lambda e: (e[0] or 0))
-
-    def lines(self):
-        return ["%s:%s: %s" % (self.path, line or 1, msg) for line, msg in self.errors]
-
-    def __str__(self):
-        return "\n".join(self.lines())
 
 
 def parse_time(v):

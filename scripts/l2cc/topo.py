@@ -85,8 +85,9 @@ RATE_HINT = "expected e.g. 100M, 1G, 2.5G or unlimited"
 BUFFER_HINT = "expected a size (e.g. 64K, 1M, 9000) or a frame count (e.g. 4frames)"
 
 
-class TopoError(Exception):
-    """Every problem of one topology file: a list of (line, message)."""
+class FileErrors(Exception):
+    """Every problem of one input file (topology, experiment): a list of
+    (line, message), reported as FILE:LINE: message."""
 
     def __init__(self, path, errors):
         super().__init__(path)
@@ -98,6 +99,10 @@ class TopoError(Exception):
 
     def __str__(self):
         return "\n".join(self.lines())
+
+
+class TopoError(FileErrors):
+    """Every problem of one topology file: a list of (line, message)."""
 
 
 # ---- values in the daemons' syntax -------------------------------------------
