@@ -121,6 +121,7 @@ static const struct hd_counter hd_counters[] = {
 	C(stripped, "Tagged frames delivered to the host untagged"),
 	C(fecn_rx, "Received frames marked FECN by a switch"),
 	C(seq_gaps, "Sequence gaps in a remote sender's flow (reliable mode)"),
+	C(not_ours, "Tagged frames for another host (flooded unicast): delivered, not answered"),
 	C(rx_holds, "Passes that left frames in the uplink ring (host ring full)"),
 	C(cnp_tx, "CNPs sent"),
 	C(cnp_rx, "CNPs received"),
@@ -357,6 +358,12 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	jw_str(w, "uplink", h->cfg->uplink);
 	jw_u64(w, "link_rate_bps", h->cfg->link_rate);
 	jw_u64(w, "host_mtu", h->host_mtu);
+	if (h->host_mac_known) {
+		char mac[18];
+
+		mac_str(h->host_mac, mac);
+		jw_str(w, "host_mac", mac);
+	}
 	jw_u64(w, "max_frame", h->max_frame);
 	jw_str(w, "law", h->law->name);
 	jw_str(w, "granularity", gran_str[h->cfg->granularity]);

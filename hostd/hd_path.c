@@ -778,6 +778,10 @@ static void hd_rx_tagged(struct hd *h, const struct eth_info *ei, const struct w
 	struct flow *pf;
 	int r;
 
+	if (h->host_mac_known && memcmp(ei->dst, h->host_mac, 6)) {
+		h->st.not_ours++;
+		return;
+	}
 	if (marked)
 		h->st.fecn_rx++;
 	if (!marked && h->cfg->mode != HD_MODE_RELIABLE)
@@ -971,6 +975,10 @@ static void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 		return hd_host_drop(h, idx, HD_DROP_MALFORMED);
 	if (wire_is_link_local(ei.dst))
 		return hd_host_drop(h, idx, HD_DROP_LINK_LOCAL);
+	if (!h->host_mac_known || memcmp(ei.src, h->host_mac, 6)) {
+		memcpy(h->host_mac, ei.src, 6);
+		h->host_mac_known = true;
+	}
 	/* Only hostd writes tags and notifications: the host cannot forge them. */
 	if (ei.ethertype == L2CC_ETH_P_DATA_TAG || ei.ethertype == L2CC_ETH_P_CTRL)
 		return hd_host_drop(h, idx, HD_DROP_FORGED);
@@ -1170,6 +1178,25 @@ static int hd_host_mtu(const char *host_port, char *peer, size_t peerlen)
 	return xport_if_mtu(host_port);
 }
 
+/* An interface's MAC from sysfs: 0 or -errno. */
+static int hd_if_mac(const char *ifname, uint8_t mac[6])
+{
+	char path[96], text[32];
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(text, sizeof(text), f) ||
+	    sscanf(text, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3],
+		   &mac[4], &mac[5]) != 6)
+		err = -EINVAL;
+	fclose(f);
+	return err;
+}
+
 static uint32_t hd_frame_size(const struct hd_cfg *cfg)
 {
 	int mtu = xport_if_mtu(cfg->uplink);
@@ -1280,6 +1307,7 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 		goto err;
 	}
 	h->host_mtu = (uint32_t)host_mtu;
+	h->host_mac_known = strcmp(peer, cfg->host_port) && !hd_if_mac(peer, h->host_mac);
 	h->max_frame = (uint32_t)up_mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN;
 	err = loop_create(&h->loop);
 	if (err)

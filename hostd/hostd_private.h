@@ -56,6 +56,7 @@ struct hd_stats {
 	uint64_t stripped;          /* tagged frames delivered untagged to the host */
 	uint64_t fecn_rx;           /* of those, marked (FECN) */
 	uint64_t seq_gaps;          /* a peer flow's sequence jumped (lost or reordered) */
+	uint64_t not_ours;          /* tagged frames for another host (flooded): not answered */
 	uint64_t rx_holds;          /* passes that left frames in the uplink ring: host ring full */
 	/* notifications */
 	uint64_t cnp_tx, cnp_rx, ack_tx, ack_rx;
@@ -125,6 +126,13 @@ struct hd {
 	uint32_t max_frame;         /* largest frame the uplink may send (fabric MTU + headers) */
 	uint32_t host_mtu;          /* MTU of the host stack's interface */
 	int ipv6_host, ipv6_up;     /* disable_ipv6 before we set it; -1 = untouched */
+	/* The host stack's MAC (its eth0): read at start when the veth peer is
+	 * in our namespace, and learnt from what the host sends. Only frames
+	 * addressed to it are answered with CNPs/ACKs: a switch floods unknown
+	 * unicast to every host, and an answer from a host that was not the
+	 * destination would name someone else's address. */
+	uint8_t host_mac[6];
+	bool host_mac_known;
 
 	/* Uplink egress: wire clock at link_rate, flow control from the switch. */
 	struct wclock wc;

@@ -434,12 +434,18 @@ cnp_interval = 1s"
 # ---- 5. reliable mode ------------------------------------------------------------------
 
 t_reliable_ack() {
-	local mac1 mac2 s0 s1 p0 p1 f0 f1 r n=40
+	local mac1 mac2 s0 s1 p0 p1 f0 f1 r n=40 port
 	HD_COMMON="link_rate = 1G
 mode = reliable
 ack_every = 4" daemons reliable "$(sw_conf none 1G none 1G none 1G)"
 	mac1=$(host_mac h1)
 	mac2=$(host_mac h2)
+	# The switch flooded the first frames (its FDB was new): only the
+	# addressed host answers them. An ACK from h3 for a frame to h2 would
+	# carry h2's address and move h2 to p3 in the FDB (a bug once).
+	port=$(jget "$(ctl S fdb)" '[e["port"] for e in d["entries"] if e["mac"] == "'"$mac2"'"]')
+	assert_eq "$port" '["p2"]' "S's FDB entry for h2 after the warm-up"
+	info "h3 hostd: not_ours $(hd_counter h3 'd["not_ours"]') (flooded frames for other hosts, not answered)"
 	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
 	sleep 0.1
 	s0=$(ctl S counters p2 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["ports"]["p2"]["marked"])')
