@@ -82,6 +82,10 @@ static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bo
 	jw_u64(w, "xoff_mask", p->xoff_mask);
 	jw_u64(w, "marked", p->st.marked);
 	jw_u64(w, "mark_untagged", p->st.mark_untagged);
+	jw_u64(w, "buffer_full_events", p->st.buffer_full_events);
+	jw_u64(w, "mark_events", p->st.mark_events);
+	jw_u64(w, "mark_revoked", p->st.mark_revoked);
+	jw_u64(w, "marks_pending", p->cnt2 + p->mark_pending);
 	if (!full)
 		return;
 	jw_u64(w, "flood_tx", p->st.flood_tx);
@@ -358,6 +362,9 @@ GETTER(g_credit_stall, sw_credit_stall_ns(p, s->now))
 GETTER(g_voq, s->voq->out_total[p->idx])
 GETTER(g_marked, p->st.marked)
 GETTER(g_mark_untagged, p->st.mark_untagged)
+GETTER(g_full_events, p->st.buffer_full_events)
+GETTER(g_mark_events, p->st.mark_events)
+GETTER(g_mark_revoked, p->st.mark_revoked)
 
 static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 {
@@ -384,6 +391,13 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 		  g_marked);
 	prom_port(w, "l2cc_switch_mark_untagged_total", "counter",
 		  "Frames that would have been marked but carry no l2cc tag", s, g_mark_untagged);
+	prom_port(w, "l2cc_switch_buffer_full_events_total", "counter",
+		  "Times this port's input buffer became full", s, g_full_events);
+	prom_port(w, "l2cc_switch_mark_events_total", "counter",
+		  "Marking events: naive, full events at this input; santos, cnt1 copied to this output",
+		  s, g_mark_events);
+	prom_port(w, "l2cc_switch_mark_revoked_total", "counter",
+		  "Santos: pending marks revoked as this output became blocked", s, g_mark_revoked);
 
 	prom_label_escape(sw, sizeof(sw), s->cfg->name);
 	prom_family(w, "l2cc_switch_drops_total", "counter", "Frames dropped, by reason");

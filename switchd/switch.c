@@ -238,11 +238,15 @@ static bool sw_admit(struct sw_port *p, int prio, uint32_t len)
 	return true;
 }
 
+static void sw_full_check(struct sw *s, struct sw_port *p, int prio);
+
 /* A data frame left the input buffer of (p, prio). */
 static void sw_release(struct sw *s, struct sw_port *p, int prio, uint32_t len, bool charged)
 {
 	if (charged)
 		p->occ[prio] -= sw_units(p, len);
+	if (p->full_mask & (1u << prio))
+		sw_full_check(s, p, prio);
 	sw_fc_update(s, p, prio);
 }
 
@@ -340,10 +344,70 @@ static void sw_rx_link_local(struct sw *s, struct sw_port *p, const struct eth_i
 	}
 }
 
+/* ---- congestion marking (Santos, Turner and Janakiraman 2003, §IV) ------- */
+
+/* An output is a root of congestion for prio when it is not blocked: not
+ * paused and, on a credit link to a switch, with credit for a full frame.
+ * A blocked output is a victim of congestion further on, not its cause. */
+static bool sw_is_root(struct sw *s, struct sw_port *o, int prio)
+{
+	if (!(fc_tx_open_mask(&o->etx, s->now) & (1u << prio)))
+		return false;
+	return o->cfg->fc != FC_CREDIT || o->cfg->role != ROLE_SWITCH ||
+	       fc_tx_credit_ok(&o->etx, prio, o->max_frame);
+}
+
+/* The input buffer of (p, prio) has just become full. */
+static void sw_mark_full(struct sw *s, struct sw_port *p, int prio)
+{
+	p->st.buffer_full_events++;
+	if (p->marking == MARK_NAIVE) {
+		/* Mark every data frame in this buffer, whatever its output. */
+		for (int o = 0; o < s->nports; o++) {
+			const struct voq_q *q = voq_q(s->voq, p->idx, o, prio);
+			uint32_t f = q->frames ? q->head : VOQ_NONE;
+
+			for (uint32_t n = 0; n < q->frames; n++, f = s->voq->next[f])
+				s->fmark[f] = 1;
+		}
+		p->st.mark_events++;
+	} else if (p->marking == MARK_SANTOS) {
+		/* Each root output with a frame in this buffer marks its next
+		 * cnt1 transmissions, cnt1 = frames in the switch waiting for
+		 * it: the flows feeding the root are the ones to slow down. */
+		for (int o = 0; o < s->nports; o++) {
+			struct sw_port *op = &s->ports[o];
+
+			if (!voq_q(s->voq, p->idx, o, prio)->frames || !sw_is_root(s, op, prio))
+				continue;
+			op->cnt2 = s->voq->out_total[o];
+			op->st.mark_events++;
+		}
+	}
+}
+
+/* Edge-detect "the buffer is full": no room for another full-size frame. */
+static void sw_full_check(struct sw *s, struct sw_port *p, int prio)
+{
+	uint8_t bit = 1u << prio;
+	uint64_t room = p->cap - p->occ[prio], need = sw_units(p, p->max_frame);
+
+	if (room < need) {
+		if (!(p->full_mask & bit)) {
+			p->full_mask |= bit;
+			if (p->marking != MARK_NONE)
+				sw_mark_full(s, p, prio);
+		}
+	} else {
+		p->full_mask &= ~bit;
+	}
+}
+
 static void sw_enqueue(struct sw *s, struct sw_port *in, uint32_t out, int prio,
 		       uint32_t idx, uint32_t len, bool charged)
 {
 	s->fcharged[idx] = charged;
+	s->fmark[idx] = 0;
 	voq_push(s->voq, in->idx, out, prio, idx, len);
 }
 
@@ -453,6 +517,7 @@ static bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t
 		sw_enqueue(s, p, out, prio, idx, len, true);
 	else
 		sw_flood(s, p, prio, idx, len);
+	sw_full_check(s, p, prio);
 	sw_fc_update(s, p, prio);
 	return true;
 }
@@ -490,17 +555,36 @@ static uint64_t sw_blocked_until(const struct sw *s, const struct sw_port *p, ui
 	return fc_tx_pause_end(&p->etx, waiting);
 }
 
-/* Set FECN in a frame leaving p. Only tagged frames can carry a mark. */
+/* Set FECN in a frame leaving p, if a policy (or `mark` by hand) wants it.
+ * Only tagged frames can carry a mark; the others are counted. */
 static void sw_mark(struct sw *s, struct sw_port *p, uint32_t idx, uint32_t len)
 {
-	int err = wire_tag_set_fecn(umem_data(s->umem, s->faddr[idx]), len);
+	bool want = s->fmark[idx] || p->cnt2 || p->mark_pending;
+	int err;
 
-	if (!err) {
+	if (!want)
+		return;
+	err = wire_tag_set_fecn(umem_data(s->umem, s->faddr[idx]), len);
+	if (!err)
 		p->st.marked++;
-		p->mark_pending--;
-	} else {
+	else
 		p->st.mark_untagged++;
-	}
+	if (s->fmark[idx])
+		s->fmark[idx] = 0;
+	else if (p->cnt2)
+		p->cnt2--;      /* the next cnt2 frames sent, tagged or not */
+	else if (!err)
+		p->mark_pending--;
+}
+
+/* Santos: an output that becomes blocked is no longer a root: its pending
+ * marks would fall on flows that are victims, not causes. */
+static void sw_revoke(struct sw_port *p)
+{
+	if (!p->cnt2)
+		return;
+	p->st.mark_revoked++;
+	p->cnt2 = 0;
 }
 
 static bool sw_tx_port(struct sw *s, struct sw_port *p)
@@ -516,6 +600,11 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 	sent = sw_tx_ctrl(s, p);
 	space -= sent;
 	mask = fc_tx_open_mask(&p->etx, s->now);
+	if (mask != 0xff && p->cnt2) {
+		for (int i = 0; i < SW_NPRIO; i++)
+			if (!(mask & (1u << i)) && s->voq->out_frames[(size_t)p->idx * VOQ_NPRIO + i])
+				sw_revoke(p);
+	}
 	/* Held by flow control at the end of the last pass: the wire resumes
 	 * when the hold ended, without a burst for the held time. */
 	if (p->fc_held) {
@@ -534,6 +623,7 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 		if (p->cfg->fc == FC_CREDIT && p->cfg->role == ROLE_SWITCH) {
 			if (!fc_tx_credit_ok(&p->etx, prio, len)) {
 				credit_refused = true;
+				sw_revoke(p);
 				p->st.prio[prio].credit_blocked++;
 				mask &= ~(1u << prio);
 				continue;
@@ -541,8 +631,7 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 			fc_tx_credit_charge(&p->etx, prio, len);
 		}
 		voq_pop(s->voq, in, p->idx, prio);
-		if (p->mark_pending)
-			sw_mark(s, p, idx, len);
+		sw_mark(s, p, idx, len);
 		ip = &s->ports[in];
 		sw_tx_frame(s, p, idx, len);
 		sent_data = true;
@@ -705,6 +794,7 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 			burst = c->rate / 8 / 2000;
 	}
 	wclock_init(&p->wc, c->rate, burst, c->wire_overhead);
+	p->marking = c->marking == PORT_MARK_SWITCH ? s->cfg->marking : c->marking;
 	p->unit_frames = c->buffer.frames;
 	p->cap = c->buffer.n;
 	/* Room needed above XOFF: what the peer may already have in flight when
@@ -773,6 +863,7 @@ void sw_destroy(struct sw *s)
 	loop_destroy(s->loop);
 	free(s->faddr);
 	free(s->fcharged);
+	free(s->fmark);
 	free(s);
 }
 
@@ -843,7 +934,8 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 	}
 	s->faddr = calloc(nframes, sizeof(*s->faddr));
 	s->fcharged = calloc(nframes, sizeof(*s->fcharged));
-	if (!s->faddr || !s->fcharged) {
+	s->fmark = calloc(nframes, sizeof(*s->fmark));
+	if (!s->faddr || !s->fcharged || !s->fmark) {
 		err = -ENOMEM;
 		goto err;
 	}

@@ -17,6 +17,10 @@
 enum fc_mode { FC_NONE = 0, FC_PAUSE, FC_PFC, FC_CREDIT };
 enum port_role { ROLE_HOST = 0, ROLE_SWITCH };
 enum xdp_mode { XDP_MODE_NATIVE = 0, XDP_MODE_SKB };
+/* Congestion marking (FECN in the l2cc data tag) when an input buffer
+ * becomes full (Santos, Turner and Janakiraman 2003, §IV). PORT_MARK_SWITCH:
+ * a port follows the [switch] setting. */
+enum mark_policy { MARK_NONE = 0, MARK_NAIVE, MARK_SANTOS, PORT_MARK_SWITCH };
 
 struct port_cfg {
 	char name[16];
@@ -35,6 +39,7 @@ struct port_cfg {
 	uint64_t reaction_time;     /* ns: how late we may react to our buffer (PAUSE headroom) */
 	int xdp_mode;
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
+	int marking;                /* enum mark_policy of this input buffer */
 };
 
 struct fdb_static_cfg {
@@ -57,6 +62,7 @@ struct sw_cfg {
 	uint64_t batch;
 	uint64_t umem_frames;       /* 0 = automatic */
 	uint64_t busy_poll;         /* ns to keep polling the rings after the last frame */
+	int marking;                /* enum mark_policy, for ports that do not set one */
 	int log_level;
 	struct port_cfg ports[SW_MAX_PORTS];
 	int nports;

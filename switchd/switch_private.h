@@ -47,6 +47,9 @@ struct sw_port_stats {
 	uint64_t ctrl_tx_frames;
 	uint64_t marked;            /* data frames sent with FECN set by us */
 	uint64_t mark_untagged;     /* frames we would have marked but carry no l2cc tag */
+	uint64_t buffer_full_events; /* this input buffer became full (any priority) */
+	uint64_t mark_events;       /* naive: full events here; santos: cnt1 copied to this output */
+	uint64_t mark_revoked;      /* santos: pending marks dropped as this output became blocked */
 	struct sw_prio_stats prio[SW_NPRIO];
 };
 
@@ -89,6 +92,10 @@ struct sw_port {
 
 	/* Frames still to mark on transmit, set by hand (`l2ccctl mark`). */
 	uint64_t mark_pending;
+	/* Santos marking, as an output: frames still to mark (cnt2). */
+	uint64_t cnt2;
+	int marking;                /* enum mark_policy of this input buffer, resolved */
+	uint8_t full_mask;          /* priorities whose input buffer is full */
 
 	/* Control frames waiting to go out ahead of data (not subject to pause). */
 	uint32_t ctrlq[SW_CTRLQ];
@@ -108,6 +115,7 @@ struct sw {
 	struct voq *voq;
 	uint64_t *faddr;            /* [nframes]: descriptor address of a held frame */
 	uint8_t *fcharged;          /* [nframes]: counted in its input buffer (not a flood copy) */
+	uint8_t *fmark;             /* [nframes]: mark this frame when it is sent (naive) */
 	struct loop *loop;
 	struct ctl *ctl;
 	struct tseries *ts;
