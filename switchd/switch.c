@@ -360,7 +360,6 @@ static bool sw_is_root(struct sw *s, struct sw_port *o, int prio)
 /* The input buffer of (p, prio) has just become full. */
 static void sw_mark_full(struct sw *s, struct sw_port *p, int prio)
 {
-	p->st.buffer_full_events++;
 	if (p->marking == MARK_NAIVE) {
 		/* Mark every data frame in this buffer, whatever its output. */
 		for (int o = 0; o < s->nports; o++) {
@@ -395,6 +394,7 @@ static void sw_full_check(struct sw *s, struct sw_port *p, int prio)
 	if (room < need) {
 		if (!(p->full_mask & bit)) {
 			p->full_mask |= bit;
+			p->st.buffer_full_events++;
 			if (p->marking != MARK_NONE)
 				sw_mark_full(s, p, prio);
 		}

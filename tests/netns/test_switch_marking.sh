@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# switchd's marking policies on real traffic (Santos, Turner and
+# Janakiraman 2003, §IV): h1 and h3 send UDP at 100M each into h2's 100M
+# port, credit flow control and 4-frame input buffers, so the inputs from
+# h1 and h3 fill. With `none` nothing is marked; with `naive` every full
+# input buffer marks the frames in it (events at the inputs p1, p3); with
+# `santos` the root output p2 copies its backlog (cnt1) into marks (events
+# at p2). (h2's hostd answers every mark with a CNP, which fills p2's input
+# buffer in turn: that buffer has full events too, and under santos the
+# outputs p1, p3 toward the senders see a few.) Every mark must come back to the sender as a CNP from h2's hostd
+# and be counted on h1's or h3's flow to h2.
+. "$(dirname "$0")/lib.sh"
+
+setup() {
+	mk_switch S
+	for i in 1 2 3; do
+		mk_host "h$i"
+		link_hd_host S "p$i" "h$i" "$i"
+	done
+}
+
+port_field() { # JSON PORT FIELD
+	jget "$1" "d['ports']['$2']['$3']"
+}
+
+t_policy() { # POLICY
+	local pol=$1 i c mac2 cnp m p
+	stop_switchd S 2>/dev/null
+	for i in 1 2 3; do stop_switchd "h$i" 2>/dev/null; done
+	start_switchd S "marking = $pol
+[port p1]
+ifname = $(ifn p1)
+rate = 100M
+buffer = 4frames
+flow_control = credit
+[port p2]
+ifname = $(ifn p2)
+rate = 100M
+buffer = 4frames
+flow_control = credit
+[port p3]
+ifname = $(ifn p3)
+rate = 100M
+buffer = 4frames
+flow_control = credit"
+	for i in 1 2 3; do start_hostd "h$i" "link_rate = 100M"; done
+	for i in 1 3; do hx "h$i" ping -c 2 -i 0.2 -W 2 10.99.0.2 >/dev/null || fail "ping h$i -> h2"; done
+	iperf_server h2 5201
+	iperf_server h2 5202
+	measure_lock
+	iperf_client_bg h1 2 5201 "$L2T_DIR/c1-$pol.json" -u -b 100M -l 1400 -t 2
+	c=$CLI_PID
+	iperf_client_bg h3 2 5202 "$L2T_DIR/c3-$pol.json" -u -b 100M -l 1400 -t 2
+	wait "$c" "$CLI_PID"
+	measure_unlock
+	sleep 0.3
+	j=$(ctl S counters) || fail "counters"
+	mac2=$(host_mac h2)
+	cnp=0
+	for i in 1 3; do
+		c=$(jget "$(ctl "h$i" flows)" "sum(f['cnp_in'] for f in d['flows'] if f['key'] == '$mac2')")
+		m=$(jget "$(ctl "h$i" flows)" "sum(f['marks'] for f in d['flows'] if f['key'] == '$mac2')")
+		cnp=$((cnp + m))
+	done
+	m=$(port_field "$j" p2 marked)
+	info "$pol: marked on p2 $m; full events p1 $(port_field "$j" p1 buffer_full_events) p3 $(port_field "$j" p3 buffer_full_events);" \
+		"mark events p1 $(port_field "$j" p1 mark_events) p2 $(port_field "$j" p2 mark_events) p3 $(port_field "$j" p3 mark_events);" \
+		"revoked p2 $(port_field "$j" p2 mark_revoked); marks counted by h1+h3 $cnp; h2 cnp_tx $(jget "$(ctl h2 counters)" 'd["cnp_tx"]')"
+	assert_ge "$(port_field "$j" p1 buffer_full_events)" 1 "p1 buffer_full_events"
+	case $pol in
+	none)
+		assert_eq "$m" 0 "frames marked with marking = none"
+		;;
+	naive)
+		assert_ge "$m" 1 "frames marked (naive)"
+		assert_ge "$(port_field "$j" p1 mark_events)" 1 "naive mark events at input p1"
+		assert_ge "$(port_field "$j" p1 mark_events)" "$(port_field "$j" p2 mark_events)" \
+			"naive: events at the data inputs (p1) vs the CNPs' input (p2)"
+		;;
+	santos)
+		assert_ge "$m" 1 "frames marked (santos)"
+		assert_ge "$(port_field "$j" p2 mark_events)" 1 "santos mark events at the root output p2"
+		assert_ge "$(port_field "$j" p2 mark_events)" "$((10 * $(port_field "$j" p1 mark_events)))" \
+			"santos: events at the root output p2 vs at p1 (the CNPs' output)"
+		;;
+	esac
+	# Every mark went back as a CNP and was counted on the sender's flow.
+	assert_eq "$cnp" "$m" "marks counted by the senders' hostd (cnp_interval 0: one CNP per mark)"
+	assert_eq "$(port_field "$j" p2 drops)" 0 "drops at S"
+}
+
+run_setup setup
+for pol in none naive santos; do
+	run_test "marking_$pol" t_policy "$pol"
+done
