@@ -382,8 +382,9 @@ static void hd_park(struct hd *h, struct flow *f, int prio)
 	h->parked_mask |= 1u << prio;
 }
 
-/* A parked flow whose head frame may go now, taken off its list; or NULL. */
-static struct flow *hd_unpark(struct hd *h, uint8_t open)
+/* A parked flow whose head frame may go now, taken off its list, and the
+ * priority it waited on in *prio; or NULL. */
+static struct flow *hd_unpark(struct hd *h, uint8_t open, int *prio)
 {
 	for (int p = 0; p < HD_NPRIO; p++) {
 		struct flow *f;
@@ -400,6 +401,7 @@ static struct flow *hd_unpark(struct hd *h, uint8_t open)
 		if (h->park_head[p] == FLOW_ID_NONE)
 			h->parked_mask &= ~(1u << p);
 		h->hf[id].parked = 0;
+		*prio = p;
 		return f;
 	}
 	return NULL;
@@ -514,10 +516,9 @@ static bool hd_tx_up(struct hd *h)
 			h->st.pass_frames++;
 			goto sent;
 		}
-		f = h->parked_mask ? hd_unpark(h, open) : NULL;
+		f = h->parked_mask ? hd_unpark(h, open, &prio) : NULL;
 		if (f) {
-			hd_send_flow(h, f, hd_frame_prio(h, flow_head(f),
-							 flow_frame_len(h->flows, flow_head(f))));
+			hd_send_flow(h, f, prio);
 			goto sent;
 		}
 		if (pacer_next(h->pacer, h->now, &id) != 1)
@@ -929,7 +930,8 @@ static bool hd_rx_up(struct hd *h)
 		if (!hd_rx_up_frame(h, d[i].addr, d[i].len, &space))
 			break;
 	xport_rx_done(h->up, i, n);
-	if (i < n)
+	h->up_held = i < n;
+	if (h->up_held)
 		h->st.rx_holds++;
 	if (h->host->tx_pending)
 		xport_kick(h->host);
@@ -951,17 +953,12 @@ static bool hd_is_pass(const struct eth_info *ei, const uint8_t *frame, uint32_t
 	return false;
 }
 
-static void hd_host_drop(struct hd *h, uint32_t idx, enum hd_drop why)
-{
-	h->hst.drop[why]++;
-	umem_free(h->umem, idx);
-}
-
 static void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 {
 	uint32_t idx = umem_idx(h->umem, addr);
 	const uint8_t *frame = umem_data(h->umem, addr);
-	uint32_t tag = h->cfg->tag ? L2CC_TAG_LEN : 0;
+	uint32_t tag = h->cfg->tag ? L2CC_TAG_LEN : 0, avail;
+	enum hd_drop why;
 	struct flow_key k;
 	struct eth_info ei;
 	struct flow *f = NULL;
@@ -971,30 +968,33 @@ static void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 	h->faddr[idx] = addr;
 	h->hst.rx_frames++;
 	h->hst.rx_bytes += len;
-	if (wire_parse_eth(frame, len, &ei) || wire_is_multicast(ei.src))
-		return hd_host_drop(h, idx, HD_DROP_MALFORMED);
-	if (wire_is_link_local(ei.dst))
-		return hd_host_drop(h, idx, HD_DROP_LINK_LOCAL);
+	if (wire_parse_eth(frame, len, &ei) || wire_is_multicast(ei.src)) {
+		why = HD_DROP_MALFORMED;
+		goto drop;
+	}
+	if (wire_is_link_local(ei.dst)) {
+		why = HD_DROP_LINK_LOCAL;
+		goto drop;
+	}
 	if (!h->host_mac_known || memcmp(ei.src, h->host_mac, 6)) {
 		memcpy(h->host_mac, ei.src, 6);
 		h->host_mac_known = true;
 	}
 	/* Only hostd writes tags and notifications: the host cannot forge them. */
-	if (ei.ethertype == L2CC_ETH_P_DATA_TAG || ei.ethertype == L2CC_ETH_P_CTRL)
-		return hd_host_drop(h, idx, HD_DROP_FORGED);
+	if (ei.ethertype == L2CC_ETH_P_DATA_TAG || ei.ethertype == L2CC_ETH_P_CTRL) {
+		why = HD_DROP_FORGED;
+		goto drop;
+	}
 	if (hd_is_pass(&ei, frame, len)) {
-		if (len > h->max_frame)
-			return hd_host_drop(h, idx, HD_DROP_OVERSIZE);
-		if (!fring_push(&h->pass, idx, len))
-			return hd_host_drop(h, idx, HD_DROP_PASS_FULL);
+		why = len > h->max_frame ? HD_DROP_OVERSIZE : HD_DROP_PASS_FULL;
+		if (len > h->max_frame || !fring_push(&h->pass, idx, len))
+			goto drop;
 		return;
 	}
-	if (len + tag > h->max_frame)
-		return hd_host_drop(h, idx, HD_DROP_OVERSIZE);
-	/* Keep enough free frames to refill the RX rings: a host that
-	 * outruns its flows' rates must not starve the fabric side. */
-	if (h->umem->nfree < h->reserve)
-		return hd_host_drop(h, idx, HD_DROP_NO_FRAME);
+	if (len + tag > h->max_frame) {
+		why = HD_DROP_OVERSIZE;
+		goto drop;
+	}
 	r = flow_key_from_frame(h->cfg->granularity, frame, len, &k);
 	if (!r)
 		r = flow_lookup_or_create(h->flows, &k, h->now, &f);
@@ -1006,17 +1006,28 @@ static void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 		hd_law_restore(h, f);
 		hd_flow_init(h, f);
 	}
-	/* Dynamic threshold (Choudhury-Hahne) on the shared pool: a flow may
-	 * hold at most as many frames as are still free above the reserve,
-	 * so n backlogged flows share the pool about equally instead of
-	 * first come, first served. */
-	if (f->q.frames >= h->umem->nfree - h->reserve)
-		return hd_host_drop(h, idx, HD_DROP_NO_FRAME);
+	/* The shared pool keeps one ring's worth of frames to refill the RX
+	 * rings (a host that outruns its flows' rates must not starve the
+	 * fabric side), and above that a dynamic threshold (Choudhury-Hahne):
+	 * a flow may hold at most as many frames as are still free, so n
+	 * backlogged flows share the pool about equally instead of first
+	 * come, first served. */
+	avail = h->umem->nfree > h->reserve ? h->umem->nfree - h->reserve : 0;
+	if (f->q.frames >= avail) {
+		why = HD_DROP_NO_FRAME;
+		goto drop;
+	}
 	was_idle = !f->q.frames;
-	if (flow_enqueue(h->flows, f, idx, len))
-		return hd_host_drop(h, idx, HD_DROP_QUEUE_FULL);
+	if (flow_enqueue(h->flows, f, idx, len)) {
+		why = HD_DROP_QUEUE_FULL;
+		goto drop;
+	}
 	if (was_idle)
 		pacer_wake(h->pacer, f->id, h->now, len);
+	return;
+drop:
+	h->hst.drop[why]++;
+	umem_free(h->umem, idx);
 }
 
 static bool hd_rx_host(struct hd *h)
@@ -1136,7 +1147,7 @@ uint64_t hd_next_deadline(const struct hd *h)
 	if ((h->up->tx_out || h->host->tx_out) && h->umem->nfree < h->umem->nframes / 4)
 		hd_min(&d, h->now + 200000);
 	/* Frames held in the uplink ring wait for the host ring to drain. */
-	if (h->st.rx_holds && h->host->tx_out)
+	if (h->up_held)
 		hd_min(&d, h->now + 50000);
 	return d;
 }

@@ -139,6 +139,7 @@ struct hd {
 	struct fc_tx etx;
 	uint64_t next_tx_ns;
 	bool fc_held;               /* the last TX pass ended held by flow control */
+	bool up_held;               /* the last RX pass left frames in the uplink ring */
 	/* Credit receiver side: what we counted from the switch, so our CREDIT
 	 * messages carry a sent count it can reconcile to (we grant unlimited). */
 	uint64_t crx_rcvd[HD_NPRIO];

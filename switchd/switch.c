@@ -600,11 +600,10 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 	sent = sw_tx_ctrl(s, p);
 	space -= sent;
 	mask = fc_tx_open_mask(&p->etx, s->now);
-	if (mask != 0xff && p->cnt2) {
-		for (int i = 0; i < SW_NPRIO; i++)
-			if (!(mask & (1u << i)) && s->voq->out_frames[(size_t)p->idx * VOQ_NPRIO + i])
-				sw_revoke(p);
-	}
+	/* Paused with frames waiting: a victim now, not a root. */
+	for (int i = 0; p->cnt2 && mask != 0xff && i < SW_NPRIO; i++)
+		if (!(mask & (1u << i)) && s->voq->out_frames[(size_t)p->idx * VOQ_NPRIO + i])
+			sw_revoke(p);
 	/* Held by flow control at the end of the last pass: the wire resumes
 	 * when the hold ended, without a burst for the held time. */
 	if (p->fc_held) {
