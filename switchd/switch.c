@@ -517,7 +517,10 @@ static bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t
 		sw_enqueue(s, p, out, prio, idx, len, true);
 	else
 		sw_flood(s, p, prio, idx, len);
-	sw_full_check(s, p, prio);
+	/* Whether the buffer became full is judged after this pass's
+	 * transmissions (sw_poll): a frame whose output was free has left
+	 * by then, as it would have cut through a hardware switch. */
+	p->full_due |= 1u << prio;
 	sw_fc_update(s, p, prio);
 	return true;
 }
@@ -718,6 +721,15 @@ bool sw_poll(struct sw *s)
 	for (i = 0; i < s->nports; i++) {
 		sw_port_timers(s, &s->ports[i]);
 		work |= sw_tx_port(s, &s->ports[i]);
+	}
+	for (i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+
+		for (int prio = 0; p->full_due; prio++) {
+			if (p->full_due & (1u << prio))
+				sw_full_check(s, p, prio);
+			p->full_due &= ~(1u << prio);
+		}
 	}
 	if (s->now >= s->next_age_ns) {
 		fdb_age(s->fdb, s->now);

@@ -96,6 +96,7 @@ struct sw_port {
 	uint64_t cnt2;
 	int marking;                /* enum mark_policy of this input buffer, resolved */
 	uint8_t full_mask;          /* priorities whose input buffer is full */
+	uint8_t full_due;           /* priorities that took frames this pass */
 
 	/* Control frames waiting to go out ahead of data (not subject to pause). */
 	uint32_t ctrlq[SW_CTRLQ];
