@@ -168,10 +168,11 @@ static void emit_counters(struct hd *h, struct jw *w, bool full)
 	flow_table_get_stats(h->flows, &fs);
 	jw_u64(w, "flows", fs.flows);
 	jw_u64(w, "pass_queue", h->pass.n);
-	if (!full)
-		return;
+	/* In the time series too: how many flows the ON/OFF periods made. */
 	jw_u64(w, "flows_created", fs.created);
 	jw_u64(w, "flows_expired", fs.expired);
+	if (!full)
+		return;
 	jw_u64(w, "flows_table_full", fs.full);
 	xport_xdp_stats_emit(w, "xdp_host", h->host);
 	xport_xdp_stats_emit(w, "xdp_uplink", h->up);

@@ -1128,9 +1128,32 @@ static inline void hd_min(uint64_t *d, uint64_t t)
 		*d = t;
 }
 
+/* Anything for flow_expire() to look at: a flow or peer besides the
+ * default ones, or a saved law state. */
+static bool hd_may_expire(const struct hd *h)
+{
+	struct flow_table_stats st;
+
+	flow_table_get_stats(h->flows, &st);
+	if (st.flows > 1)
+		return true;
+	flow_table_get_stats(h->peers, &st);
+	if (st.flows > 1)
+		return true;
+	if (h->saved) {
+		flow_table_get_stats(h->saved, &st);
+		if (st.flows > 1)
+			return true;
+	}
+	return false;
+}
+
 uint64_t hd_next_deadline(const struct hd *h)
 {
-	uint64_t d = h->next_expire_ns;
+	/* An idle hostd with nothing to forget sleeps through the expiry
+	 * interval (a short flow_idle would otherwise wake it every
+	 * flow_idle/4); the next frame makes a flow and re-arms it. */
+	uint64_t d = hd_may_expire(h) ? h->next_expire_ns : UINT64_MAX;
 
 	if (h->cfg->stats_interval)
 		hd_min(&d, h->next_stats_ns);
