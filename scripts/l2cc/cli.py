@@ -86,6 +86,12 @@ def cmd_plot(a):
 # ---- end of hook ---------------------------------------------------------------------
 
 
+def cmd_sweep(a):
+    # Imported only here, like the experiment runner (which it uses).
+    from . import sweep
+    return sweep.cmd_sweep(a)
+
+
 def _topology(p):
     p.add_argument("topology", metavar="TOPO", help="topology YAML file")
 
@@ -108,6 +114,24 @@ def _compact(p):
     p.add_argument("--compact", action="store_true", help="one line of JSON")
 
 
+def _sweep(p):
+    p.add_argument("sweep", metavar="SWEEP", help="sweep YAML file")
+    p.add_argument("--check", action="store_true",
+                   help="validate the sweep and every point's derived topology and "
+                        "experiment, print the points, and exit; touches nothing")
+    p.add_argument("--points", metavar="LABEL,...",
+                   help="run only these points (labels or shell patterns, e.g. 'fimd_*')")
+    p.add_argument("--out", metavar="DIR",
+                   help="the sweep's directory (default results/sweeps/NAME/YYYYmmdd-HHMMSS "
+                        "in the repository); new or empty")
+    p.add_argument("--replace", action="store_true",
+                   help="if the lab is up already, take it down first (default: refuse)")
+    p.add_argument("--no-plots", action="store_true",
+                   help="skip each point's plots (sweep.png is still drawn)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="a line per run and the table (each run's output is in its log)")
+
+
 def _passthrough(p):
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments of the experiment runner")
 
@@ -125,6 +149,8 @@ COMMANDS = [
     ("run", cmd_run, "run an experiment (scripts/l2cc/experiment.py)", [_passthrough], True),
     ("plot", cmd_plot, "plot an experiment's results (scripts/l2cc/experiment.py)",
      [_passthrough], True),
+    ("sweep", cmd_sweep, "run an experiment at every point of a parameter sweep (up, run, "
+     "down each) and tabulate metrics", [_sweep, _rundir], False),
 ]
 
 

@@ -12,6 +12,8 @@ Entry points, for scripts/l2cc/cli.py:
   run_main(argv) / plot_main(argv)      the module parses its own options
   add_arguments(run_parser, plot_parser), cmd_run(args), cmd_plot(args)
                                         for a cli.py that owns the parsers
+  load(), check_against_lab(), find_lab(), run_traffic(), analyse_and_plot()
+                                        the steps of a run, for sweep.py
 
 Exit status: 0 success, 1 a runtime failure (the lab is not up, a flow
 failed), 2 an error in the experiment file or the arguments, 130 Ctrl-C.
@@ -848,11 +850,6 @@ def _scientific_python():
               file=sys.stderr)
 
 
-def _say(a, msg):
-    if not getattr(a, "quiet", False):
-        print(msg, flush=True)
-
-
 def _default_out(e):
     return os.path.join(REPO, "results", e.name, time.strftime("%Y%m%d-%H%M%S"))
 
@@ -861,7 +858,6 @@ def cmd_run(a):
     if not a.check:
         _scientific_python()        # may re-run the command: before any output
     from . import lab as L
-    from . import traffic
     try:
         e = load(a.experiment)
     except ExperimentError as err:
@@ -898,24 +894,41 @@ def cmd_run(a):
               % (a.experiment, lab["name"], note, len(e.flows), fmt_time(e.duration),
                  fmt_time(e.window[0]), fmt_time(e.window[1])))
         return 0
+    out = os.path.abspath(a.out or _default_out(e))
+    bindir = os.path.abspath(a.bin or os.environ.get("L2CC_BIN") or
+                             os.path.join(REPO, "build", "bin"))
+    rc = run_traffic(e, lab, out, bindir, quiet=a.quiet)
+    if rc == 130:
+        print("l2cc-lab run: the lab stays up", file=sys.stderr)
+    if rc in (2, 130):
+        return rc
+    return analyse_and_plot(out, rc, plots=not a.no_plots, quiet=a.quiet)
+
+
+def run_traffic(e, lab, out, bindir, quiet=False):
+    """Run experiment `e` (load()ed, check_against_lab() passed) on `lab`
+    (its lab.json document, every daemon running): the inputs, the traffic,
+    run.json and the time series into result directory `out` (created; new
+    or empty), no analysis. Returns 0; 1 a runtime failure (what was
+    recorded is kept); 2 `out` is not empty; 130 Ctrl-C or SIGTERM (the
+    traffic is stopped, the lab is left up). Needs root. For cmd_run and
+    scripts/l2cc/sweep.py."""
+    from . import traffic
     if os.geteuid() != 0:
         print("l2cc-lab run: needs root (ip netns exec)", file=sys.stderr)
         return 1
-
-    out = os.path.abspath(a.out or _default_out(e))
     if os.path.exists(out) and os.listdir(out):
         print("l2cc-lab run: %s exists and is not empty; choose another --out" % out,
               file=sys.stderr)
         return 2
     os.makedirs(out, exist_ok=True)
-    shutil.copyfile(a.experiment, os.path.join(out, "experiment.yaml"))
+    shutil.copyfile(e.path, os.path.join(out, "experiment.yaml"))
     with open(os.path.join(out, "lab.json"), "w") as f:
         json.dump(lab, f, indent=2)
-    bindir = os.path.abspath(a.bin or os.environ.get("L2CC_BIN") or
-                             os.path.join(REPO, "build", "bin"))
-    _say(a, "experiment %s on lab %s: %d flows, %s; results in %s"
-         % (e.name, lab["name"], len(e.flows), fmt_time(e.duration), out))
-    tr = traffic.Traffic(e, lab, out, bindir, say=(lambda m: None) if a.quiet else
+    if not quiet:
+        print("experiment %s on lab %s: %d flows, %s; results in %s"
+              % (e.name, lab["name"], len(e.flows), fmt_time(e.duration), out), flush=True)
+    tr = traffic.Traffic(e, lab, out, bindir, say=(lambda m: None) if quiet else
                          (lambda m: print("  " + m, flush=True)))
     rc = 0
 
@@ -925,8 +938,7 @@ def cmd_run(a):
     try:
         rc = tr.run()
     except KeyboardInterrupt:
-        print("l2cc-lab run: interrupted; stopping the traffic (the lab stays up)",
-              file=sys.stderr)
+        print("l2cc-lab run: interrupted; stopping the traffic", file=sys.stderr)
         tr.abort("interrupted")
         return 130
     except traffic.TrafficError as err:
@@ -937,10 +949,13 @@ def cmd_run(a):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # let the cleanup finish
         tr.cleanup()
         signal.signal(signal.SIGTERM, old_term)
-    return _analyse_and_plot(out, a, rc)
+    return rc
 
 
-def _analyse_and_plot(out, a, rc):
+def analyse_and_plot(out, rc, plots=True, quiet=False):
+    """results.json/.csv (and the plots) of result directory `out` after
+    run_traffic() returned `rc` (0 or 1); prints the summary. Returns 1 if
+    the analysis failed or a flow failed, else rc."""
     from . import results
     try:
         res = results.analyse(out)
@@ -949,11 +964,12 @@ def _analyse_and_plot(out, a, rc):
         return 1
     results.write(out, res)
     print(results.summary_text(res))
-    if not getattr(a, "no_plots", False):
+    if plots:
         try:
-            from . import plots
-            made = plots.plot_all(out)
-            _say(a, "plots: %s" % ", ".join(os.path.relpath(p, out) for p in made))
+            from . import plots as P
+            made = P.plot_all(out)
+            if not quiet:
+                print("plots: %s" % ", ".join(os.path.relpath(p, out) for p in made))
         except ImportError as err:
             print("l2cc-lab run: no plots (%s): apt-get install python3-matplotlib, then "
                   "`l2cc-lab plot %s`" % (err, out), file=sys.stderr)

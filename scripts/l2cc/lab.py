@@ -261,8 +261,10 @@ def prepare(topo_path, rundir=None, bindir=None):
     return topo, rundir, confs, notes
 
 
-def _lab_is_up(topo, rundir):
-    """Reasons this lab cannot be brought up now (it, or its namespaces, exist)."""
+def up_reasons(topo, rundir):
+    """Reasons this lab cannot be brought up now (it, or its namespaces,
+    exist): [] when it can. Also for sweep.py, which checks before its first
+    point."""
     why = []
     mine = [ns for ns in netns_list() if T.is_lab_netns(topo.prefix, ns)]
     if mine:
@@ -408,7 +410,7 @@ def up(topo_path, rundir=None, bindir=None):
         if not shutil.which(tool):
             raise LabError("%s is missing: run scripts/setup.sh" % tool)
     _need_root("up")
-    why = _lab_is_up(topo, rundir)
+    why = up_reasons(topo, rundir)
     if why:
         raise LabError("lab %s looks up already (%s); run `l2cc-lab down %s%s` first"
                        % (topo.name, "; ".join(why), topo.name,

@@ -1,0 +1,1389 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Parameter sweeps: `l2cc-lab sweep SWEEP.yaml` (docs/testbed.md, "Sweeps").
+
+A sweep file names a base topology and a base experiment and the points to
+run: explicit points (a label and overrides), the cartesian product of grid
+axes, or both (every explicit point at every grid combination). A point's
+overrides are dotted paths into the two YAML documents; applied to copies
+of the base files they give the point's derived topology and experiment.
+
+Everything is validated before any lab is brought up: the sweep file, then
+every point's derived files through the loaders `up` and `run` use
+(lab.prepare(), which includes the daemons' own --check, experiment.load()
+and check_against_lab()), then the metrics against each point's lab and
+experiment. Every problem is reported as FILE:LINE: one that comes from an
+override at the override's line in the sweep file, one in a part of a base
+file that the point did not change at that line of the base file.
+
+Then, per point and repeat, one after another on the same lab name:
+lab.up(), experiment.run_traffic(), lab.down() (always: also on an error,
+Ctrl-C or SIGTERM), experiment.analyse_and_plot(), and the chosen metrics of
+results.json into one table (sweep.csv, sweep.json, sweep.md, rewritten
+after every run) and one plot (sweep.png).
+"""
+
+import copy
+import csv
+import fnmatch
+import itertools
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+import types
+
+import yaml
+
+from . import REPO
+from . import experiment as E
+from . import lab as L
+from . import topo as T
+
+# ---- the file format -------------------------------------------------------------
+
+TOP_KEYS = ("name", "description", "topology", "experiment", "repeat", "set", "points",
+            "grid", "metrics", "plot")
+POINT_KEYS = ("label", "set")
+AXIS_KEYS = ("path", "values", "labels")
+PLOT_KEYS = ("x", "y", "series")
+DOCS = ("topology", "experiment")
+
+#: Paths the sweep sets itself: every point runs on the same lab name, one
+#: after another, and each derived experiment names its derived topology.
+OWNED = {("topology", "name"): "every point keeps the base topology's lab name",
+         ("topology", "prefix"): "every point keeps the base topology's prefix",
+         ("experiment", "topology"): "each point's experiment names the point's derived "
+                                     "topology"}
+
+#: Columns of the table that axes and metrics cannot be called.
+RESERVED = ("label", "point", "repeat", "status", "error", "result_dir")
+
+#: The top-level keys of results.json (results.analyse()): a metric's path
+#: starts with one of them.
+RESULT_KEYS = ("experiment", "lab", "result_dir", "t0", "duration_s", "window_s", "status",
+               "aborted", "sample_interval_s", "series_gaps", "flows", "fairness", "groups",
+               "ports", "rate_check", "links", "fabric_drops", "host_edge_drops",
+               "flow_control", "notifications", "fct", "cpu", "warnings")
+
+LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+COLUMN_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+MAX_REPEAT = 100
+MAX_POINTS = 10000
+
+STATUSES = ("ok", "failed", "interrupted", "not-run")
+
+
+class PathError(Exception):
+    """A path that cannot be set or read: the message says why."""
+
+
+class SweepErrors(Exception):
+    """Problems in the sweep file or in what its points derive, each
+    (file, line, message), printed as FILE:LINE: message."""
+
+    def __init__(self, errs, first=None):
+        super().__init__("sweep errors")
+        self.errs = errs
+        self.first = first          # the sweep file: its problems first
+
+    def lines(self):
+        order = {self.first: 0} if self.first else {}
+        for f, _, _ in self.errs:
+            order.setdefault(f, len(order))
+        return ["%s:%s: %s" % (f, ln or 1, m) for f, ln, m in
+                sorted(self.errs, key=lambda e: (order[e[0]], e[1] or 0))]
+
+
+# ---- dotted paths ----------------------------------------------------------------------
+
+_FIRST_RE = re.compile(r"[^.\[\]]+")
+_NEXT_RE = re.compile(r"\.([^.\[\]]+)|\[([^\[\]]+)\]")
+
+
+def parse_path(text):
+    """'topology.defaults.law.law', 'links[B>C].utilisation' -> steps, a list
+    of ("key", K) for .K and ("sel", S) for [S]. PathError if malformed."""
+    if not isinstance(text, str) or not text:
+        raise PathError("expected a dotted path such as topology.defaults.buffer, got %s"
+                        % _show(text))
+    m = _FIRST_RE.match(text)
+    if not m:
+        raise PathError('path "%s" must start with a key' % text)
+    steps = [("key", m.group(0))]
+    pos = m.end()
+    while pos < len(text):
+        m = _NEXT_RE.match(text, pos)
+        if not m:
+            raise PathError('path "%s": cannot read "%s", expected .KEY or [ID]'
+                            % (text, text[pos:]))
+        steps.append(("key", m.group(1)) if m.group(1) is not None else ("sel", m.group(2)))
+        pos = m.end()
+    return steps
+
+
+def path_str(steps):
+    out = ""
+    for kind, tok in steps:
+        out += "[%s]" % tok if kind == "sel" else ("." if out else "") + str(tok)
+    return out
+
+
+def _show(v):
+    if isinstance(v, dict):
+        return "a mapping"
+    if isinstance(v, list):
+        return "a list"
+    if v is None:
+        return "empty"
+    return '"%s"' % _vstr(v)
+
+
+def _ids(lst):
+    out = []
+    for i, x in enumerate(lst):
+        if isinstance(x, dict) and ("id" in x or "name" in x):
+            out.append(str(x.get("id", x.get("name"))))
+        else:
+            out.append(str(i))
+    return out
+
+
+def _few(names, n=12):
+    names = [str(x) for x in names]
+    return ", ".join(names[:n]) + (", ..." if len(names) > n else "") if names else "(none)"
+
+
+def _select(lst, tok):
+    """Index of the element of list `lst` that [tok] selects: the mapping
+    whose id (else name) is tok, else element number tok (from 0)."""
+    for key in ("id", "name"):
+        for i, x in enumerate(lst):
+            if isinstance(x, dict) and key in x and str(x[key]) == tok:
+                return i
+    if tok.isdigit() and int(tok) < len(lst):
+        return int(tok)
+    return None
+
+
+def set_path(doc, steps, value, root=None):
+    """doc[steps] = value, creating mappings on the way (an empty or
+    missing key becomes one). [S] on a list selects an element (_select).
+    Returns the concrete path (keys and list indices). PathError if a step
+    meets a scalar or a list element that is not there; `root` names doc in
+    its message."""
+    cur, done = doc, []
+    for i, (kind, tok) in enumerate(steps):
+        last = i == len(steps) - 1
+        where = path_str(([("key", root)] if root else []) + steps[:i]) or "the document"
+        if isinstance(cur, dict):
+            key = tok
+        elif isinstance(cur, list):
+            if kind != "sel":
+                raise PathError("%s is a list: select an element with [N] or [ID] (its id "
+                                "or name), not .%s" % (where, tok))
+            key = _select(cur, tok)
+            if key is None:
+                raise PathError("%s has no element [%s], expected one of: %s"
+                                % (where, tok, _few(_ids(cur))))
+        else:
+            raise PathError("%s is %s, not a mapping: nothing can be set below it"
+                            % (where, _show(cur)))
+        done.append(key)
+        if last:
+            cur[key] = value
+        else:
+            if isinstance(cur, dict) and cur.get(key) is None or \
+                    isinstance(cur, list) and cur[key] is None:
+                cur[key] = {}
+            cur = cur[key]
+    return tuple(done)
+
+
+def get_path(doc, steps, root="results.json"):
+    """The value at steps in doc (plain JSON); PathError naming what is there."""
+    cur = doc
+    for i, (kind, tok) in enumerate(steps):
+        where = path_str(steps[:i]) or root
+        if isinstance(cur, dict):
+            if tok not in cur:
+                raise PathError("%s has no %s, expected one of: %s"
+                                % (where, "key " + tok if kind == "key" else "[%s]" % tok,
+                                   _few(cur.keys())))
+            cur = cur[tok]
+        elif isinstance(cur, list):
+            if kind != "sel":
+                raise PathError("%s is a list: select an element with [ID] (its id or name) "
+                                "or [N], not .%s" % (where, tok))
+            j = _select(cur, tok)
+            if j is None:
+                raise PathError("%s has no element [%s], expected one of: %s"
+                                % (where, tok, _few(_ids(cur))))
+            cur = cur[j]
+        else:
+            raise PathError("%s is %s, not a mapping or a list: nothing below it"
+                            % (where, _show(cur)))
+    return cur
+
+
+def metric_value(doc, steps):
+    """A metric: the value at steps; a mapping with a `total` (fabric_drops,
+    host_edge_drops) stands for its total. PathError for a missing key or a
+    mapping or list that is not a number."""
+    v = get_path(doc, steps)
+    if isinstance(v, dict) and "total" in v:
+        return v["total"]
+    if isinstance(v, dict):
+        raise PathError("%s is a mapping, expected a number: add one of its keys (%s)"
+                        % (path_str(steps), _few(v.keys())))
+    if isinstance(v, list):
+        raise PathError("%s is a list, expected a number: select an element with [ID] (%s)"
+                        % (path_str(steps), _few(_ids(v))))
+    return v
+
+
+def _vstr(v):
+    """A value as a table cell or a label: YAML booleans as yes/no (the
+    daemons' spelling), collections in YAML's flow style."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if v is None:
+        return ""
+    if isinstance(v, (dict, list)):
+        return yaml.safe_dump(v, default_flow_style=True, sort_keys=False,
+                              width=10**6).strip()
+    return str(v)
+
+
+def _label_of(v):
+    s = re.sub(r"[^A-Za-z0-9_.-]+", "-", _vstr(v)).strip("-.")
+    return s or "x"
+
+
+def _plain(x):
+    """YMap/YSeq (with line numbers) -> plain dicts and lists (for yaml.safe_dump)."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_plain(v) for v in x]
+    return x
+
+
+# ---- the model -------------------------------------------------------------------------
+
+class Override:
+    """One `set` entry: `doc` (topology/experiment), `steps` inside it."""
+
+    def __init__(self, text, steps, value, line, origin):
+        self.text = text
+        self.doc = steps[0][1]
+        self.steps = steps[1:]
+        self.value = value
+        self.line = line
+        self.origin = origin        # "set", "point", "axis NAME": for messages
+
+
+class Axis:
+    def __init__(self, name, line):
+        self.name = name
+        self.line = line
+        self.text = None
+        self.target = None          # an Override without its value
+        self.values = []
+        self.labels = []
+        self.vlines = []
+
+
+class Point:
+    """One point of the sweep: its overrides and, once derived and
+    validated, its files' text, topology, lab document and experiment."""
+
+    def __init__(self, label, point, axes, overrides, line):
+        self.label = label
+        self.point = point          # the explicit point's label, or None
+        self.axes = axes            # {axis name: (value, label)}
+        self.overrides = overrides  # [Override], in the order applied
+        self.line = line
+        self.texts = {}             # doc -> derived YAML text
+        self.applied = {}           # doc -> [(concrete path, Override)]
+        self.topo = None
+        self.lab = None
+        self.exp = None
+        self.warnings = []
+
+
+class Sweep:
+    def __init__(self, path):
+        self.path = path
+        self.name = None
+        self.description = None
+        self.bases = {}             # doc -> path of the base file
+        self.base_docs = {}         # doc -> YMap
+        self.repeat = 1
+        self.points = []
+        self.axes = []
+        self.explicit = []          # labels of the explicit points
+        self.metrics = []           # [(name, text, steps, line)]
+        self.plot = None            # {"x": ..., "y": [...], "series": [...]}
+        self.lines = {}
+
+
+# ---- parsing the sweep file -----------------------------------------------------------
+
+class _Parser:
+    def __init__(self, path):
+        self.path = path
+        self.errs = []
+
+    def err(self, line, msg):
+        self.errs.append((self.path, line, msg))
+
+    def unknown(self, m, allowed, where):
+        for k in m:
+            if k not in allowed:
+                self.err(m.kline(k), 'unknown key "%s" in %s, expected one of: %s'
+                         % (k, where, ", ".join(allowed)))
+
+    def override(self, text, value, line, origin):
+        try:
+            steps = parse_path(text)
+        except PathError as e:
+            self.err(line, "%s: %s" % (origin, e))
+            return None
+        if steps[0][1] not in DOCS or len(steps) < 2:
+            self.err(line, '%s: path "%s" must start with topology. or experiment. and name '
+                     'a key inside it' % (origin, text))
+            return None
+        owned = OWNED.get(tuple(tok for _, tok in steps[:2]))
+        if owned and len(steps) == 2:
+            self.err(line, '%s: %s is set by the sweep (%s), expected it left out'
+                     % (origin, text, owned))
+            return None
+        return Override(text, steps, _plain(value), line, origin)
+
+    def set_map(self, m, line, origin):
+        if m is None:
+            return []
+        if not isinstance(m, T.YMap):
+            self.err(line, "%s: expected a mapping of dotted paths to values, e.g. "
+                           "{topology.defaults.buffer: 4frames}" % origin)
+            return []
+        out = []
+        for k, v in m.items():
+            o = self.override(k, v, m.kline(k), origin)
+            if o:
+                out.append(o)
+        return out
+
+    def parse(self):
+        try:
+            doc, errs = T.read_yaml(self.path)
+        except T.TopoError as e:
+            raise SweepErrors([(self.path, ln, "expected a sweep: a mapping with topology, "
+                                "experiment and points or grid" if "empty file" in m else m)
+                               for ln, m in e.errors])
+        self.errs.extend((self.path, ln, m) for ln, m in errs)
+        sw = Sweep(self.path)
+        if not isinstance(doc, T.YMap):
+            self.err(getattr(doc, "line", 1), "expected a mapping with topology, experiment "
+                     "and points or grid")
+            raise SweepErrors(self.errs)
+        self.unknown(doc, TOP_KEYS, "the sweep")
+        sw.lines = {k: doc.kline(k) for k in doc}
+
+        name = doc.get("name")
+        if name is None:
+            name = os.path.splitext(os.path.basename(self.path))[0]
+        if not isinstance(name, str) or not E.NAME_RE.match(name):
+            self.err(doc.vline("name"), 'name "%s": expected up to 64 letters, digits, _, ., - '
+                     '(it names the result directory)' % (name,))
+            name = "sweep"
+        sw.name = name
+        if "description" in doc:
+            sw.description = str(doc["description"])
+
+        here = os.path.dirname(self.path)
+        for d in DOCS:
+            v = doc.get(d)
+            if not isinstance(v, str) or not v:
+                self.err(doc.vline(d) if d in doc else doc.line,
+                         "%s %s, expected the base %s file (relative to the sweep file)"
+                         % (d, "is missing" if d not in doc else "is not a file name", d))
+                continue
+            p = os.path.normpath(v if os.path.isabs(v) else os.path.join(here, v))
+            if not os.path.isfile(p):
+                self.err(doc.vline(d), "%s: %s does not exist" % (d, p))
+                continue
+            sw.bases[d] = p
+
+        if "repeat" in doc:
+            r = doc["repeat"]
+            if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= MAX_REPEAT:
+                self.err(doc.vline("repeat"), "repeat: expected runs per point, 1..%d"
+                         % MAX_REPEAT)
+            else:
+                sw.repeat = r
+
+        common = self.set_map(doc.get("set"), doc.vline("set"), "set")
+        explicit = self.points(sw, doc)
+        self.grid(sw, doc)
+        self.expand(sw, doc, common, explicit)
+        self.metrics(sw, doc)
+        if "plot" in doc:
+            self.plot(sw, doc)
+        if self.errs:
+            raise SweepErrors(self.errs)
+        return sw
+
+    def points(self, sw, doc):
+        """[(label, [Override], line)] of `points:`, or [None] without it."""
+        if "points" not in doc:
+            return [None]
+        ps = doc["points"]
+        if not isinstance(ps, T.YSeq) or not ps:
+            self.err(doc.vline("points"), "points: expected a list of {label: L, set: {PATH: "
+                     "VALUE, ...}}")
+            return [None]
+        out, seen = [], {}
+        for i, p in enumerate(ps):
+            line = ps.ilines[i]
+            if not isinstance(p, T.YMap):
+                self.err(line, "point %d: expected {label: L, set: {PATH: VALUE, ...}}"
+                         % (i + 1))
+                continue
+            self.unknown(p, POINT_KEYS, "point %d" % (i + 1))
+            label = p.get("label")
+            if label is None or isinstance(label, (bool, dict, list)) or \
+                    not LABEL_RE.match(str(label)):
+                self.err(p.vline("label") if "label" in p else line,
+                         "point %d: label %s, expected up to 64 letters, digits, _, ., - (it "
+                         "names the point's directory)"
+                         % (i + 1, "is missing" if label is None else '"%s"' % _vstr(label)))
+                continue
+            label = str(label)
+            if label in seen:
+                self.err(p.vline("label"), 'point label "%s" is used twice (also line %d)'
+                         % (label, seen[label]))
+                continue
+            seen[label] = p.vline("label")
+            out.append((label, self.set_map(p.get("set"), p.vline("set"),
+                                            "point %s" % label), line))
+            sw.explicit.append(label)
+        return out or [None]
+
+    def grid(self, sw, doc):
+        if "grid" not in doc:
+            return
+        g = doc["grid"]
+        if not isinstance(g, T.YMap) or not g:
+            self.err(doc.vline("grid"), "grid: expected a mapping of axis name to {path: PATH, "
+                     "values: [V1, V2, ...]}")
+            return
+        for name, spec in g.items():
+            line = g.kline(name)
+            if not COLUMN_RE.match(name) or name in RESERVED:
+                self.err(line, 'grid: axis name "%s" is not usable, expected a letter then up '
+                         'to 63 letters, digits, _, ., -, and none of: %s'
+                         % (name, ", ".join(RESERVED)))
+                continue
+            where = "grid axis %s" % name
+            if not isinstance(spec, T.YMap):
+                self.err(g.vline(name), "%s: expected {path: PATH, values: [V1, V2, ...]}"
+                         % where)
+                continue
+            self.unknown(spec, AXIS_KEYS, where)
+            ax = Axis(name, line)
+            if "path" not in spec:
+                self.err(line, "%s: path is missing, expected the dotted path the values go "
+                               "to, e.g. topology.defaults.buffer" % where)
+            else:
+                o = self.override(spec["path"], None, spec.vline("path"), where)
+                if o:
+                    ax.text, ax.target = o.text, o
+            vals = spec.get("values")
+            if not isinstance(vals, T.YSeq) or not vals:
+                self.err(spec.vline("values") if "values" in spec else line,
+                         "%s: values: expected a non-empty list" % where)
+                continue
+            ax.values = [_plain(v) for v in vals]
+            ax.vlines = list(vals.ilines)
+            labels = spec.get("labels")
+            if labels is None:
+                ax.labels = [_label_of(v) for v in ax.values]
+            elif not isinstance(labels, T.YSeq) or len(labels) != len(vals) or \
+                    not all(isinstance(x, (str, int, float)) and not isinstance(x, bool)
+                            and LABEL_RE.match(str(x)) for x in labels):
+                self.err(spec.vline("labels"), "%s: labels: expected one label per value (%d), "
+                         "each up to 64 letters, digits, _, ., -" % (where, len(vals)))
+                continue
+            else:
+                ax.labels = [str(x) for x in labels]
+            seen, dup = {}, False
+            for i, (lab, vl) in enumerate(zip(ax.labels, ax.vlines)):
+                if lab in seen:
+                    self.err(vl, '%s: values %d and %d both have the label "%s"%s'
+                             % (where, seen[lab] + 1, i + 1, lab, "" if "labels" in spec
+                                else ": give the axis labels: [...]"))
+                    dup = True
+                seen.setdefault(lab, i)
+            if ax.target and not dup:
+                sw.axes.append(ax)
+
+    def expand(self, sw, doc, common, explicit):
+        combos = list(itertools.product(*[range(len(a.values)) for a in sw.axes]))
+        if len(explicit) * len(combos) > MAX_POINTS:
+            self.err(doc.line, "the sweep has %d points, expected at most %d"
+                     % (len(explicit) * len(combos), MAX_POINTS))
+            return
+        seen = {}
+        for p in explicit:
+            for combo in combos:
+                parts, ovs, axes = [], list(common), {}
+                line = doc.line
+                if p is not None:
+                    parts.append(p[0])
+                    ovs += p[1]
+                    line = p[2]
+                for ax, i in zip(sw.axes, combo):
+                    parts.append(ax.labels[i])
+                    o = ax.target
+                    ovs.append(Override(ax.text, [("key", o.doc)] + o.steps, ax.values[i],
+                                        ax.vlines[i], "grid axis %s" % ax.name))
+                    axes[ax.name] = (ax.values[i], ax.labels[i])
+                if p is None and not sw.axes:
+                    line = doc.line
+                label = "_".join(parts) or "base"
+                if label in seen:
+                    self.err(line, 'two points are both labelled "%s": change a point label or '
+                             'an axis label' % label)
+                    continue
+                seen[label] = line
+                sw.points.append(Point(label, p[0] if p else None, axes, ovs, line))
+
+    def metrics(self, sw, doc):
+        if "metrics" not in doc:
+            return
+        m = doc["metrics"]
+        if not isinstance(m, T.YMap):
+            self.err(doc.vline("metrics"), "metrics: expected a mapping of column name to a "
+                     "path into results.json, e.g. {victim_bps: groups.victim.sum_bps}")
+            return
+        axes = {a.name for a in sw.axes}
+        for name, text in m.items():
+            line = m.kline(name)
+            if not COLUMN_RE.match(name) or name in RESERVED or name in axes:
+                self.err(line, 'metric name "%s" is not usable, expected a letter then up to '
+                         '63 letters, digits, _, ., -, not an axis name and none of: %s'
+                         % (name, ", ".join(RESERVED)))
+                continue
+            try:
+                steps = parse_path(text)
+            except PathError as e:
+                self.err(m.vline(name), "metric %s: %s" % (name, e))
+                continue
+            if steps[0][1] not in RESULT_KEYS:
+                self.err(m.vline(name), 'metric %s: results.json has no %s, expected a path '
+                         'starting with one of: %s' % (name, steps[0][1],
+                                                       ", ".join(RESULT_KEYS)))
+                continue
+            sw.metrics.append((name, text, steps, m.vline(name)))
+
+    def plot(self, sw, doc):
+        p = doc["plot"]
+        line = doc.vline("plot")
+        if not isinstance(p, T.YMap):
+            self.err(line, "plot: expected {x: AXIS, y: [METRIC, ...], series: AXIS}")
+            return
+        self.unknown(p, PLOT_KEYS, "plot")
+        dims = [a.name for a in sw.axes] + (["point"] if sw.explicit else [])
+        many = [a.name for a in sw.axes if len(a.values) > 1] + \
+            (["point"] if len(sw.explicit) > 1 else [])
+        metrics = [m[0] for m in sw.metrics]
+        ok = True
+
+        def names(key, allowed, what, required):
+            nonlocal ok
+            v = p.get(key)
+            if v is None:
+                if required:
+                    self.err(line, "plot: %s is missing, expected %s" % (key, what))
+                    ok = False
+                return []
+            vs = [v] if isinstance(v, str) else v
+            if not isinstance(vs, list) or not vs or \
+                    not all(isinstance(x, str) and x in allowed for x in vs):
+                self.err(p.vline(key), "plot: %s: expected %s, one of: %s"
+                         % (key, what, _few(allowed, 40)))
+                ok = False
+                return []
+            return list(vs)
+
+        x = names("x", dims, "a grid axis or point", True)
+        if len(x) > 1:
+            self.err(p.vline("x"), "plot: x: expected one axis")
+            ok = False
+        y = names("y", metrics, "a metric name or a list of them", True)
+        series = names("series", dims, "a grid axis or point, or a list of them", False)
+        if x and x[0] in series:
+            self.err(p.vline("series"), "plot: %s is both x and a series" % x[0])
+            ok = False
+        if not ok:
+            return
+        loose = [d for d in many if d not in x + series]
+        if loose:
+            self.err(line, "plot: %s %s several values but %s neither x nor a series: add %s "
+                     "to series" % (", ".join(loose), "has" if len(loose) == 1 else "have",
+                                    "is" if len(loose) == 1 else "are",
+                                    "it" if len(loose) == 1 else "them"))
+            return
+        sw.plot = {"x": x[0], "y": y, "series": series}
+
+
+# ---- deriving and validating the points -----------------------------------------------
+
+def _line_index(ymap):
+    """{line: concrete path} of a YAML tree read with line numbers: the
+    deepest key or item that starts on each line."""
+    idx = {}
+
+    def put(line, path):
+        if line and len(path) >= len(idx.get(line, ())):
+            idx[line] = path
+
+    def walk(node, path):
+        if isinstance(node, T.YMap):
+            for k, v in node.items():
+                put(node.kline(k), path + (k,))
+                walk(v, path + (k,))
+        elif isinstance(node, T.YSeq):
+            for i, v in enumerate(node):
+                put(node.ilines[i], path + (i,))
+                walk(v, path + (i,))
+    walk(ymap, ())
+    return idx
+
+
+def _path_at(idx, line):
+    best = None
+    for ln in idx:
+        if ln <= line and (best is None or ln > best):
+            best = ln
+    return idx[best] if best is not None else ()
+
+
+def _in_base(node, path):
+    for step in path:
+        if isinstance(node, dict) and step in node or \
+                isinstance(node, list) and isinstance(step, int) and step < len(node):
+            node = node[step]
+        else:
+            return False
+    return True
+
+
+def _base_line(node, path):
+    line = getattr(node, "line", 1) or 1
+    for step in path:
+        if isinstance(node, T.YMap) and step in node:
+            line = node.kline(step)
+            node = node[step]
+        elif isinstance(node, T.YSeq) and isinstance(step, int) and step < len(node):
+            line = node.ilines[step]
+            node = node[step]
+        else:
+            break
+    return line
+
+
+def _header(sw, pt, d):
+    sets = ["#   %s = %s" % (o.text, _vstr(o.value)) for o in pt.overrides if o.doc == d]
+    return "\n".join(["# SPDX-License-Identifier: BSD-2-Clause",
+                      "# Derived by `l2cc-lab sweep` from %s" % os.path.abspath(sw.bases[d]),
+                      "# for point %s of sweep %s (%s)%s" % (pt.label, sw.name,
+                                                             os.path.abspath(sw.path),
+                                                             ", with:" if sets else ".")]
+                     + sets) + "\n"
+
+
+def derive(sw, pt, errs):
+    """The point's derived documents as YAML text (pt.texts), from the base
+    documents (mappings); problems with its paths go to errs."""
+    docs = {d: _plain(sw.base_docs[d]) for d in DOCS}
+    pt.applied = {d: [] for d in DOCS}
+    by_path = {}
+    for o in pt.overrides:
+        try:
+            cp = set_path(docs[o.doc], o.steps, copy.deepcopy(o.value), o.doc)
+        except PathError as e:
+            errs.append((sw.path, o.line, "point %s: %s: %s" % (pt.label, o.text, e)))
+            continue
+        key = (o.doc,) + cp
+        prev = by_path.get(key)
+        if prev is not None and prev.origin != "set" and o.origin != "set":
+            errs.append((sw.path, o.line, "point %s: %s sets %s, which %s (line %d) sets too, "
+                         "expected one of them" % (pt.label, o.origin, o.text, prev.origin,
+                                                   prev.line)))
+        by_path[key] = o
+        if (o.doc,) + cp[:1] in (("topology", "name"), ("topology", "prefix")):
+            errs.append((sw.path, o.line, "point %s: %s: %s" % (pt.label, o.text,
+                                                                OWNED[(o.doc,) + cp[:1]])))
+        pt.applied[o.doc].append((cp, o))
+    exp = docs["experiment"]
+    # The derived files live in the point's directory: the experiment names
+    # the topology beside it, and a relative cdf file is the base's.
+    exp["topology"] = "topology.yaml"
+    here = os.path.dirname(os.path.abspath(sw.bases["experiment"]))
+    for f in exp.get("flows") or []:
+        size = ((f if isinstance(f, dict) else {}).get("poisson") or {})
+        size = size.get("size") if isinstance(size, dict) else None
+        if isinstance(size, dict) and isinstance(size.get("cdf"), str) and \
+                not os.path.isabs(size["cdf"]):
+            size["cdf"] = os.path.normpath(os.path.join(here, size["cdf"]))
+    for d in DOCS:
+        pt.texts[d] = _header(sw, pt, d) + yaml.safe_dump(
+            docs[d], sort_keys=False, default_flow_style=False, allow_unicode=True, width=100)
+
+
+def _blame(sw, pt, d, path, line, msg, errs):
+    """An error at `line` of the point's derived file `path` (document d),
+    reported where it comes from: the override that set what is on that
+    line, else the base file's line of it."""
+    try:
+        idx = _line_index(T.read_yaml(path)[0])
+    except T.TopoError:
+        idx = {}
+    cp = _path_at(idx, line or 1)
+    if d == "experiment" and cp[:1] == ("topology",):
+        errs.append((sw.path, sw.lines.get("experiment"), "point %s: %s" % (pt.label, msg)))
+        return
+    applied = list(reversed(pt.applied.get(d, [])))
+    # Inside what an override set, or on a key that one created on its way.
+    hit = next((o for done, o in applied if cp[:len(done)] == done), None)
+    if hit is None and not _in_base(sw.base_docs[d], cp):
+        hit = next((o for done, o in applied if done[:len(cp)] == cp), None)
+    if hit is not None:
+        errs.append((sw.path, hit.line, "point %s: %s: %s" % (pt.label, hit.text, msg)))
+        return
+    errs.append((sw.bases[d], _base_line(sw.base_docs[d], cp), "point %s: %s" % (pt.label, msg)))
+
+
+def _link_ids(lab):
+    """The link directions results.json will have (links[].id), or None
+    without numpy (results.py needs it)."""
+    try:
+        from . import results
+    except ImportError:
+        return None
+    return [x[0] for x in results.Run.link_dirs(types.SimpleNamespace(
+        nodes=lab.get("nodes", {})))]
+
+
+def _check_metric(sw, pt, name, steps, line, errs):
+    """What can be known before the run: links[ID], flows[NAME], groups.G and
+    ports[SW:PORT] must be in the point's lab and experiment."""
+    if len(steps) < 2:
+        return
+    top, (kind, tok) = steps[0][1], steps[1]
+    if top == "links":
+        have = _link_ids(pt.lab)
+        what = "link"
+    elif top == "flows":
+        have = [f.name for f in pt.exp.flows]
+        what = "flow"
+    elif top == "groups":
+        have = list(pt.exp.groups)
+        what = "group"
+    elif top == "ports":
+        have = ["%s:%s" % (n, p) for n, nd in pt.lab["nodes"].items()
+                if nd["kind"] == "switch" for p in nd["ports"]]
+        what = "switch port"
+    else:
+        return
+    if have is None:
+        return
+    lists = top in ("links", "flows")
+    if lists and kind != "sel":
+        errs.append((sw.path, line, "point %s: metric %s: %s is a list: select an element "
+                     "with [ID], e.g. %s[%s]" % (pt.label, name, top, top,
+                                                 have[0] if have else "ID")))
+    elif tok not in have and not (lists and tok.isdigit() and int(tok) < len(have)):
+        errs.append((sw.path, line, 'point %s: metric %s: no %s "%s" in %s, expected one of: '
+                     '%s' % (pt.label, name, what, tok, "lab " + pt.lab["name"]
+                             if what in ("link", "switch port") else "the experiment",
+                             _few(have, 40))))
+
+
+def validate(sw, rundir=None, bindir=None):
+    """Derive and check every point; raises SweepErrors. Returns notes."""
+    errs, notes = [], []
+    for d in DOCS:
+        try:
+            doc, rerrs = T.read_yaml(sw.bases[d])
+        except T.TopoError as e:
+            errs.extend((sw.bases[d], ln, m) for ln, m in e.errors)
+            continue
+        errs.extend((sw.bases[d], ln, m) for ln, m in rerrs)
+        if not isinstance(doc, T.YMap):
+            errs.append((sw.bases[d], getattr(doc, "line", 1), "expected a mapping: the "
+                         "sweep's base %s" % d))
+        sw.base_docs[d] = doc
+    if errs:
+        raise SweepErrors(errs)
+    perr = []                       # (file, line, message) per point, merged below
+    with tempfile.TemporaryDirectory(prefix="l2cc-sweep.") as tmp:
+        for pt in sw.points:
+            e0 = len(perr)
+            derive(sw, pt, perr)
+            if len(perr) > e0:
+                continue
+            pdir = os.path.join(tmp, pt.label)
+            os.makedirs(pdir)
+            files = {}
+            for d in DOCS:
+                files[d] = os.path.join(pdir, d + ".yaml")
+                with open(files[d], "w") as f:
+                    f.write(pt.texts[d])
+            try:
+                pt.topo, prd, _, n = L.prepare(files["topology"], rundir, bindir)
+                notes.extend(x for x in n if x not in notes)
+                pt.lab = L.lab_document(pt.topo, prd)
+            except T.TopoError as e:
+                for ln, m in e.errors:
+                    _blame(sw, pt, "topology", files["topology"], ln, m, perr)
+            except L.UsageError as e:
+                perr.append((sw.path, sw.lines.get("topology"), "point %s: %s"
+                             % (pt.label, e)))
+            try:
+                pt.exp = E.load(files["experiment"])
+                if pt.lab:
+                    pt.warnings = E.check_against_lab(pt.exp, pt.lab)
+            except E.ExperimentError as e:
+                for ln, m in e.errors:
+                    _blame(sw, pt, "experiment", files["experiment"], ln, m, perr)
+            if pt.lab and pt.exp:
+                for name, _, steps, line in sw.metrics:
+                    _check_metric(sw, pt, name, steps, line, perr)
+    if perr:
+        # The same problem in several points is reported once, naming them.
+        merged = {}
+        for f, ln, m in perr:
+            label, rest = m.split(": ", 1)      # "point LABEL: ..."
+            merged.setdefault((f, ln, rest), []).append(label[len("point "):])
+        for (f, ln, rest), labels in merged.items():
+            who = ("every point" if len(labels) == len(sw.points) and len(labels) > 1 else
+                   "point " + labels[0] if len(labels) == 1 else
+                   "points " + _few(labels, 8))
+            errs.append((f, ln, "%s: %s" % (who, rest)))
+        raise SweepErrors(errs, sw.path)
+    return notes
+
+
+def load(path, rundir=None, bindir=None):
+    """The sweep file, parsed and every point derived and validated: (Sweep,
+    notes). Raises SweepErrors."""
+    sw = _Parser(path).parse()
+    notes = validate(sw, rundir, bindir)
+    return sw, notes
+
+
+def select(sw, spec):
+    """The points that --points LABEL,PATTERN,... names, in sweep order."""
+    if not spec:
+        return list(sw.points)
+    want = [w.strip() for w in spec.split(",") if w.strip()]
+    out = []
+    for w in want:
+        hit = [p for p in sw.points if fnmatch.fnmatchcase(p.label, w)]
+        if not hit:
+            raise L.UsageError("--points: no point %s, expected one of: %s"
+                               % (w, _few([p.label for p in sw.points], 40)))
+        out.extend(p for p in hit if p not in out)
+    return [p for p in sw.points if p in out]
+
+
+# ---- the table -------------------------------------------------------------------------
+
+def _is_rate(path):
+    return path.rsplit(".", 1)[-1].rsplit("]", 1)[-1].endswith("_bps")
+
+
+def _cell(v, rate=False):
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)):
+        if isinstance(v, float) and not math.isfinite(v):
+            return str(v)
+        if rate:
+            return E.fmt_rate(v)
+        return str(v) if isinstance(v, int) else "%.4g" % v
+    return _vstr(v).replace("|", "\\|")
+
+
+def _columns(sw):
+    cols = ["label"]
+    if sw.explicit and sw.axes:
+        cols.append("point")
+    cols += [a.name for a in sw.axes]
+    return cols
+
+
+def table_rows(sw, rows):
+    """(header, [[cell, ...]], number of leading text columns) of the
+    markdown table."""
+    head = _columns(sw) + (["repeat"] if sw.repeat > 1 else []) + ["status"] + \
+        [m[0] for m in sw.metrics]
+    out = []
+    for r in rows:
+        cells = [r["label"]]
+        if sw.explicit and sw.axes:
+            cells.append(r["point"])
+        cells += [_vstr(r["axes"][a.name]) for a in sw.axes]
+        if sw.repeat > 1:
+            cells.append(str(r["repeat"]))
+        cells.append(r["status"])
+        cells += [_cell(r["metrics"].get(m[0]), _is_rate(m[1])) for m in sw.metrics]
+        out.append(cells)
+    return head, out, len(head) - len(sw.metrics) - 1 - (sw.repeat > 1)
+
+
+def markdown(sw, rows):
+    head, body, ntext = table_rows(sw, rows)
+    w = [max([len(h)] + [len(b[i]) for b in body]) for i, h in enumerate(head)]
+    # Numbers right-aligned: the repeat and metric columns, not status.
+    num = [i >= ntext and head[i] != "status" for i in range(len(head))]
+
+    def line(cells):
+        return "| " + " | ".join(c.rjust(w[i]) if num[i] else c.ljust(w[i])
+                                 for i, c in enumerate(cells)) + " |"
+    sep = "|" + "|".join(("-" * (w[i] + 1) + ":") if num[i] else "-" * (w[i] + 2)
+                         for i in range(len(head))) + "|"
+    return "\n".join([line(head), sep] + [line(b) for b in body]) + "\n"
+
+
+def write_tables(sw, out, rows, meta):
+    """sweep.json, sweep.csv and sweep.md in out (atomically each)."""
+    doc = dict(meta)
+    doc.update({"name": sw.name, "description": sw.description,
+                "file": os.path.abspath(sw.path),
+                "topology": os.path.abspath(sw.bases["topology"]),
+                "experiment": os.path.abspath(sw.bases["experiment"]),
+                "repeat": sw.repeat,
+                "points": [p.label for p in sw.points],
+                "axes": [{"name": a.name, "path": a.text, "values": a.values,
+                          "labels": a.labels} for a in sw.axes],
+                "metrics": {m[0]: m[1] for m in sw.metrics},
+                "rows": rows})
+
+    def atomic(name, text):
+        tmp = os.path.join(out, name + ".tmp")
+        with open(tmp, "w", newline="") as f:
+            f.write(text)
+        os.replace(tmp, os.path.join(out, name))
+    atomic("sweep.json", json.dumps(doc, indent=1) + "\n")
+
+    class _Buf(list):
+        def write(self, s):
+            self.append(s)
+    buf = _Buf()
+    wr = csv.writer(buf, lineterminator="\n")
+    cols = _columns(sw)
+    wr.writerow(cols + ["repeat", "status"] + [m[0] for m in sw.metrics] +
+                ["error", "result_dir"])
+    for r in rows:
+        wr.writerow([r["label"]] + ([r["point"]] if "point" in cols else []) +
+                    [_vstr(r["axes"][a.name]) for a in sw.axes] + [r["repeat"], r["status"]] +
+                    ["" if r["metrics"].get(m[0]) is None else _vstr(r["metrics"][m[0]])
+                     for m in sw.metrics] + [r["error"] or "", r["result_dir"] or ""])
+    atomic("sweep.csv", "".join(buf))
+    atomic("sweep.md", markdown(sw, rows))
+
+
+# ---- the plot --------------------------------------------------------------------------
+
+def plot(sw, rows, out):
+    """OUT/sweep.png: one panel per y metric over x, a line per series; the
+    mean of the repeats with their range as error bars. None without a
+    plot spec; raises ImportError without matplotlib."""
+    if not sw.plot:
+        return None
+    # Lazy, as in experiment.py: matplotlib is only needed here.
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def key_of(r, dim):
+        return r["point"] if dim == "point" else r["axis_labels"][dim]
+
+    def order(dim):
+        if dim == "point":
+            return list(sw.explicit)
+        return next(a.labels for a in sw.axes if a.name == dim)
+
+    xs = order(sw.plot["x"])
+    series = list(itertools.product(*[order(s) for s in sw.plot["series"]]))
+    ys = sw.plot["y"]
+    paths = dict((m[0], m[1]) for m in sw.metrics)
+    fig, axs = plt.subplots(len(ys), 1, figsize=(10, 1.2 + 2.8 * len(ys)), sharex=True,
+                            squeeze=False)
+    for ax, y in zip(axs[:, 0], ys):
+        scale = 1e6 if _is_rate(paths[y]) else 1.0
+        for s in series:
+            mean, lo, hi = [], [], []
+            for xv in xs:
+                vals = [r["metrics"].get(y) for r in rows if r["status"] == "ok" and
+                        key_of(r, sw.plot["x"]) == xv and
+                        tuple(key_of(r, d) for d in sw.plot["series"]) == s]
+                vals = [v / scale for v in vals if isinstance(v, (int, float)) and
+                        not isinstance(v, bool)]
+                mean.append(sum(vals) / len(vals) if vals else float("nan"))
+                lo.append(min(vals) if vals else float("nan"))
+                hi.append(max(vals) if vals else float("nan"))
+            pos = list(range(len(xs)))
+            lab = ", ".join(s) if s else None
+            if sw.repeat > 1:
+                err = [[m - a for m, a in zip(mean, lo)], [b - m for m, b in zip(mean, hi)]]
+                ax.errorbar(pos, mean, yerr=err, marker="o", capsize=3, label=lab)
+            else:
+                ax.plot(pos, mean, marker="o", label=lab)
+        ax.set_ylabel("%s%s" % (y, " (Mbit/s)" if scale != 1.0 else ""))
+        ax.grid(True, lw=0.3, color="0.8")
+        if sw.plot["series"]:
+            ax.legend(fontsize=8, title=", ".join(sw.plot["series"]), title_fontsize=8,
+                      loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                      frameon=False)
+    for ax in axs[:, 0]:
+        ax.set_xlim(-0.5, len(xs) - 0.5)
+        if ax.get_ylim()[0] > 0:
+            ax.set_ylim(bottom=0)
+    axs[-1, 0].set_xticks(list(range(len(xs))))
+    axs[-1, 0].set_xticklabels(xs)
+    axs[-1, 0].set_xlabel(sw.plot["x"])
+    fig.suptitle("sweep %s%s" % (sw.name, " (mean of %d runs, range as bars)" % sw.repeat
+                                 if sw.repeat > 1 else ""), fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(out, "sweep.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# ---- running -----------------------------------------------------------------------------
+
+class _Tee:
+    """A point's output: to its log file, and to the terminal unless quiet
+    (stderr always). Remembers the last line for the table's error column."""
+
+    def __init__(self, log, stream, show):
+        self.log, self.stream, self.show = log, stream, show
+        self.last = ""
+        self._part = ""
+
+    def write(self, s):
+        self.log.write(s)
+        if self.show:
+            self.stream.write(s)
+        self._part += s
+        lines = [x for x in self._part.split("\n") if x.strip()]
+        if lines:
+            self.last = lines[-1].strip()
+        self._part = self._part.rsplit("\n", 1)[-1]
+        return len(s)
+
+    def flush(self):
+        self.log.flush()
+        self.stream.flush()
+
+    def isatty(self):
+        return False
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def _teardown(name, rundir, out):
+    """lab down, whatever happened; Ctrl-C/SIGTERM wait until it is done.
+    Returns (down's status, a signal arrived)."""
+    got = []
+
+    def note(signum, frame):
+        got.append(signum)
+    old = {s: signal.signal(s, note) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        rc = L.down(L.resolve(name, rundir))
+    except Exception as e:     # the cleanup's own failure, reported, not raised
+        print("l2cc-lab sweep: lab down: %s" % e, file=out)
+        rc = 1
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    return rc, bool(got)
+
+
+def _run_point(sw, pt, rep, a, rundir, bindir, out, row):
+    """One run of one point into row; raises _Interrupted after Ctrl-C or
+    SIGTERM (the lab is down by then). Returns False if the lab could not
+    be taken down (the sweep cannot go on)."""
+    pdir = os.path.join(out, "points", pt.label)
+    res = os.path.join(pdir, "run%d" % rep)
+    row["result_dir"] = os.path.relpath(res, out)
+    row["status"] = "failed"
+    t0 = time.monotonic()
+    interrupted, down_ok, rc = False, True, None
+    with open(os.path.join(pdir, "run%d.log" % rep), "w") as log:
+        so, se = sys.stdout, sys.stderr
+        tee_out, tee_err = _Tee(log, so, not a.quiet), _Tee(log, se, True)
+        sys.stdout, sys.stderr = tee_out, tee_err
+        try:
+            try:
+                try:
+                    L.up(os.path.join(pdir, "topology.yaml"), rundir, a.bin)
+                    e = E.load(os.path.join(pdir, "experiment.yaml"))
+                    lab = E.find_lab(e, pt.topo.name, rundir)
+                    for w in E.check_against_lab(e, lab):
+                        print("warning: " + w, file=sys.stderr)
+                    rc = E.run_traffic(e, lab, res, bindir, quiet=a.quiet)
+                finally:
+                    while True:
+                        try:
+                            drc, sig = _teardown(pt.topo.name, rundir, sys.stderr)
+                            break
+                        except KeyboardInterrupt:   # before its handlers were in place
+                            interrupted = True
+                    down_ok = drc == 0
+                    interrupted = interrupted or sig
+                if rc == 130 or interrupted:
+                    raise KeyboardInterrupt
+                if rc in (0, 1):
+                    rc = E.analyse_and_plot(res, rc, plots=not a.no_plots, quiet=a.quiet)
+                if rc == 0:
+                    row["status"] = "ok"
+                else:
+                    row["error"] = tee_err.last or "the run failed (status %s)" % rc
+            except KeyboardInterrupt:
+                interrupted = True
+                row["status"] = "interrupted"
+                row["error"] = "interrupted (Ctrl-C or SIGTERM)"
+            except (L.LabError, L.UsageError) as err:
+                print("l2cc-lab sweep: %s" % err, file=sys.stderr)
+                row["error"] = str(err).splitlines()[0]
+            except T.FileErrors as err:
+                print(str(err), file=sys.stderr)
+                row["error"] = err.lines()[0]
+            except Exception as err:  # a bug or an OSError: record it, go on
+                traceback.print_exc(file=log)
+                print("l2cc-lab sweep: unexpected %s: %s" % (type(err).__name__, err),
+                      file=sys.stderr)
+                row["error"] = "unexpected %s: %s" % (type(err).__name__, err)
+        finally:
+            sys.stdout, sys.stderr = so, se
+    row["seconds"] = round(time.monotonic() - t0, 1)
+    _collect(sw, res, row)
+    if not down_ok:
+        row["error"] = (row["error"] + "; " if row["error"] else "") + \
+            "lab %s could not be taken down" % pt.topo.name
+        row["status"] = "failed" if row["status"] == "ok" else row["status"]
+    if interrupted:
+        raise _Interrupted()
+    return down_ok
+
+
+def _collect(sw, res, row):
+    path = os.path.join(res, "results.json")
+    if not os.path.isfile(path):
+        return
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        row["metric_errors"].append("%s: %s" % (path, e))
+        return
+    for name, text, steps, line in sw.metrics:
+        try:
+            row["metrics"][name] = metric_value(doc, steps)
+        except PathError as e:
+            msg = "%s:%d: metric %s: %s (in %s)" % (sw.path, line, name, e, path)
+            print("l2cc-lab sweep: " + msg, file=sys.stderr)
+            row["metric_errors"].append(msg)
+
+
+def _say(msg):
+    print(msg, flush=True)
+
+
+def run(sw, a, points, rundir, bindir):
+    """Run the points; returns the exit status."""
+    name = points[0].topo.name
+    why = []
+    for pt in points:
+        why.extend(w for w in L.up_reasons(pt.topo, rundir) if w not in why)
+    rd = "" if rundir == L.default_rundir(name) else " --rundir " + rundir
+    if why and not a.replace:
+        raise L.LabError("lab %s is up already (%s). A sweep brings the lab up and takes it "
+                         "down for every point itself: take it down first (`l2cc-lab down "
+                         "%s%s`) or run the sweep with --replace" % (name, "; ".join(why),
+                                                                     name, rd))
+    out = os.path.abspath(a.out or os.path.join(REPO, "results", "sweeps", sw.name,
+                                                 time.strftime("%Y%m%d-%H%M%S")))
+    if os.path.exists(out) and os.listdir(out):
+        raise L.UsageError("%s exists and is not empty; choose another --out" % out)
+    if why:
+        _say("lab %s is up (%s): taking it down first (--replace)" % (name, "; ".join(why)))
+        if L.down(L.resolve(name, rundir)) != 0:
+            raise L.LabError("lab %s could not be taken down; see above" % name)
+    os.makedirs(os.path.join(out, "points"), exist_ok=True)
+    shutil.copyfile(sw.path, os.path.join(out, "sweep.yaml"))
+    for pt in points:
+        pdir = os.path.join(out, "points", pt.label)
+        os.makedirs(pdir, exist_ok=True)
+        for d in DOCS:
+            with open(os.path.join(pdir, d + ".yaml"), "w") as f:
+                f.write(pt.texts[d])
+
+    rows, plan = [], []
+    for pt in points:
+        for rep in range(1, sw.repeat + 1):
+            rows.append({"label": pt.label, "point": pt.point,
+                         "axes": {k: v[0] for k, v in pt.axes.items()},
+                         "axis_labels": {k: v[1] for k, v in pt.axes.items()},
+                         "repeat": rep, "status": "not-run", "metrics": {},
+                         "metric_errors": [], "error": None, "result_dir": None,
+                         "seconds": None,
+                         "set": {o.text: o.value for o in pt.overrides}})
+            plan.append((pt, rep))
+    meta = {"out": out, "lab": name, "rundir": rundir, "argv": sys.argv,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None,
+            "status": "running"}
+    write_tables(sw, out, rows, meta)
+    _say("sweep %s: %d point%s x %d run%s on lab %s; results in %s"
+         % (sw.name, len(points), "s" if len(points) > 1 else "", sw.repeat,
+            "s" if sw.repeat > 1 else "", name, out))
+
+    def _term(signum, frame):
+        raise KeyboardInterrupt     # SIGTERM: the same orderly stop as Ctrl-C
+    old_term = signal.signal(signal.SIGTERM, _term)
+    status = "done"
+    try:
+        for i, ((pt, rep), row) in enumerate(zip(plan, rows)):
+            _say("[%d/%d] point %s%s: up, run, down"
+                 % (i + 1, len(plan), pt.label, " run %d" % rep if sw.repeat > 1 else ""))
+            try:
+                ok = _run_point(sw, pt, rep, a, rundir, bindir, out, row)
+            except _Interrupted:
+                status = "interrupted"
+                break
+            finally:
+                write_tables(sw, out, rows, meta)
+            _say("[%d/%d] point %s: %s in %.0f s%s"
+                 % (i + 1, len(plan), pt.label, row["status"], row["seconds"] or 0,
+                    (": " + row["error"]) if row["error"] else
+                    "".join(", %s %s" % (m[0], _cell(row["metrics"].get(m[0]),
+                                                      _is_rate(m[1])))
+                            for m in sw.metrics[:4])))
+            if not ok:
+                status = "failed"
+                print("l2cc-lab sweep: lab %s could not be taken down: stopping the sweep "
+                      "(see %s)" % (name, os.path.join(out, row["result_dir"] + ".log")),
+                      file=sys.stderr)
+                break
+    except KeyboardInterrupt:        # between points
+        status = "interrupted"
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+        meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        meta["status"] = status
+        write_tables(sw, out, rows, meta)
+    if status == "interrupted":
+        print("l2cc-lab sweep: interrupted; the lab is down, the table has what was run",
+              file=sys.stderr)
+    made = None
+    if sw.plot:
+        try:
+            made = plot(sw, rows, out)
+        except ImportError as err:
+            print("l2cc-lab sweep: no plot (%s): apt-get install python3-matplotlib"
+                  % err, file=sys.stderr)
+    print()
+    print("sweep %s (%s):" % (sw.name, status))
+    sys.stdout.write(markdown(sw, rows))
+    for r in rows:
+        if r["error"]:
+            print("%s%s: %s" % (r["label"], " run %d" % r["repeat"] if sw.repeat > 1 else "",
+                                r["error"]))
+    merrs = [m for r in rows for m in r["metric_errors"]]
+    if merrs:
+        print("l2cc-lab sweep: %d metric%s could not be read (sweep.json: rows[].metric_errors), "
+              "the first: %s" % (len(merrs), "s" if len(merrs) > 1 else "", merrs[0]),
+              file=sys.stderr)
+    print("table: %s/sweep.{csv,json,md}%s" % (out, ", plot: " + made if made else ""))
+    if status == "interrupted":
+        return 130
+    bad = any(r["status"] != "ok" or r["metric_errors"] for r in rows)
+    return 1 if bad or status != "done" else 0
+
+
+# ---- command line ----------------------------------------------------------------------
+
+def cmd_sweep(a):
+    """`l2cc-lab sweep` (its options are declared in cli.py's COMMANDS)."""
+    # numpy (results.py) names the links a metric can select; the run needs
+    # matplotlib too. May re-run the command: before any output.
+    E._scientific_python()
+    bindir = L.bindir_of(a.bin)
+    try:
+        sw, notes = load(a.sweep, a.rundir, a.bin)
+        points = select(sw, a.points)
+    except SweepErrors as err:
+        for line in err.lines():
+            print(line, file=sys.stderr)
+        return 2
+    except L.UsageError as err:
+        print("l2cc-lab sweep: %s" % err, file=sys.stderr)
+        return 2
+    for n in notes:
+        print("note: " + n)
+    warned = set()
+    for pt in points:
+        for w in pt.warnings:
+            if w not in warned:
+                warned.add(w)
+                print("warning: point %s: %s" % (pt.label, w), file=sys.stderr)
+    t = points[0].topo
+    rundir = os.path.abspath(a.rundir or L.default_rundir(t.name))
+    if a.check:
+        e = points[0].exp
+        print("%s: OK, sweep %s: %d point%s x %d run%s (%d selected), lab %s (prefix %s), "
+              "experiment %s of %s each"
+              % (a.sweep, sw.name, len(sw.points), "s" if len(sw.points) > 1 else "",
+                 sw.repeat, "s" if sw.repeat > 1 else "", len(points), t.name, t.prefix,
+                 e.name, E.fmt_time(e.duration)))
+        w = max(len(p.label) for p in points)
+        for pt in points:
+            print("  %-*s  %s" % (w, pt.label, ", ".join("%s=%s" % (o.text, _vstr(o.value))
+                                                         for o in pt.overrides) or "(base)"))
+        if sw.metrics:
+            print("metrics: " + ", ".join("%s (%s)" % (m[0], m[1]) for m in sw.metrics))
+        if os.geteuid() == 0 or os.path.isdir(rundir):
+            why = L.up_reasons(t, rundir)
+            if why:
+                print("note: lab %s is up now (%s): the sweep would refuse to start without "
+                      "--replace" % (t.name, "; ".join(why)))
+        return 0
+    if os.geteuid() != 0:
+        print("l2cc-lab sweep: needs root (namespaces, XDP, AF_XDP)", file=sys.stderr)
+        return 1
+    try:
+        return run(sw, a, points, rundir, bindir)
+    except L.UsageError as err:
+        print("l2cc-lab sweep: %s" % err, file=sys.stderr)
+        return 2
+    except L.LabError as err:
+        print("l2cc-lab sweep: %s" % err, file=sys.stderr)
+        return 1

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# `l2cc-lab sweep` end to end: a 2-point sweep over hostd's static rate
+# (5M, 20M) of a 3-second UDP flow h1 -> h2 offered at 40M, on
+# config/topologies/two-host.yaml (one switch, two hosts behind hostd).
+#
+#  - testbed_sweep_paths: the path setter and the metric getter
+#    (scripts/l2cc/sweep.py), in Python: maps created on the way, [NAME] and
+#    [N] on lists, the errors, a mapping with `total`.
+#  - testbed_sweep_check: --check accepts the sweep and lists its points; a
+#    misspelt path, a path below a scalar and a metric naming a link the
+#    lab does not have are reported as FILE:LINE of the sweep file, exit 2.
+#  - testbed_sweep_refuse: with the lab up already, the sweep refuses to
+#    start (exit 1) and writes nothing.
+#  - testbed_sweep: `sweep --replace` takes that lab down and runs both
+#    points; sweep.csv has both rows `ok`, each point's measured flow rate
+#    within 5% of its static rate, no fabric drop; the derived files, each
+#    point's result directory, sweep.json, sweep.md and sweep.png are there.
+#  - testbed_sweep_down: nothing of the lab is left (every point was taken
+#    down).
+#
+# The topology is two-host.yaml with the name and prefix of this run ($L2T),
+# its run directory is in $L2T_DIR, so concurrent runs and other labs are
+# not touched; the EXIT trap takes it down.
+. "$(dirname "$0")/lib.sh"
+
+LAB_TOOL=$L2CC_ROOT/scripts/l2cc-lab
+BASE=$L2CC_ROOT/config/topologies/two-host.yaml
+RUNDIR=$L2T_DIR/run
+OUT=$L2T_DIR/out
+
+lab() { "$LAB_TOOL" "$@"; }
+
+_lab_down() {
+	[ -f "$RUNDIR/lab.json" ] && lab down "$L2T" --rundir "$RUNDIR" >/dev/null 2>&1
+	l2t_cleanup
+}
+trap '_lab_down' EXIT
+trap '_lab_down; exit 130' INT
+trap '_lab_down; exit 143' TERM
+
+setup() {
+	[ -x "$LAB_TOOL" ] || skip "scripts/l2cc-lab is not there"
+	command -v iperf3 >/dev/null || skip "iperf3 is missing"
+	"$PY" -c 'import yaml, numpy, matplotlib' 2>/dev/null ||
+		skip "python3-yaml, python3-numpy or python3-matplotlib is missing"
+	for b in switchd hostd l2ccctl; do
+		[ -x "$L2CC_ROOT/build/bin/$b" ] || skip "build/bin/$b is missing (make)"
+	done
+	grep -q '^name: two-host$' "$BASE" || fail "$BASE has no 'name: two-host' line"
+	sed "s/^name: two-host\$/name: $L2T\nprefix: $L2T/" "$BASE" >"$L2T_DIR/topo.yaml"
+	cat >"$L2T_DIR/exp.yaml" <<'EOF'
+name: sweep-smoke
+topology: topo.yaml
+duration: 3
+warmup: 1
+flows:
+  - {name: u, src: h1, dst: h2, proto: udp, rate: 40M, group: main}
+EOF
+	cat >"$L2T_DIR/sweep.yaml" <<'EOF'
+name: rates
+topology: topo.yaml
+experiment: exp.yaml
+set: {topology.defaults.law.law: static}
+grid:
+  rate: {path: topology.defaults.law.rate, values: [5M, 20M]}
+metrics:
+  flow_bps: flows[u].mean_rate_bps
+  main_bps: groups.main.sum_bps
+  util: links[S>h2].utilisation
+  drops: fabric_drops
+plot: {x: rate, y: [flow_bps, util]}
+EOF
+}
+
+t_paths() {
+	PYTHONPATH=$L2CC_ROOT/scripts "$PY" - <<'EOF' || fail "path setter/getter (above)"
+import sys
+from l2cc import sweep as S
+bad = []
+def check(ok, what):
+    print("    # %s %s" % ("ok " if ok else "BAD", what))
+    if not ok:
+        bad.append(what)
+def raises(fn, *args):
+    try:
+        fn(*args)
+    except S.PathError as e:
+        return str(e)
+    return None
+P = S.parse_path
+check(P("links[B>C].utilisation") == [("key", "links"), ("sel", "B>C"), ("key", "utilisation")],
+      "parse links[B>C].utilisation")
+check(raises(P, "a..b") is not None and raises(P, "[x]") is not None, "malformed paths refused")
+doc = {"defaults": {"rate": "100M", "law": None}, "flows": [{"name": "u", "rate": "1M"}],
+       "links": [{"endpoints": ["S:p1", "h1:eth0"]}]}
+S.set_path(doc, P("defaults.switch.marking"), "santos")
+check(doc["defaults"]["switch"] == {"marking": "santos"}, "maps created on the way")
+S.set_path(doc, P("defaults.law.rate"), "5M")
+check(doc["defaults"]["law"] == {"rate": "5M"}, "an empty value becomes a map")
+check(S.set_path(doc, P("flows[u].rate"), "5M") == ("flows", 0, "rate") and
+      doc["flows"][0]["rate"] == "5M", "[NAME] selects a list element by name")
+S.set_path(doc, P("links[0].buffer"), "4frames")
+check(doc["links"][0]["buffer"] == "4frames", "[N] selects by index")
+e = raises(S.set_path, doc, P("defaults.rate.x"), 1)
+check(e is not None and "not a mapping" in e, "a path below a scalar: %s" % e)
+e = raises(S.set_path, doc, P("flows[zz].rate"), 1)
+check(e is not None and "no element [zz]" in e, "a missing list element: %s" % e)
+e = raises(S.set_path, doc, P("flows.u"), 1)
+check(e is not None and "is a list" in e, ".KEY on a list: %s" % e)
+res = {"links": [{"id": "S>h2", "utilisation": 0.5}], "fabric_drops": {"total": 3},
+       "groups": {"a.b": {"sum_bps": 7}}}
+check(S.metric_value(res, P("links[S>h2].utilisation")) == 0.5, "links[ID] by id")
+check(S.metric_value(res, P("fabric_drops")) == 3, "a mapping with total stands for it")
+check(S.metric_value(res, P("groups[a.b].sum_bps")) == 7, "[KEY] on a mapping, with a dot")
+e = raises(S.metric_value, res, P("links"))
+check(e is not None and "is a list" in e, "a list as a metric: %s" % e)
+e = raises(S.metric_value, res, P("groups.x.sum_bps"))
+check(e is not None and "has no key x" in e, "a missing key: %s" % e)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+t_check() {
+	local out rc
+	out=$(lab sweep "$L2T_DIR/sweep.yaml" --check --rundir "$RUNDIR" 2>&1) ||
+		fail "--check of the sweep: $out"
+	info "$(echo "$out" | head -1)"
+	echo "$out" | grep -q "^  5M .*topology.defaults.law.rate=5M" ||
+		fail "--check does not list point 5M: $out"
+	echo "$out" | grep -q "^  20M .*topology.defaults.law.rate=20M" ||
+		fail "--check does not list point 20M: $out"
+	cat >"$L2T_DIR/bad.yaml" <<'EOF'
+name: bad
+topology: topo.yaml
+experiment: exp.yaml
+points:
+  - {label: a, set: {topology.defaults.law.rate: 5M}}
+  - label: b
+    set:
+      topology.defaults.lw.rate: 5M
+  - {label: c, set: {topology.defaults.rate.x: 1}}
+metrics:
+  util: links[S>h9].utilisation
+EOF
+	out=$(lab sweep "$L2T_DIR/bad.yaml" --check --rundir "$RUNDIR" 2>&1)
+	rc=$?
+	assert_eq "$rc" 2 "exit status of --check on a bad sweep"
+	echo "$out" | cut -c1-160 | sed 's/^/    # /'
+	echo "$out" | grep -q "^$L2T_DIR/bad.yaml:8: point b: topology.defaults.lw.rate: unknown key \"lw\"" ||
+		fail "no FILE:LINE message for the misspelt path: $out"
+	echo "$out" | grep -q "^$L2T_DIR/bad.yaml:9: point c: topology.defaults.rate.x: .*not a mapping" ||
+		fail "no FILE:LINE message for the path below a scalar: $out"
+	echo "$out" | grep -q "^$L2T_DIR/bad.yaml:11: .*metric util: no link \"S>h9\"" ||
+		fail "no FILE:LINE message for the unknown link: $out"
+}
+
+t_refuse() {
+	local out rc
+	lab up "$L2T_DIR/topo.yaml" --rundir "$RUNDIR" >"$L2T_DIR/up.log" 2>&1 || {
+		sed 's/^/    #   /' "$L2T_DIR/up.log" >&2
+		if grep -Eq "(AF_XDP socket|XDP program).*(not supported|Function not implemented)" \
+			"$RUNDIR"/*.log 2>/dev/null; then
+			skip "AF_XDP/XDP unsupported here"
+		fi
+		fail "l2cc-lab up failed: $(tail -1 "$L2T_DIR/up.log")"
+	}
+	out=$(lab sweep "$L2T_DIR/sweep.yaml" --rundir "$RUNDIR" --out "$OUT" 2>&1)
+	rc=$?
+	assert_eq "$rc" 1 "exit status of a sweep with its lab up"
+	echo "$out" | grep -q "lab $L2T is up already.*--replace" ||
+		fail "no clear refusal: $out"
+	[ ! -e "$OUT" ] || fail "the refused sweep wrote $OUT"
+}
+
+t_sweep() {
+	local rc
+	measure_lock
+	lab sweep "$L2T_DIR/sweep.yaml" --rundir "$RUNDIR" --out "$OUT" --replace --no-plots -q \
+		>"$L2T_DIR/sweep.log" 2>&1
+	rc=$?
+	measure_unlock
+	sed 's/^/    #   /' "$L2T_DIR/sweep.log"
+	[ "$rc" -eq 0 ] || fail "l2cc-lab sweep exited $rc: $(tail -1 "$L2T_DIR/sweep.log")"
+	grep -q "taking it down first (--replace)" "$L2T_DIR/sweep.log" ||
+		fail "--replace did not say it took the lab down"
+	for f in sweep.yaml sweep.csv sweep.json sweep.md sweep.png; do
+		[ -s "$OUT/$f" ] || fail "$f is missing or empty"
+	done
+	head -c 8 "$OUT/sweep.png" | grep -q PNG || fail "sweep.png is not a PNG"
+	for p in 5M 20M; do
+		for f in topology.yaml experiment.yaml run1/results.json run1.log; do
+			[ -s "$OUT/points/$p/$f" ] || fail "points/$p/$f is missing or empty"
+		done
+		grep -q "^    rate: $p\$" "$OUT/points/$p/topology.yaml" ||
+			fail "points/$p/topology.yaml does not set the law's rate to $p"
+		grep -q "^name: $L2T\$" "$OUT/points/$p/topology.yaml" ||
+			fail "points/$p/topology.yaml changed the lab name"
+	done
+	"$PY" - "$OUT" <<'EOF' || fail "sweep.csv is not as expected (above)"
+import csv, json, sys
+out = sys.argv[1]
+rows = list(csv.DictReader(open(out + "/sweep.csv")))
+bad = []
+def check(ok, what):
+    print("    # %s %s" % ("ok " if ok else "BAD", what))
+    if not ok:
+        bad.append(what)
+check([r["label"] for r in rows] == ["5M", "20M"], "rows %s" % [r["label"] for r in rows])
+for r in rows:
+    want = {"5M": 5e6, "20M": 20e6}[r["rate"]]
+    got = float(r["flow_bps"] or 0)
+    check(r["status"] == "ok", "point %s: status %s %s" % (r["label"], r["status"], r["error"]))
+    check(abs(got / want - 1) <= 0.05, "point %s: flow %.2f Mbit/s within 5%% of %g"
+          % (r["label"], got / 1e6, want / 1e6))
+    check(float(r["main_bps"] or 0) == got, "point %s: group sum = flow" % r["label"])
+    check(r["drops"] == "0", "point %s: fabric drops %s" % (r["label"], r["drops"]))
+    check(0 < float(r["util"] or 0) < 0.3, "point %s: S>h2 utilisation %s"
+          % (r["label"], r["util"]))
+if len(rows) == 2:
+    a, b = (float(r["flow_bps"] or 1) for r in rows)
+    check(3.5 < b / a < 4.5, "20M point carries %.2fx the 5M point's rate" % (b / a))
+j = json.load(open(out + "/sweep.json"))
+check(j["status"] == "done" and len(j["rows"]) == 2, "sweep.json status %s" % j["status"])
+md = open(out + "/sweep.md").read().splitlines()
+check(len(md) == 4 and md[0].startswith("| label | rate | status | flow_bps"),
+      "sweep.md: %s" % md[0] if md else "sweep.md is empty")
+sys.exit(1 if bad else 0)
+EOF
+}
+
+t_down() {
+	local left
+	left=$(ip netns list | awk '{print $1}' | grep "^$L2T-" | tr '\n' ' ')
+	[ -z "$left" ] || fail "namespaces left after the sweep: $left"
+	for n in S h1 h2; do
+		[ ! -e "$RUNDIR/$n.pid" ] || fail "$RUNDIR/$n.pid is left: a daemon may still run"
+	done
+}
+
+run_setup setup
+run_test testbed_sweep_paths t_paths
+run_test testbed_sweep_check t_check
+run_test testbed_sweep_refuse t_refuse
+run_test testbed_sweep t_sweep
+run_test testbed_sweep_down t_down
