@@ -1,34 +1,38 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# l2cc demo: congestion spreading on a lossless fabric, as in Santos, Turner
-# and Janakiraman (2003), Fig. 1/2, built from config/topologies/santos.yaml
-# and driven by config/experiments/santos.yaml:
+# l2cc demo: congestion spreading on a lossless fabric and its cure, as in
+# Santos, Turner and Janakiraman (2003), Fig. 1-3, on
+# config/topologies/santos-cc.yaml driven by config/experiments/santos-cc.yaml:
 #
-#        ar1 ─┐                         ┌─ bl1..bl5 (local senders)
-#             [ A ] ab ══ 100M ══ ba [ B ]─ bc   (C: the root of the congestion)
-#        av  ─┘                         └─ bv   (the victim's receiver)
+#   ar1..ar5 ─┐                          ┌─ bl1..bl5 (local senders)
+#             [ A ] ab ══ 10M ══ ba [ B ]─ bc   (the root of the congestion)
+#   av       ─┘                          └─ bv   (the victim's receiver)
 #
-# Five local senders on B and one remote sender on A all send to bc; in the
-# middle of the run a victim av -> bv starts, which shares nothing with them
-# but the A-B link. Credit flow control and 4-frame input buffers make the
-# fabric lossless, and that is the problem: B's buffer for the A-B link is
-# full of frames for bc, A waits for credits, and the victim is held to about
-# the remote flow's share of the link although the link is mostly idle.
+# Local senders on B and remote senders on A all send to bc; from 4 s to
+# 6 s a victim av -> bv runs, which shares nothing with them but the A-B
+# link. Credit flow control and 4-frame input buffers make the fabric
+# lossless, and that is the problem: without control B's buffer for the A-B
+# link is full of frames for bc, A waits for credits, and the victim gets
+# about the remote flows' share although the link is mostly idle. With the
+# paper's control (santos marking in the switches, LIPD with a window of
+# one frame in every hostd) the victim gets what the remote flows leave.
 #
-# Runs: lab up, experiment (10 s), a short table, plots, lab down. Needs root
-# and the binaries in build/bin (`make demo` builds them first).
+# Runs config/sweeps/santos-exp1.yaml (each point: lab up, 10 s of traffic,
+# lab down): without and with control, for one remote sender (R = 1) and
+# five (R = 5); then a table. Needs root and the binaries in build/bin
+# (`make demo` builds them first). About 2 minutes.
 #
 # Environment: L2CC_DEMO_DIR (results; default results/demo/<date>),
-# L2CC_DEMO_EXPERIMENTS (default "santos"; "santos santos-fig3d" adds the
-# cure by hand: every rate set to its fair share).
+# L2CC_DEMO_POINTS (default "none_r1,santos-lipd_r1,none_r5,santos-lipd_r5";
+# add window_r1,window_r5 for the window of one frame without rate control).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 LAB=$REPO/scripts/l2cc-lab
-TOPO=$REPO/config/topologies/santos.yaml
+SWEEP=$REPO/config/sweeps/santos-exp1.yaml
 OUT=${L2CC_DEMO_DIR:-$REPO/results/demo/$(date +%Y%m%d-%H%M%S)}
-EXPS=${L2CC_DEMO_EXPERIMENTS:-santos}
+POINTS=${L2CC_DEMO_POINTS:-none_r1,santos-lipd_r1,none_r5,santos-lipd_r5}
 PY=$(command -v /usr/bin/python3 || command -v python3)
 
 die() { echo "demo: $*" >&2; exit 1; }
@@ -37,51 +41,41 @@ die() { echo "demo: $*" >&2; exit 1; }
 for b in switchd hostd l2ccctl; do
 	[ -x "$REPO/build/bin/$b" ] || die "build/bin/$b is missing; run 'make' (or 'make demo') first"
 done
+[ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ] && die "$OUT exists and is not empty"
 
-cleanup() {
-	trap - EXIT INT TERM
-	"$LAB" down "$TOPO" >/dev/null 2>&1 || echo "demo: 'l2cc-lab down $TOPO' failed; run it by hand" >&2
-}
-trap cleanup EXIT
-trap 'echo; echo "demo: interrupted, cleaning up"; exit 130' INT TERM
+# The sweep takes every point's lab down itself, also when interrupted;
+# --replace clears a lab left up by an earlier, killed demo.
+echo "== congestion spreading and its cure: $POINTS"
+"$LAB" sweep "$SWEEP" --points "$POINTS" --out "$OUT" --replace -q | sed 's/^/   /'
 
-mkdir -p "$OUT"
-# A lab left by an interrupted demo: down is idempotent.
-"$LAB" down "$TOPO" >/dev/null 2>&1 || true
-echo "== bringing up the lab ($TOPO)"
-"$LAB" up "$TOPO" | sed 's/^/   /'
-
-for exp in $EXPS; do
-	echo
-	echo "== experiment $exp (config/experiments/$exp.yaml)"
-	"$LAB" run "$REPO/config/experiments/$exp.yaml" --lab santos --out "$OUT/$exp" |
-		sed 's/^/   /'
-done
-
-# The short table: what the victim got of what the remote flow left free on
-# the A-B link, the two links' utilisation, fabric drops.
+# The table: what the victim got of what the remote flows left free on the
+# A-B link, the two links' utilisation, fabric drops.
 echo
-"$PY" - "$OUT" $EXPS <<'EOF'
+"$PY" - "$OUT" <<'PYEOF'
 import json, os, sys
 
-out, exps = sys.argv[1], sys.argv[2:]
-print("%-14s %9s %9s %12s %9s %9s %7s" % ("experiment", "victim", "remote", "victim share",
-                                         "A>B util", "B>bc util", "fabric"))
-print("%-14s %9s %9s %12s %9s %9s %7s" % ("", "Mbit/s", "Mbit/s", "of free A>B", "", "", "drops"))
-for e in exps:
-    d = json.load(open(os.path.join(out, e, "results.json")))
-    flows = {f["name"]: f for f in d["flows"]}
-    links = {l["id"]: l for l in d["links"]}
-    v = flows["victim"]["mean_rate_bps"] or 0
-    r = flows["remote"]["mean_rate_bps"] or 0
-    cap = links["A>B"]["rate_bps"]
-    share = v / (cap - r) if cap > r else float("nan")
-    print("%-14s %9.1f %9.1f %11.0f%% %9.2f %9.2f %7d" % (
-        e, v / 1e6, r / 1e6, 100 * share, links["A>B"]["utilisation"],
-        links["B>bc"]["utilisation"], d["fabric_drops"]["total"]))
-    print("%-14s plots: %s" % ("", os.path.join(out, e, "plots", "overview.png")))
-EOF
+out = sys.argv[1]
+doc = json.load(open(os.path.join(out, "sweep.json")))
+cap = 10e6      # the A-B link of santos-cc.yaml
+names = {"none": "no control", "window": "window 1 only", "santos-lipd": "santos + LIPD"}
+print("%-6s %-15s %8s %8s %13s %9s %10s %7s" % ("", "control", "victim", "remote", "victim share",
+                                               "A>B util", "root util", "fabric"))
+print("%-6s %-15s %8s %8s %13s %9s %10s %7s" % ("", "", "Mbit/s", "Mbit/s", "of free A>B", "", "",
+                                               "drops"))
+for r in doc["rows"]:
+    if r.get("status") != "ok":
+        print("%-22s %s: %s" % (r["label"], r.get("status"), r.get("error", "")))
+        continue
+    m = r["metrics"] if "metrics" in r else r
+    v, rem = m["victim_bps"], m["remote_bps"]
+    point = r["label"].rsplit("_", 1)[0]
+    print("%-6s %-15s %8.2f %8.2f %12.0f%% %9.2f %10.2f %7d" % (
+        "R=" + r["label"].rsplit("_r", 1)[1], names.get(point, point), v / 1e6, rem / 1e6,
+        100 * v / (cap - rem), m["isl_util"], m["root_util"], m["fabric_drops"]))
+PYEOF
 echo
-echo "The victim shares nothing with the congested flows but the A-B link, yet"
-echo "without congestion control it gets about what the remote flow gets: the"
-echo "congestion has spread. Results, time series and plots: $OUT"
+echo "Without control the victim, which shares nothing with the congested flows"
+echo "but the A-B link, gets about what the remote flows get: the congestion has"
+echo "spread. With santos marking and LIPD it gets what they leave, the root link"
+echo "stays busy and nothing is dropped. Per point: results, time series, plots"
+echo "under $OUT/points/."

@@ -944,7 +944,9 @@ def table_rows(sw, rows):
         cells = [r["label"]]
         if sw.explicit and sw.axes:
             cells.append(r["point"])
-        cells += [_vstr(r["axes"][a.name]) for a in sw.axes]
+        # An axis's label where it has one: `r5`, not the list it stands for.
+        cells += [r.get("axis_labels", {}).get(a.name) or _vstr(r["axes"][a.name])
+                  for a in sw.axes]
         if sw.repeat > 1:
             cells.append(str(r["repeat"]))
         cells.append(r["status"])
