@@ -46,7 +46,9 @@ done
 # The sweep takes every point's lab down itself, also when interrupted;
 # --replace clears a lab left up by an earlier, killed demo.
 echo "== congestion spreading and its cure: $POINTS"
-"$LAB" sweep "$SWEEP" --points "$POINTS" --out "$OUT" --replace -q | sed 's/^/   /'
+rc=0
+"$LAB" sweep "$SWEEP" --points "$POINTS" --out "$OUT" --replace -q | sed 's/^/   /' || rc=$?
+[ -f "$OUT/sweep.json" ] || die "the sweep wrote no table (exit $rc)"
 
 # The table: what the victim got of what the remote flows left free on the
 # A-B link, the two links' utilisation, fabric drops.
@@ -58,20 +60,30 @@ out = sys.argv[1]
 doc = json.load(open(os.path.join(out, "sweep.json")))
 cap = 10e6      # the A-B link of santos-cc.yaml
 names = {"none": "no control", "window": "window 1 only", "santos-lipd": "santos + LIPD"}
+
+
+def num(v, scale=1.0, fmt="%.2f"):
+    return fmt % (v / scale) if isinstance(v, (int, float)) else "-"
+
+
 print("%-6s %-15s %8s %8s %13s %9s %10s %7s" % ("", "control", "victim", "remote", "victim share",
                                                "A>B util", "root util", "fabric"))
 print("%-6s %-15s %8s %8s %13s %9s %10s %7s" % ("", "", "Mbit/s", "Mbit/s", "of free A>B", "", "",
                                                "drops"))
 for r in doc["rows"]:
-    if r.get("status") != "ok":
-        print("%-22s %s: %s" % (r["label"], r.get("status"), r.get("error", "")))
+    R = "R=" + r["axis_labels"].get("remote", "?").lstrip("r")
+    control = names.get(r["point"], r["point"])
+    if r["status"] != "ok":
+        print("%-6s %-15s %s: %s" % (R, control, r["status"], r.get("error") or ""))
         continue
-    m = r["metrics"] if "metrics" in r else r
-    v, rem = m["victim_bps"], m["remote_bps"]
-    point = r["label"].rsplit("_", 1)[0]
-    print("%-6s %-15s %8.2f %8.2f %12.0f%% %9.2f %10.2f %7d" % (
-        "R=" + r["label"].rsplit("_r", 1)[1], names.get(point, point), v / 1e6, rem / 1e6,
-        100 * v / (cap - rem), m["isl_util"], m["root_util"], m["fabric_drops"]))
+    m = r["metrics"]
+    v, rem = m.get("victim_bps"), m.get("remote_bps")
+    share = "-"
+    if isinstance(v, (int, float)) and isinstance(rem, (int, float)) and cap > rem:
+        share = "%.0f%%" % (100 * v / (cap - rem))
+    print("%-6s %-15s %8s %8s %13s %9s %10s %7s" % (
+        R, control, num(v, 1e6), num(rem, 1e6), share, num(m.get("isl_util")),
+        num(m.get("root_util")), num(m.get("fabric_drops"), fmt="%d")))
 PYEOF
 echo
 echo "Without control the victim, which shares nothing with the congested flows"
@@ -79,3 +91,4 @@ echo "but the A-B link, gets about what the remote flows get: the congestion has
 echo "spread. With santos marking and LIPD it gets what they leave, the root link"
 echo "stays busy and nothing is dropped. Per point: results, time series, plots"
 echo "under $OUT/points/."
+exit "$rc"

@@ -508,6 +508,10 @@ static bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t
 		return true;
 	}
 	if (!sw_admit(p, prio, len)) {
+		/* No room for this frame proves the buffer full now: judged at
+		 * once, since this pass's transmissions may drain it before the
+		 * deferred check (no flow control, a burst in one RX batch). */
+		sw_full_check(s, p, prio);
 		p->st.prio[prio].drop_buffer_full++;
 		sw_fc_update(s, p, prio);
 		sw_drop_frame(s, p, idx, SW_DROP_BUFFER_FULL);
@@ -725,10 +729,11 @@ bool sw_poll(struct sw *s)
 	for (i = 0; i < s->nports; i++) {
 		struct sw_port *p = &s->ports[i];
 
-		for (int prio = 0; p->full_due; prio++) {
-			if (p->full_due & (1u << prio))
-				sw_full_check(s, p, prio);
-			p->full_due &= ~(1u << prio);
+		while (p->full_due) {
+			int prio = __builtin_ctz(p->full_due);
+
+			p->full_due &= p->full_due - 1;
+			sw_full_check(s, p, prio);
 		}
 	}
 	if (s->now >= s->next_age_ns) {

@@ -25,7 +25,6 @@ import math
 import os
 import re
 import shutil
-import signal
 import sys
 import time
 
@@ -831,7 +830,7 @@ def plot_main(argv):
     return cmd_plot(a)
 
 
-def _scientific_python():
+def scientific_python():
     """numpy and matplotlib, which results and plots need, come with Debian's
     python3 (python3-numpy, python3-matplotlib). If `env python3` found
     another interpreter without them (pyenv, a venv), run the whole command
@@ -850,13 +849,32 @@ def _scientific_python():
               file=sys.stderr)
 
 
-def _default_out(e):
-    return os.path.join(REPO, "results", e.name, time.strftime("%Y%m%d-%H%M%S"))
+def default_out(*names):
+    """The default result directory: REPO/results/NAMES.../YYYYmmdd-HHMMSS
+    (a run's: the experiment's name; a sweep's: sweeps, its name)."""
+    return os.path.join(REPO, "results", *names, time.strftime("%Y%m%d-%H%M%S"))
+
+
+def make_result_dir(out):
+    """Create result directory `out` (--out, or default_out()), which must
+    be new or empty. Raises lab.UsageError saying why it cannot be."""
+    from . import lab as L
+    try:
+        if os.path.exists(out) and not os.path.isdir(out):
+            raise L.UsageError("%s exists and is not a directory; choose another --out" % out)
+        if os.path.isdir(out) and os.listdir(out):
+            raise L.UsageError("%s exists and is not empty; choose another --out" % out)
+        os.makedirs(out, exist_ok=True)
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise L.UsageError("%s is not writable; choose another --out" % out)
+    except OSError as err:
+        raise L.UsageError("%s: %s; choose another --out"
+                           % (err.filename or out, err.strerror or err))
 
 
 def cmd_run(a):
     if not a.check:
-        _scientific_python()        # may re-run the command: before any output
+        scientific_python()         # may re-run the command: before any output
     from . import lab as L
     try:
         e = load(a.experiment)
@@ -894,10 +912,8 @@ def cmd_run(a):
               % (a.experiment, lab["name"], note, len(e.flows), fmt_time(e.duration),
                  fmt_time(e.window[0]), fmt_time(e.window[1])))
         return 0
-    out = os.path.abspath(a.out or _default_out(e))
-    bindir = os.path.abspath(a.bin or os.environ.get("L2CC_BIN") or
-                             os.path.join(REPO, "build", "bin"))
-    rc = run_traffic(e, lab, out, bindir, quiet=a.quiet)
+    out = os.path.abspath(a.out or default_out(e.name))
+    rc = run_traffic(e, lab, out, L.bindir_of(a.bin), quiet=a.quiet)
     if rc == 130:
         print("l2cc-lab run: the lab stays up", file=sys.stderr)
     if rc in (2, 130):
@@ -910,18 +926,20 @@ def run_traffic(e, lab, out, bindir, quiet=False):
     (its lab.json document, every daemon running): the inputs, the traffic,
     run.json and the time series into result directory `out` (created; new
     or empty), no analysis. Returns 0; 1 a runtime failure (what was
-    recorded is kept); 2 `out` is not empty; 130 Ctrl-C or SIGTERM (the
-    traffic is stopped, the lab is left up). Needs root. For cmd_run and
-    scripts/l2cc/sweep.py."""
+    recorded is kept); 2 `out` cannot be a result directory (not empty,
+    not writable); 130 Ctrl-C or SIGTERM (the traffic is stopped, the lab
+    is left up; one that comes while the traffic is being stopped waits
+    for it). Needs root. For cmd_run and scripts/l2cc/sweep.py."""
+    from . import lab as L
     from . import traffic
     if os.geteuid() != 0:
         print("l2cc-lab run: needs root (ip netns exec)", file=sys.stderr)
         return 1
-    if os.path.exists(out) and os.listdir(out):
-        print("l2cc-lab run: %s exists and is not empty; choose another --out" % out,
-              file=sys.stderr)
+    try:
+        make_result_dir(out)
+    except L.UsageError as err:
+        print("l2cc-lab run: %s" % err, file=sys.stderr)
         return 2
-    os.makedirs(out, exist_ok=True)
     shutil.copyfile(e.path, os.path.join(out, "experiment.yaml"))
     with open(os.path.join(out, "lab.json"), "w") as f:
         json.dump(lab, f, indent=2)
@@ -930,25 +948,32 @@ def run_traffic(e, lab, out, bindir, quiet=False):
               % (e.name, lab["name"], len(e.flows), fmt_time(e.duration), out), flush=True)
     tr = traffic.Traffic(e, lab, out, bindir, say=(lambda m: None) if quiet else
                          (lambda m: print("  " + m, flush=True)))
-    rc = 0
-
-    def _term(signum, frame):
-        raise KeyboardInterrupt     # SIGTERM: the same orderly stop as Ctrl-C
-    old_term = signal.signal(signal.SIGTERM, _term)
-    try:
-        rc = tr.run()
-    except KeyboardInterrupt:
-        print("l2cc-lab run: interrupted; stopping the traffic", file=sys.stderr)
-        tr.abort("interrupted")
-        return 130
-    except traffic.TrafficError as err:
-        print("l2cc-lab run: %s" % err, file=sys.stderr)
-        tr.abort(str(err))
-        return 1
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # let the cleanup finish
-        tr.cleanup()
-        signal.signal(signal.SIGTERM, old_term)
+    rc, why = 0, None
+    with L.StopSignals() as stop:
+        try:
+            rc = tr.run()
+        except KeyboardInterrupt:
+            rc, why = 130, "interrupted"
+            print("l2cc-lab run: interrupted; stopping the traffic", file=sys.stderr)
+        except traffic.TrafficError as err:
+            rc, why = 1, str(err)
+            print("l2cc-lab run: %s" % err, file=sys.stderr)
+        finally:
+            done = False
+            while not done:     # a signal just before the hold: again
+                try:
+                    with stop.held():   # every process we started is stopped first
+                        try:
+                            if why:
+                                what, why = why, None
+                                tr.abort(what)
+                        finally:
+                            tr.cleanup()
+                        done = True
+                except KeyboardInterrupt:
+                    if rc != 130:
+                        print("l2cc-lab run: interrupted", file=sys.stderr)
+                    rc = 130
     return rc
 
 
@@ -983,7 +1008,7 @@ def analyse_and_plot(out, rc, plots=True, quiet=False):
 
 
 def cmd_plot(a):
-    _scientific_python()
+    scientific_python()
     from . import results
     d = os.path.abspath(a.resultdir)
     if not os.path.isfile(os.path.join(d, "run.json")):

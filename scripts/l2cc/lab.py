@@ -22,6 +22,7 @@ Facts this relies on (see ../shared DESIGN notes and docs/testbed.md):
   must still be turned off by hand on the host's eth0.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -54,7 +55,9 @@ class UsageError(Exception):
 
 # ---- small helpers ---------------------------------------------------------------
 
-def _log(msg, out=None):
+def log(msg, out=None):
+    """A line of progress on stdout (or `out`), flushed at once: also for
+    experiment.py and sweep.py."""
     print(msg, file=out or sys.stdout, flush=True)
 
 
@@ -72,7 +75,97 @@ def _run(cmd, what=None, check=True):
 
 
 def bindir_of(bindir=None):
+    """Where the binaries are: --bin, else $L2CC_BIN, else build/bin."""
     return os.path.abspath(bindir or os.environ.get("L2CC_BIN") or DEFAULT_BINDIR)
+
+
+#: Ctrl-C, and SIGTERM (kill, systemd, a test's timeout): one orderly stop.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _swap_handlers(handlers):
+    """Install {signal: handler}; returns the handlers replaced. Both stop
+    signals are blocked meanwhile, so that a handler that raises cannot run
+    between two of the signal.signal() calls and leave the set half
+    swapped (SIGINT swallowed, or SIGTERM ignored, for good). Blocked only
+    here: a child inherits the signal mask, and the teardowns start many."""
+    try:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    except BaseException:
+        # The old handler raised for a signal that came just before, once
+        # the mask was set: nothing is swapped yet, only the mask to undo.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        raise
+    try:
+        return {s: signal.signal(s, h) for s, h in handlers.items()}
+    finally:
+        # What came meanwhile is delivered here, to the new handlers.
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+class StopSignals:
+    """Ctrl-C and SIGTERM as one orderly stop, for the commands that clean
+    up after themselves (experiment.run_traffic(), sweep.py): inside `with
+    StopSignals() as stop:` both raise KeyboardInterrupt, except inside
+    `with stop.held():` (a teardown that must finish), where they wait and
+    are raised as KeyboardInterrupt when the held block ends. A signal
+    that is ignored when the block starts (nohup, a script's background
+    job) stays ignored. Blocks nest; the handlers replaced are back
+    afterwards.
+
+    The handler only sets a flag until the handlers are all in place and
+    again from when they start being restored, so the swaps themselves
+    never raise half-way."""
+
+    def __init__(self):
+        self._old = {}
+        self._hold = 1          # > 0: note a signal, do not raise
+        self._got = False
+
+    def _on(self, signum, frame):
+        if self._hold:
+            self._got = True
+        else:
+            raise KeyboardInterrupt
+
+    def __enter__(self):
+        mine = {s: self._on for s in STOP_SIGNALS if signal.getsignal(s) != signal.SIG_IGN}
+        self._old = _swap_handlers(mine)
+        try:
+            self._hold -= 1
+            if self._got:       # it came while the handlers were being swapped
+                self._got = False
+                raise KeyboardInterrupt
+        except BaseException:
+            self._restore()
+            raise
+        return self
+
+    def _restore(self):
+        self._hold += 1         # from here on our handler only notes
+        _swap_handlers(self._old)   # what is pending goes to the old handlers
+
+    def __exit__(self, etype, evalue, tb):
+        self._restore()
+        if self._got and etype is None:     # it came while they were being restored
+            self._got = False
+            raise KeyboardInterrupt
+        return False
+
+    @contextlib.contextmanager
+    def held(self):
+        """The block runs to its end whatever signal comes; one that came
+        meanwhile is raised as KeyboardInterrupt then. A signal just before
+        the block begins is raised before it: a teardown that must happen
+        retries until it has run."""
+        self._hold += 1
+        try:
+            yield
+        finally:
+            self._hold -= 1
+            if not self._hold and self._got:
+                self._got = False
+                raise KeyboardInterrupt
 
 
 def default_rundir(name):
@@ -417,7 +510,7 @@ def up(topo_path, rundir=None, bindir=None):
                           "" if rundir == default_rundir(topo.name)
                           else " --rundir " + rundir))
     for note in notes + topo.notes:
-        _log("note: " + note)
+        log("note: " + note)
 
     os.makedirs(rundir, exist_ok=True)
     _clean_node_files(topo, rundir)
@@ -465,24 +558,24 @@ def up(topo_path, rundir=None, bindir=None):
 def _summary(topo, rundir, pids, secs):
     dflt = rundir == default_rundir(topo.name)
     rd = "" if dflt else " --rundir " + rundir
-    _log("lab %s up in %.1f s: prefix %s, run directory %s" % (topo.name, secs, topo.prefix,
+    log("lab %s up in %.1f s: prefix %s, run directory %s" % (topo.name, secs, topo.prefix,
                                                                rundir))
     w = max(len(n) for n in topo.nodes)
     for n in topo.nodes.values():
         if n.kind == "switch":
             ports = " ".join("%s->%s" % (p, peer) for p, _, peer in n.ports)
-            _log("  %-*s switch %-14s switchd pid %-7d ports %s"
+            log("  %-*s switch %-14s switchd pid %-7d ports %s"
                  % (w, n.name, n.netns, pids[n.name], ports))
         else:
             lk = n.link
             d = "hostd pid %-9d" % pids[n.name] if n.hostd else "no hostd        "
-            _log("  %-*s host   %-14s %s %s/%d %s on %s:%s at %s"
+            log("  %-*s host   %-14s %s %s/%d %s on %s:%s at %s"
                  % (w, n.name, n.netns, d, n.addr, topo.subnet.prefixlen, n.mac, n.switch,
                     n.port, lk.rate))
     h = topo.hosts()
     if len(h) >= 2:
-        _log("try: ip netns exec %s ping -c 3 %s" % (h[0].netns, h[1].addr))
-    _log("status: l2cc-lab status %s%s   down: l2cc-lab down %s%s"
+        log("try: ip netns exec %s ping -c 3 %s" % (h[0].netns, h[1].addr))
+    log("status: l2cc-lab status %s%s   down: l2cc-lab down %s%s"
          % (topo.name, rd, topo.name, rd))
 
 
@@ -552,9 +645,9 @@ def _stop_pids(victims, say):
 def down(tg, quiet=False):
     """Stop the lab's daemons and remove its namespaces and sockets.
     Idempotent. Returns 0, or 1 if something could not be removed."""
-    say = (lambda m: None) if quiet else (lambda m: _log("  " + m))
+    say = (lambda m: None) if quiet else (lambda m: log("  " + m))
     if not quiet:
-        _log("lab %s down (prefix %s, run directory %s)" % (tg.name, tg.prefix, tg.rundir))
+        log("lab %s down (prefix %s, run directory %s)" % (tg.name, tg.prefix, tg.rundir))
     _need_root("down")
     did = False
 
@@ -621,7 +714,7 @@ def down(tg, quiet=False):
     for f in failed:
         _warn("could not delete namespace %s" % f)
     if not quiet and not did and not stuck and not failed:
-        _log("  nothing was running")
+        log("  nothing was running")
     return 1 if stuck or failed else 0
 
 

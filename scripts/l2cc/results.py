@@ -152,6 +152,27 @@ def _ramp(spans):
     return Curve(t, c)
 
 
+def link_dirs(nodes):
+    """Every direction of every link of a lab, from its lab.json `nodes`:
+    (id, from, to, switch, port, measured direction of that port, kind,
+    rate_bps). Also for sweep.py, which checks links[ID] metrics before
+    any run."""
+    out = []
+    for sw, nd in nodes.items():
+        if nd.get("kind") != "switch":
+            continue
+        for p, pd in nd.get("ports", {}).items():
+            peer = pd.get("peer")
+            rate = pd.get("rate_bps") or 0
+            if pd.get("role") == "switch":
+                out.append(("%s>%s" % (sw, peer), sw, peer, sw, p, "tx", "inter-switch", rate))
+            else:
+                out.append(("%s>%s" % (sw, peer), sw, peer, sw, p, "tx", "to-host", rate))
+                out.append(("%s>%s" % (peer, sw), peer, sw, sw, p, "rx", "from-host",
+                            nodes.get(peer, {}).get("rate_bps") or rate))
+    return out
+
+
 class Run:
     """A result directory, loaded."""
 
@@ -482,23 +503,8 @@ class Run:
         return Curve(t, a[direction + "_bytes"] + ov * a[direction + "_frames"])
 
     def link_dirs(self):
-        """Every direction of every link: (id, from, to, switch, port, measured
-        direction of that port, kind, rate_bps)."""
-        out = []
-        for sw, nd in self.nodes.items():
-            if nd.get("kind") != "switch":
-                continue
-            for p, pd in nd.get("ports", {}).items():
-                peer = pd.get("peer")
-                rate = pd.get("rate_bps") or 0
-                if pd.get("role") == "switch":
-                    out.append(("%s>%s" % (sw, peer), sw, peer, sw, p, "tx", "inter-switch",
-                                rate))
-                else:
-                    out.append(("%s>%s" % (sw, peer), sw, peer, sw, p, "tx", "to-host", rate))
-                    out.append(("%s>%s" % (peer, sw), peer, sw, sw, p, "rx", "from-host",
-                                self.nodes.get(peer, {}).get("rate_bps") or rate))
-        return out
+        """link_dirs() of this run's lab."""
+        return link_dirs(self.nodes)
 
     def port_info(self, sw, p):
         """The port as switchd described it before the run (`ports`), or {}."""

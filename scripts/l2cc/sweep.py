@@ -31,16 +31,13 @@ import math
 import os
 import re
 import shutil
-import signal
 import sys
 import tempfile
 import time
 import traceback
-import types
 
 import yaml
 
-from . import REPO
 from . import experiment as E
 from . import lab as L
 from . import topo as T
@@ -535,11 +532,12 @@ class _Parser:
                 sw.axes.append(ax)
 
     def expand(self, sw, doc, common, explicit):
-        combos = list(itertools.product(*[range(len(a.values)) for a in sw.axes]))
-        if len(explicit) * len(combos) > MAX_POINTS:
-            self.err(doc.line, "the sweep has %d points, expected at most %d"
-                     % (len(explicit) * len(combos), MAX_POINTS))
+        # Counted before the product is made: a few long axes are a lot.
+        n = len(explicit) * math.prod(len(a.values) for a in sw.axes)
+        if n > MAX_POINTS:
+            self.err(doc.line, "the sweep has %d points, expected at most %d" % (n, MAX_POINTS))
             return
+        combos = list(itertools.product(*[range(len(a.values)) for a in sw.axes]))
         seen = {}
         for p in explicit:
             for combo in combos:
@@ -715,7 +713,7 @@ def derive(sw, pt, errs):
     documents (mappings); problems with its paths go to errs."""
     docs = {d: _plain(sw.base_docs[d]) for d in DOCS}
     pt.applied = {d: [] for d in DOCS}
-    by_path = {}
+    mine = []                   # (concrete path, Override) of the point's and axes' own
     for o in pt.overrides:
         try:
             cp = set_path(docs[o.doc], o.steps, copy.deepcopy(o.value), o.doc)
@@ -723,12 +721,25 @@ def derive(sw, pt, errs):
             errs.append((sw.path, o.line, "point %s: %s: %s" % (pt.label, o.text, e)))
             continue
         key = (o.doc,) + cp
-        prev = by_path.get(key)
-        if prev is not None and prev.origin != "set" and o.origin != "set":
-            errs.append((sw.path, o.line, "point %s: %s sets %s, which %s (line %d) sets too, "
-                         "expected one of them" % (pt.label, o.origin, o.text, prev.origin,
-                                                   prev.line)))
-        by_path[key] = o
+        # `set` is there to be overridden; the point's own overrides and
+        # its axes are not: one would silently replace the other's value,
+        # or write into (and so keep) the value the other replaced.
+        if o.origin != "set":
+            for pkey, prev in mine:
+                if pkey[:len(key)] != key and key[:len(pkey)] != pkey:
+                    continue
+                if pkey == key:
+                    why = "which %s (line %d) sets too" % (prev.origin, prev.line)
+                elif len(pkey) < len(key):
+                    why = "inside %s, which %s (line %d) sets" % (prev.text, prev.origin,
+                                                                  prev.line)
+                else:
+                    why = "which replaces %s that %s (line %d) sets" % (prev.text, prev.origin,
+                                                                         prev.line)
+                errs.append((sw.path, o.line, "point %s: %s sets %s, %s, expected one of them"
+                             % (pt.label, o.origin, o.text, why)))
+                break
+            mine.append((key, o))
         if (o.doc,) + cp[:1] in (("topology", "name"), ("topology", "prefix")):
             errs.append((sw.path, o.line, "point %s: %s: %s" % (pt.label, o.text,
                                                                 OWNED[(o.doc,) + cp[:1]])))
@@ -779,8 +790,7 @@ def _link_ids(lab):
         from . import results
     except ImportError:
         return None
-    return [x[0] for x in results.Run.link_dirs(types.SimpleNamespace(
-        nodes=lab.get("nodes", {})))]
+    return [x[0] for x in results.link_dirs(lab.get("nodes", {}))]
 
 
 def _check_metric(sw, pt, name, steps, line, errs):
@@ -892,10 +902,15 @@ def load(path, rundir=None, bindir=None):
 
 
 def select(sw, spec):
-    """The points that --points LABEL,PATTERN,... names, in sweep order."""
-    if not spec:
+    """The points that --points LABEL,PATTERN,... names, in sweep order
+    (all without it). UsageError if a part or the whole selects none."""
+    if spec is None:
         return list(sw.points)
     want = [w.strip() for w in spec.split(",") if w.strip()]
+    if not want:
+        raise L.UsageError('--points "%s" names no point, expected labels or shell patterns '
+                           'separated by commas, of: %s'
+                           % (spec, _few([p.label for p in sw.points], 40)))
     out = []
     for w in want:
         hit = [p for p in sw.points if fnmatch.fnmatchcase(p.label, w)]
@@ -1110,33 +1125,36 @@ class _Interrupted(Exception):
     pass
 
 
-def _teardown(name, rundir, out):
-    """lab down, whatever happened; Ctrl-C/SIGTERM wait until it is done.
-    Returns (down's status, a signal arrived)."""
-    got = []
-
-    def note(signum, frame):
-        got.append(signum)
-    old = {s: signal.signal(s, note) for s in (signal.SIGINT, signal.SIGTERM)}
+def _down(name, rundir, out):
+    """lab down; its own failure is reported and is status 1, not raised."""
     try:
-        rc = L.down(L.resolve(name, rundir))
-    except Exception as e:     # the cleanup's own failure, reported, not raised
+        return L.down(L.resolve(name, rundir))
+    except Exception as e:
         print("l2cc-lab sweep: lab down: %s" % e, file=out)
-        rc = 1
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-    return rc, bool(got)
+        return 1
 
 
-def _run_point(sw, pt, rep, a, rundir, bindir, out, row):
+def _teardown(stop, name, rundir, out):
+    """lab down, whatever happens: a Ctrl-C or SIGTERM meanwhile (or just
+    before) waits until it is done. Returns (down's status, whether such a
+    signal came)."""
+    rc, got = None, False
+    while rc is None:
+        try:
+            with stop.held():
+                rc = _down(name, rundir, out)
+        except KeyboardInterrupt:   # meanwhile; or before the hold, then again
+            got = True
+    return rc, got
+
+
+def _run_point(sw, pt, rep, a, rundir, bindir, out, row, stop):
     """One run of one point into row; raises _Interrupted after Ctrl-C or
     SIGTERM (the lab is down by then). Returns False if the lab could not
     be taken down (the sweep cannot go on)."""
     pdir = os.path.join(out, "points", pt.label)
     res = os.path.join(pdir, "run%d" % rep)
     row["result_dir"] = os.path.relpath(res, out)
-    row["status"] = "failed"
     t0 = time.monotonic()
     interrupted, down_ok, rc = False, True, None
     with open(os.path.join(pdir, "run%d.log" % rep), "w") as log:
@@ -1146,7 +1164,8 @@ def _run_point(sw, pt, rep, a, rundir, bindir, out, row):
         try:
             try:
                 try:
-                    L.up(os.path.join(pdir, "topology.yaml"), rundir, a.bin)
+                    row["status"] = "failed"    # until it is ok
+                    L.up(os.path.join(pdir, "topology.yaml"), rundir, bindir)
                     e = E.load(os.path.join(pdir, "experiment.yaml"))
                     lab = E.find_lab(e, pt.topo.name, rundir)
                     for w in E.check_against_lab(e, lab):
@@ -1155,9 +1174,9 @@ def _run_point(sw, pt, rep, a, rundir, bindir, out, row):
                 finally:
                     while True:
                         try:
-                            drc, sig = _teardown(pt.topo.name, rundir, sys.stderr)
+                            drc, sig = _teardown(stop, pt.topo.name, rundir, sys.stderr)
                             break
-                        except KeyboardInterrupt:   # before its handlers were in place
+                        except KeyboardInterrupt:   # before it began: again
                             interrupted = True
                     down_ok = drc == 0
                     interrupted = interrupted or sig
@@ -1216,12 +1235,30 @@ def _collect(sw, res, row):
             row["metric_errors"].append(msg)
 
 
-def _say(msg):
-    print(msg, flush=True)
-
-
 def run(sw, a, points, rundir, bindir):
-    """Run the points; returns the exit status."""
+    """Run the points; returns the exit status. From here on Ctrl-C and
+    SIGTERM are one orderly stop (L.StopSignals)."""
+    with L.StopSignals() as stop:
+        return _run(sw, a, points, rundir, bindir, stop)
+
+
+def _prepare_out(sw, a, points):
+    """The sweep's directory, new or empty, with the sweep file and every
+    point's derived files: all of it before any lab is touched. Raises
+    UsageError (or OSError)."""
+    out = os.path.abspath(a.out or E.default_out("sweeps", sw.name))
+    E.make_result_dir(out)
+    shutil.copyfile(sw.path, os.path.join(out, "sweep.yaml"))
+    for pt in points:
+        pdir = os.path.join(out, "points", pt.label)
+        os.makedirs(pdir, exist_ok=True)
+        for d in DOCS:
+            with open(os.path.join(pdir, d + ".yaml"), "w") as f:
+                f.write(pt.texts[d])
+    return out
+
+
+def _run(sw, a, points, rundir, bindir, stop):
     name = points[0].topo.name
     why = []
     for pt in points:
@@ -1232,22 +1269,7 @@ def run(sw, a, points, rundir, bindir):
                          "down for every point itself: take it down first (`l2cc-lab down "
                          "%s%s`) or run the sweep with --replace" % (name, "; ".join(why),
                                                                      name, rd))
-    out = os.path.abspath(a.out or os.path.join(REPO, "results", "sweeps", sw.name,
-                                                 time.strftime("%Y%m%d-%H%M%S")))
-    if os.path.exists(out) and os.listdir(out):
-        raise L.UsageError("%s exists and is not empty; choose another --out" % out)
-    if why:
-        _say("lab %s is up (%s): taking it down first (--replace)" % (name, "; ".join(why)))
-        if L.down(L.resolve(name, rundir)) != 0:
-            raise L.LabError("lab %s could not be taken down; see above" % name)
-    os.makedirs(os.path.join(out, "points"), exist_ok=True)
-    shutil.copyfile(sw.path, os.path.join(out, "sweep.yaml"))
-    for pt in points:
-        pdir = os.path.join(out, "points", pt.label)
-        os.makedirs(pdir, exist_ok=True)
-        for d in DOCS:
-            with open(os.path.join(pdir, d + ".yaml"), "w") as f:
-                f.write(pt.texts[d])
+    out = _prepare_out(sw, a, points)
 
     rows, plan = [], []
     for pt in points:
@@ -1264,44 +1286,49 @@ def run(sw, a, points, rundir, bindir):
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None,
             "status": "running"}
     write_tables(sw, out, rows, meta)
-    _say("sweep %s: %d point%s x %d run%s on lab %s; results in %s"
-         % (sw.name, len(points), "s" if len(points) > 1 else "", sw.repeat,
-            "s" if sw.repeat > 1 else "", name, out))
 
-    def _term(signum, frame):
-        raise KeyboardInterrupt     # SIGTERM: the same orderly stop as Ctrl-C
-    old_term = signal.signal(signal.SIGTERM, _term)
     status = "done"
     try:
+        if why:
+            L.log("lab %s is up (%s): taking it down first (--replace)" % (name, "; ".join(why)))
+            drc, sig = _teardown(stop, name, rundir, sys.stderr)
+            if drc != 0:
+                status = "failed"
+                raise L.LabError("lab %s could not be taken down; see above" % name)
+            if sig:
+                raise KeyboardInterrupt
+        L.log("sweep %s: %d point%s x %d run%s on lab %s; results in %s"
+              % (sw.name, len(points), "s" if len(points) > 1 else "", sw.repeat,
+                 "s" if sw.repeat > 1 else "", name, out))
         for i, ((pt, rep), row) in enumerate(zip(plan, rows)):
-            _say("[%d/%d] point %s%s: up, run, down"
-                 % (i + 1, len(plan), pt.label, " run %d" % rep if sw.repeat > 1 else ""))
+            L.log("[%d/%d] point %s%s: up, run, down"
+                  % (i + 1, len(plan), pt.label, " run %d" % rep if sw.repeat > 1 else ""))
             try:
-                ok = _run_point(sw, pt, rep, a, rundir, bindir, out, row)
+                ok = _run_point(sw, pt, rep, a, rundir, bindir, out, row, stop)
             except _Interrupted:
                 status = "interrupted"
                 break
             finally:
                 write_tables(sw, out, rows, meta)
-            _say("[%d/%d] point %s: %s in %.0f s%s"
-                 % (i + 1, len(plan), pt.label, row["status"], row["seconds"] or 0,
-                    (": " + row["error"]) if row["error"] else
-                    "".join(", %s %s" % (m[0], _cell(row["metrics"].get(m[0]),
-                                                      _is_rate(m[1])))
-                            for m in sw.metrics[:4])))
+            L.log("[%d/%d] point %s: %s in %.0f s%s"
+                  % (i + 1, len(plan), pt.label, row["status"], row["seconds"] or 0,
+                     (": " + row["error"]) if row["error"] else
+                     "".join(", %s %s" % (m[0], _cell(row["metrics"].get(m[0]),
+                                                       _is_rate(m[1])))
+                             for m in sw.metrics[:4])))
             if not ok:
                 status = "failed"
                 print("l2cc-lab sweep: lab %s could not be taken down: stopping the sweep "
                       "(see %s)" % (name, os.path.join(out, row["result_dir"] + ".log")),
                       file=sys.stderr)
                 break
-    except KeyboardInterrupt:        # between points
+    except KeyboardInterrupt:        # between runs
         status = "interrupted"
     finally:
-        signal.signal(signal.SIGTERM, old_term)
-        meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        meta["status"] = status
-        write_tables(sw, out, rows, meta)
+        with stop.held():           # the table says how it ended, whatever comes
+            meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            meta["status"] = status
+            write_tables(sw, out, rows, meta)
     if status == "interrupted":
         print("l2cc-lab sweep: interrupted; the lab is down, the table has what was run",
               file=sys.stderr)
@@ -1337,10 +1364,10 @@ def cmd_sweep(a):
     """`l2cc-lab sweep` (its options are declared in cli.py's COMMANDS)."""
     # numpy (results.py) names the links a metric can select; the run needs
     # matplotlib too. May re-run the command: before any output.
-    E._scientific_python()
+    E.scientific_python()
     bindir = L.bindir_of(a.bin)
     try:
-        sw, notes = load(a.sweep, a.rundir, a.bin)
+        sw, notes = load(a.sweep, a.rundir, bindir)
         points = select(sw, a.points)
     except SweepErrors as err:
         for line in err.lines():
@@ -1348,6 +1375,9 @@ def cmd_sweep(a):
         return 2
     except L.UsageError as err:
         print("l2cc-lab sweep: %s" % err, file=sys.stderr)
+        return 2
+    except OSError as err:
+        print("l2cc-lab sweep: %s" % _oserror(err), file=sys.stderr)
         return 2
     for n in notes:
         print("note: " + n)
@@ -1386,6 +1416,16 @@ def cmd_sweep(a):
     except L.UsageError as err:
         print("l2cc-lab sweep: %s" % err, file=sys.stderr)
         return 2
+    except OSError as err:      # the sweep's directory: --out
+        print("l2cc-lab sweep: %s" % _oserror(err), file=sys.stderr)
+        return 2
     except L.LabError as err:
         print("l2cc-lab sweep: %s" % err, file=sys.stderr)
         return 1
+
+
+def _oserror(err):
+    """'PATH: what went wrong', without Python's [Errno N]."""
+    if err.filename and err.strerror:
+        return "%s: %s" % (err.filename, err.strerror)
+    return str(err)
