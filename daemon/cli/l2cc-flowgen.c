@@ -12,7 +12,10 @@
  *   server -> client: 1 byte (the ack), then the server closes
  *
  * A size of all ones (FG_HDR_STREAM) means "stream until close, no ack": the
- * ON/OFF source's one long-lived connection.
+ * ON/OFF source's one long-lived connection. With --udp the ON/OFF source
+ * sends bare datagrams of zeros to the same port instead (no header, no
+ * ack), and the server counts them on a UDP socket bound next to its
+ * listener.
  *
  * The FCT is measured by the client, from just before connect() to the
  * arrival of the ack (CLOCK_MONOTONIC): it includes the handshake and ends
@@ -64,6 +67,10 @@
 #define FG_DRAIN_NS		1000000000ll	/* wait this long for the server's FIN */
 #define FG_ACCEPT_PAUSE_NS	100000000ull
 #define FG_NSEC			1000000000.0
+#define FG_UDP_MAX		65507		/* the largest IPv4 UDP payload */
+#define FG_UDP_BATCH		64		/* datagrams per sendmmsg()/recvmmsg() */
+#define FG_UDP_TICK_NS		100000		/* UDP: wake up at most every 100 us */
+#define FG_UDP_RCVBUF		(8 << 20)	/* asked for; the kernel caps it at rmem_max */
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -74,7 +81,7 @@ static char fg_zero[FG_IOBUF];
 static char fg_sink[FG_IOBUF];
 
 /* epoll tags for descriptors that are not connections. */
-static char fg_tag_signal, fg_tag_listen;
+static char fg_tag_signal, fg_tag_listen, fg_tag_udp;
 
 /* ---- random numbers ---------------------------------------------------- */
 
@@ -311,7 +318,7 @@ enum fg_mode { FG_SERVER = 1, FG_CLIENT = 2 };
 enum {
 	OPT_ONCE = 256, OPT_POISSON, OPT_FLOWS, OPT_DURATION, OPT_SIZE, OPT_PARETO,
 	OPT_CDF, OPT_MAX_SIZE, OPT_ONOFF, OPT_RATE, OPT_CHUNK, OPT_SEED, OPT_START_AT,
-	OPT_MAX_OPEN, OPT_TIMEOUT, OPT_DRY_RUN, OPT_END
+	OPT_MAX_OPEN, OPT_TIMEOUT, OPT_DRY_RUN, OPT_UDP, OPT_END
 };
 
 struct fg_opt {
@@ -324,7 +331,7 @@ struct fg_opt {
 
 /* getopt's tables, the mode checks and --help all come from this. */
 static const struct fg_opt fg_opts[] = {
-	{ 'p', "port", "PORT", FG_SERVER | FG_CLIENT, "TCP port (default 5680)" },
+	{ 'p', "port", "PORT", FG_SERVER | FG_CLIENT, "TCP (and UDP) port (default 5680)" },
 	{ 'B', "bind", "ADDR", FG_SERVER, "listen on ADDR only (default: every IPv4 address; '::' for IPv6)" },
 	{ OPT_ONCE, "once", "N", FG_SERVER, "exit after N flows have ended (completed or aborted)" },
 	{ 'c', "connect", "ADDR", FG_CLIENT, "the server (name or address); not needed with --dry-run" },
@@ -337,7 +344,8 @@ static const struct fg_opt fg_opts[] = {
 	{ OPT_MAX_SIZE, "max-size", "BYTES", FG_CLIENT, "cap every drawn size at BYTES" },
 	{ OPT_ONOFF, "onoff", "ON_S,OFF_S", FG_CLIENT, "one ON/OFF source; exponential periods, these means in s" },
 	{ OPT_RATE, "rate", "BPS", FG_CLIENT, "ON/OFF: sending rate while ON (10M, 1G)" },
-	{ OPT_CHUNK, "chunk", "BYTES", FG_CLIENT, "ON/OFF: bytes per send() (default ~1 ms at --rate, 1K..64K)" },
+	{ OPT_CHUNK, "chunk", "BYTES", FG_CLIENT, "ON/OFF: bytes per send() (default ~1 ms at --rate, 1K..64K; --udp: path MTU - 28)" },
+	{ OPT_UDP, "udp", NULL, FG_CLIENT, "ON/OFF: send UDP datagrams, no TCP connection" },
 	{ OPT_SEED, "seed", "N", FG_CLIENT, "random seed (default: from the clock; always in the output)" },
 	{ OPT_START_AT, "start-at", "EPOCH_S", FG_CLIENT, "time 0 is this CLOCK_REALTIME instant (Unix seconds)" },
 	{ OPT_MAX_OPEN, "max-open", "N", FG_CLIENT, "at most N flows open at once; later ones wait (default 1000)" },
@@ -361,7 +369,8 @@ struct fg_cfg {
 	uint64_t flows_max;
 	struct fg_sizes sizes;
 	double on_mean, off_mean;
-	uint64_t rate_bps, chunk;
+	uint64_t rate_bps, chunk;	/* chunk 0 with --udp: from the path MTU */
+	bool udp;
 	uint64_t seed;
 	double start_at;		/* 0: now */
 	uint64_t max_open;
@@ -386,7 +395,7 @@ static void fg_usage(FILE *f)
 		"Workloads (client):\n"
 		"  --poisson RATE --duration S|--flows N   Poisson arrivals, with a size option\n"
 		"  --flows N                               N flows at once (incast), with a size option\n"
-		"  --onoff ON_S,OFF_S --rate BPS --duration S   one paced ON/OFF source\n"
+		"  --onoff ON_S,OFF_S --rate BPS --duration S [--udp]   one paced ON/OFF source\n"
 		"Size options: --size BYTES | --pareto SHAPE,MEAN | --cdf FILE\n");
 	for (k = 0; k < sizeof(sect) / sizeof(sect[0]); k++) {
 		fprintf(f, "\n%s:\n", sect[k].title);
@@ -620,6 +629,9 @@ static int fg_parse_opt(struct fg_cfg *cfg, int id, const char *arg)
 	case OPT_DRY_RUN:
 		cfg->dry_run = true;
 		break;
+	case OPT_UDP:
+		cfg->udp = true;
+		break;
 	case 'o':
 		cfg->output = arg;
 		break;
@@ -635,7 +647,7 @@ static int fg_check_client(struct fg_cfg *cfg)
 {
 	static const int not_onoff[] = { OPT_POISSON, OPT_FLOWS, OPT_SIZE, OPT_PARETO, OPT_CDF,
 					 OPT_MAX_SIZE, OPT_MAX_OPEN };
-	static const int only_onoff[] = { OPT_RATE, OPT_CHUNK };
+	static const int only_onoff[] = { OPT_RATE, OPT_CHUNK, OPT_UDP };
 	char err[512];
 	size_t i;
 
@@ -649,7 +661,12 @@ static int fg_check_client(struct fg_cfg *cfg)
 			return fg_bad("--onoff needs --rate BPS, the rate while ON");
 		if (cfg->duration <= 0)
 			return fg_bad("--onoff needs --duration SECONDS");
-		if (!cfg->chunk) {
+		if (cfg->udp && cfg->chunk > FG_UDP_MAX)
+			return fg_bad("bad --chunk %" PRIu64 " with --udp: a datagram carries at most"
+				      " %d bytes", cfg->chunk, FG_UDP_MAX);
+		/* UDP: the datagram size comes from the route once the socket
+		 * is connected (fg_onoff_udp_open). */
+		if (!cfg->chunk && !cfg->udp) {
 			/* About a millisecond of data per send: smooth enough for a
 			 * switch queue, few enough wake-ups for a 10G rate. */
 			cfg->chunk = cfg->rate_bps / 8000;
@@ -659,6 +676,9 @@ static int fg_check_client(struct fg_cfg *cfg)
 				cfg->chunk = 65536;
 		}
 	} else {
+		if (cfg->udp)
+			return fg_bad("--udp needs --onoff: only the ON/OFF source can be UDP"
+				      " (a flow is a TCP connection, its FCT ends with an ack)");
 		for (i = 0; i < sizeof(only_onoff) / sizeof(only_onoff[0]); i++)
 			if (cfg->given[only_onoff[i]])
 				return fg_bad("--%s is an --onoff option",
@@ -939,10 +959,12 @@ struct fg_conn {
 
 struct fg_server {
 	const struct fg_cfg *cfg;
-	int lfd, epfd, sigfd;
+	int lfd, ufd, epfd, sigfd;
 	struct fg_conn *conns;
 	uint64_t ended, completed, aborted, streams, empty, bytes;
 	uint64_t open, open_max;
+	uint64_t udp_datagrams, udp_bytes;
+	uint32_t udp_drops;		/* SO_RXQ_OVFL: dropped, receive buffer full */
 	uint64_t accept_paused_until;	/* 0: accepting */
 	bool stop;
 };
@@ -1131,6 +1153,87 @@ static void fg_server_accept(struct fg_server *s)
 	}
 }
 
+/*
+ * The datagrams waiting on the UDP socket, FG_UDP_BATCH per recvmmsg(), at
+ * most max_rounds batches: a flood must not starve the TCP connections
+ * (level-triggered epoll brings us back). Payload is not looked at (every
+ * message lands in the same sink); with SO_RXQ_OVFL each message carries
+ * the socket's running count of drops.
+ */
+static void fg_server_udp_read(struct fg_server *s, int max_rounds)
+{
+	static struct mmsghdr msgs[FG_UDP_BATCH];
+	static struct iovec iov[FG_UDP_BATCH];
+	static union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl[FG_UDP_BATCH];
+	struct cmsghdr *cm;
+	int n, i, rounds;
+
+	for (rounds = 0; rounds < max_rounds; rounds++) {
+		for (i = 0; i < FG_UDP_BATCH; i++) {
+			iov[i] = (struct iovec){ fg_sink, FG_UDP_MAX + 1 };
+			msgs[i].msg_hdr = (struct msghdr){
+				.msg_iov = &iov[i], .msg_iovlen = 1,
+				.msg_control = ctl[i].buf, .msg_controllen = sizeof(ctl[i].buf),
+			};
+		}
+		n = recvmmsg(s->ufd, msgs, FG_UDP_BATCH, MSG_DONTWAIT, NULL);
+		if (n < 0) {
+			/* ECONNREFUSED and friends are about datagrams we never
+			 * sent; nothing here is worth stopping for. */
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				pr_debug_rl("UDP recvmmsg: %s", strerror(errno));
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			s->udp_datagrams++;
+			s->udp_bytes += msgs[i].msg_len;
+			for (cm = CMSG_FIRSTHDR(&msgs[i].msg_hdr); cm;
+			     cm = CMSG_NXTHDR(&msgs[i].msg_hdr, cm))
+				if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL)
+					memcpy(&s->udp_drops, CMSG_DATA(cm), sizeof(uint32_t));
+		}
+		if (n < FG_UDP_BATCH)
+			return;
+	}
+}
+
+/* The UDP socket on the listener's address and port: UDP ON/OFF sources
+ * are counted there, and the kernel does not answer them with ICMP port
+ * unreachables. */
+static int fg_server_udp_open(struct fg_server *s, const struct sockaddr_storage *ss,
+			      socklen_t len)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &fg_tag_udp };
+	const struct fg_cfg *cfg = s->cfg;
+	int one = 1, sz = FG_UDP_RCVBUF, err;
+
+	s->ufd = socket(ss->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->ufd < 0) {
+		err = -errno;
+		pr_err("UDP socket: %s", strerror(errno));
+		return err;
+	}
+	/* Both best effort: a smaller buffer only means earlier drops, and
+	 * without SO_RXQ_OVFL they are not counted. */
+	setsockopt(s->ufd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	setsockopt(s->ufd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+	if (bind(s->ufd, (const struct sockaddr *)ss, len)) {
+		err = -errno;
+		pr_err("bind UDP %s port %u: %s", cfg->host ? cfg->host : "0.0.0.0", cfg->port,
+		       strerror(errno));
+		return err;
+	}
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->ufd, &ev)) {
+		err = -errno;
+		pr_err("epoll_ctl: %s", strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
 static int fg_server_open(struct fg_server *s)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &fg_tag_listen };
@@ -1156,6 +1259,11 @@ static int fg_server_open(struct fg_server *s)
 		       strerror(errno));
 		return err;
 	}
+	/* Before listen(): whoever waits for the listener (the tests, with
+	 * ss -lt) may then send datagrams too. */
+	err = fg_server_udp_open(s, &ss, len);
+	if (err)
+		return err;
 	/* Poisson bursts and incasts open many connections at once. */
 	if (listen(s->lfd, 4096)) {
 		err = -errno;
@@ -1167,13 +1275,14 @@ static int fg_server_open(struct fg_server *s)
 		pr_err("epoll_ctl: %s", strerror(errno));
 		return err;
 	}
-	pr_info("listening on %s port %u", cfg->host ? cfg->host : "0.0.0.0", cfg->port);
+	pr_info("listening on %s port %u (TCP and UDP)", cfg->host ? cfg->host : "0.0.0.0",
+		cfg->port);
 	return 0;
 }
 
 static int fg_server_run(const struct fg_cfg *cfg, FILE *out)
 {
-	struct fg_server s = { .cfg = cfg, .lfd = -1, .epfd = -1, .sigfd = -1 };
+	struct fg_server s = { .cfg = cfg, .lfd = -1, .ufd = -1, .epfd = -1, .sigfd = -1 };
 	struct epoll_event ev[64];
 	struct jw w;
 	int64_t deadline;
@@ -1205,6 +1314,8 @@ static int fg_server_run(const struct fg_cfg *cfg, FILE *out)
 					s.stop = true;
 			} else if (p == &fg_tag_listen) {
 				fg_server_accept(&s);
+			} else if (p == &fg_tag_udp) {
+				fg_server_udp_read(&s, 16);
 			} else if (c->state == C_ACK) {
 				fg_conn_ack(&s, c);
 			} else {
@@ -1217,6 +1328,10 @@ static int fg_server_run(const struct fg_cfg *cfg, FILE *out)
 		}
 	}
 
+	/* What arrived before the stop is counted too. The buffer holds a
+	 * few thousand datagrams; the bound keeps a source that is still
+	 * sending from holding up the exit. */
+	fg_server_udp_read(&s, 1024);
 	jw_obj_begin(&w, NULL);
 	jw_str(&w, "mode", "server");
 	jw_str(&w, "listen", cfg->host ? cfg->host : "0.0.0.0");
@@ -1228,6 +1343,9 @@ static int fg_server_run(const struct fg_cfg *cfg, FILE *out)
 	jw_u64(&w, "empty", s.empty);
 	jw_u64(&w, "bytes", s.bytes);
 	jw_u64(&w, "open_max", s.open_max);
+	jw_u64(&w, "udp_datagrams", s.udp_datagrams);
+	jw_u64(&w, "udp_bytes", s.udp_bytes);
+	jw_u64(&w, "udp_drops", s.udp_drops);
 	jw_obj_end(&w);
 	err = fg_json_write(out, &w);
 	if (err)
@@ -1242,6 +1360,8 @@ out:
 	}
 	if (s.lfd >= 0)
 		close(s.lfd);
+	if (s.ufd >= 0)
+		close(s.ufd);
 	if (s.sigfd >= 0)
 		close(s.sigfd);
 	if (s.epfd >= 0)
@@ -1791,7 +1911,17 @@ static int fg_client_flows(struct fg_client *c)
 
 struct fg_period {
 	int64_t start_ns, end_ns;
-	uint64_t bytes;			/* handed to TCP during the period */
+	uint64_t bytes;			/* handed to TCP (or sent as UDP payload) in it */
+};
+
+/* What the report says about the source besides its periods. */
+struct fg_onoff_out {
+	uint64_t chunk;			/* bytes per send(); 0: not known (a --udp dry run) */
+	int mtu;			/* UDP: the path MTU, from the connected socket */
+	uint64_t datagrams;		/* UDP: datagrams sent */
+	uint64_t blocked;		/* UDP: sends refused with the host's queue full */
+	uint64_t blocked_bytes;		/* UDP: the credit dropped with them */
+	uint64_t refused;		/* UDP: sends that reported an ICMP port unreachable */
 };
 
 /*
@@ -1834,7 +1964,8 @@ static int fg_onoff_periods(const struct fg_cfg *cfg, struct fg_period **out, si
 }
 
 static int fg_onoff_json(const struct fg_client *c, const struct fg_period *per, size_t nper,
-			 int64_t stop_ns, const char *error, FILE *out)
+			 int64_t stop_ns, const struct fg_onoff_out *o, const char *error,
+			 FILE *out)
 {
 	const struct fg_cfg *cfg = c->cfg;
 	uint64_t bytes = 0, b;
@@ -1845,8 +1976,12 @@ static int fg_onoff_json(const struct fg_client *c, const struct fg_period *per,
 
 	jw_init(&w);
 	fg_client_json_head(&w, c, "onoff");
+	jw_str(&w, "proto", cfg->udp ? "udp" : "tcp");
 	jw_u64(&w, "rate_bps", cfg->rate_bps);
-	jw_u64(&w, "chunk", cfg->chunk);
+	if (o->chunk)
+		jw_u64(&w, "chunk", o->chunk);
+	else
+		jw_null(&w, "chunk");	/* --udp --dry-run: the route is not looked up */
 	jw_double(&w, "on_mean", cfg->on_mean);
 	jw_double(&w, "off_mean", cfg->off_mean);
 	jw_double(&w, "duration", cfg->duration);
@@ -1868,6 +2003,16 @@ static int fg_onoff_json(const struct fg_client *c, const struct fg_period *per,
 	jw_double(&w, "on_time", on_s);
 	jw_u64(&w, "bytes", bytes);
 	jw_double(&w, "on_rate_bps", on_s > 0 ? (double)bytes * 8 / on_s : NAN);
+	if (cfg->udp && !cfg->dry_run) {
+		if (o->mtu)
+			jw_u64(&w, "mtu", (uint64_t)o->mtu);
+		else
+			jw_null(&w, "mtu");	/* never got a socket */
+		jw_u64(&w, "datagrams", o->datagrams);
+		jw_u64(&w, "send_blocked", o->blocked);
+		jw_u64(&w, "blocked_bytes", o->blocked_bytes);
+		jw_u64(&w, "refused", o->refused);
+	}
 	if (c->interrupted)
 		jw_bool(&w, "interrupted", true);
 	if (error)
@@ -1929,12 +2074,49 @@ fail:
 }
 
 /*
+ * The UDP source's socket, connected: that only fixes the destination (no
+ * handshake), and makes the kernel report an ICMP port unreachable as
+ * ECONNREFUSED on a later send. Without --chunk a datagram is as large as
+ * the route lets through unfragmented: IP_MTU (the route's MTU, which is
+ * the interface's unless the route sets one) minus the IP and UDP headers.
+ */
+static int fg_onoff_udp_open(struct fg_client *c, int fd, struct fg_onoff_out *o, char *error,
+			     size_t errlen)
+{
+	const bool v6 = c->addr.ss_family == AF_INET6;
+	const int hdrs = v6 ? 48 : 28;
+	socklen_t len = sizeof(int);
+	int err, mtu = 0;
+
+	if (connect(fd, (struct sockaddr *)&c->addr, c->addrlen)) {
+		err = errno;
+		snprintf(error, errlen, "connect: %s", strerror(err));
+		return -err;
+	}
+	err = getsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_MTU : IP_MTU, &mtu, &len) ?
+	      errno : 0;
+	if (err || mtu <= hdrs) {
+		pr_warn("cannot read the path MTU to %s (%s); assuming 1500", c->cfg->host,
+			err ? strerror(err) : "implausibly small");
+		mtu = 1500;
+	}
+	o->mtu = mtu;
+	o->chunk = c->cfg->chunk ? c->cfg->chunk : (uint64_t)(mtu - hdrs);
+	if (o->chunk > FG_UDP_MAX)
+		o->chunk = FG_UDP_MAX;	/* loopback's MTU is 65536 */
+	if (o->chunk > (uint64_t)(mtu - hdrs))
+		pr_warn("--chunk %" PRIu64 " is more than the path MTU %d carries in one packet"
+			" (%d): IP fragments every datagram", o->chunk, mtu, mtu - hdrs);
+	return 0;
+}
+
+/*
  * The ON/OFF source's token bucket. Credit (bytes) accrues at the rate
  * while ON and is spent a chunk per send(). Its depth is 50 ms of data, so
  * a wake-up that comes late (a VM's timers can be a millisecond or more
  * late) catches up instead of losing bytes; after the socket buffer was
  * full the depth is two chunks, because offered load that TCP could not
- * take is gone, not owed.
+ * take is gone, not owed. (UDP drops the credit instead: fg_bucket_send_udp.)
  */
 struct fg_bucket {
 	double credit;
@@ -1942,6 +2124,7 @@ struct fg_bucket {
 	double depth, stall_depth;
 	int64_t last;
 	size_t chunk;
+	size_t batch;			/* wake up when this many chunks have accrued */
 	bool blocked;			/* the socket buffer is full: wait for EPOLLOUT */
 	bool stalled;			/* it was full since the last accrual */
 };
@@ -1983,22 +2166,89 @@ static int fg_bucket_send(struct fg_bucket *b, int fd, bool flush, uint64_t *byt
 	return 0;
 }
 
+/*
+ * The UDP source's sends: datagrams of a chunk while the credit lasts (with
+ * flush, the remainder as one short datagram), FG_UDP_BATCH per sendmmsg().
+ * A UDP socket never makes the source wait. When the host's queue is full
+ * (EAGAIN: the socket's send buffer is in the qdisc or the device;
+ * ENOBUFS) the whole credit is dropped and counted: a source at its rate
+ * into a full queue loses what it offers, and a backlog kept here would
+ * come out later as a burst. An ICMP port unreachable shows up as
+ * ECONNREFUSED on the next send, which then sent nothing: counted, and the
+ * datagram goes again. 0 or -errno.
+ */
+static int fg_bucket_send_udp(struct fg_bucket *b, int fd, bool flush, uint64_t *bytes,
+			      struct fg_onoff_out *o)
+{
+	static struct mmsghdr msgs[FG_UDP_BATCH];
+	static struct iovec iov[FG_UDP_BATCH];
+	unsigned int n, i;
+	double credit;
+	size_t len;
+	int sent;
+
+	for (;;) {
+		credit = b->credit;
+		for (n = 0; n < FG_UDP_BATCH; n++) {
+			if (credit >= (double)b->chunk)
+				len = b->chunk;
+			else if (flush && credit >= 1)
+				len = (size_t)credit;
+			else
+				break;
+			iov[n] = (struct iovec){ fg_zero, len };
+			msgs[n].msg_hdr = (struct msghdr){ .msg_iov = &iov[n], .msg_iovlen = 1 };
+			credit -= (double)len;
+		}
+		if (!n)
+			return 0;
+		/* A partial batch means the next datagram failed: the call for
+		 * the rest gets its error. */
+		sent = sendmmsg(fd, msgs, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (sent < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECONNREFUSED) {
+				o->refused++;
+				continue;
+			}
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+				o->blocked++;
+				o->blocked_bytes += (uint64_t)llround(b->credit);
+				b->credit = 0;
+				return 0;
+			}
+			return -errno;
+		}
+		for (i = 0; i < (unsigned int)sent; i++) {
+			b->credit -= (double)msgs[i].msg_len;
+			*bytes += msgs[i].msg_len;
+		}
+		o->datagrams += (unsigned int)sent;
+	}
+}
+
+static int fg_onoff_send(struct fg_bucket *b, int fd, bool udp, bool flush, uint64_t *bytes,
+			 struct fg_onoff_out *o)
+{
+	return udp ? fg_bucket_send_udp(b, fd, flush, bytes, o)
+		   : fg_bucket_send(b, fd, flush, bytes);
+}
+
 static int fg_client_onoff(struct fg_client *c, FILE *out)
 {
 	const struct fg_cfg *cfg = c->cfg;
 	const int64_t dur_ns = llround(cfg->duration * FG_NSEC);
-	struct fg_bucket b = {
-		.per_ns = (double)cfg->rate_bps / 8e9,
-		.depth = fmax(2.0 * (double)cfg->chunk, (double)cfg->rate_bps / 8 * 0.05),
-		.stall_depth = 2.0 * (double)cfg->chunk,
-		.chunk = cfg->chunk,
-	};
+	const bool udp = cfg->udp;
+	struct fg_onoff_out o = { .chunk = cfg->chunk };
+	struct fg_bucket b = { .per_ns = (double)cfg->rate_bps / 8e9, .batch = 1 };
 	struct epoll_event ev = { .data.ptr = c }, evs[4];
 	struct fg_period *per = NULL;
 	uint64_t be = htobe64(FG_HDR_STREAM);
 	size_t nper = 0, k = 0, hdr_sent = 0, cur = SIZE_MAX;
 	int64_t now = 0, deadline, stop_ns;
-	uint32_t want = EPOLLOUT;
+	/* The UDP socket is not in the epoll set: it is never waited for. */
+	uint32_t want = udp ? 0 : EPOLLOUT;
 	char error[256] = "";
 	int fd = -1, one = 1, n, i, ret, werr;
 	ssize_t sent;
@@ -2009,21 +2259,38 @@ static int fg_client_onoff(struct fg_client *c, FILE *out)
 		return ret;
 	}
 	if (cfg->dry_run) {
-		ret = fg_onoff_json(c, per, nper, dur_ns, NULL, out);
+		ret = fg_onoff_json(c, per, nper, dur_ns, &o, NULL, out);
 		goto out;
 	}
-	fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(c->addr.ss_family, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(error, sizeof(error), "socket: %s", strerror(errno));
 		goto report;
 	}
-	/* We pace in chunks ourselves; Nagle would regroup them behind ACKs. */
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	/* Connected before time 0: the handshake is not part of any ON period. */
-	ret = fg_onoff_connect(c, fd, error, sizeof(error));
+	if (udp) {
+		ret = fg_onoff_udp_open(c, fd, &o, error, sizeof(error));
+	} else {
+		/* We pace in chunks ourselves; Nagle would regroup them behind ACKs. */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		/* Connected before time 0: the handshake is not part of any ON period. */
+		ret = fg_onoff_connect(c, fd, error, sizeof(error));
+	}
 	if (ret)
 		goto report;
+	b.chunk = o.chunk;
+	b.depth = fmax(2.0 * (double)o.chunk, (double)cfg->rate_bps / 8 * 0.05);
+	b.stall_depth = 2.0 * (double)o.chunk;
+	if (udp) {
+		/* No stream header: datagrams from the first ON period on. */
+		hdr_sent = 8;
+		/* One datagram per wake-up, unless that is more than 10000
+		 * wake-ups a second: then a sendmmsg() of several. */
+		b.batch = (size_t)ceil(FG_UDP_TICK_NS * b.per_ns / (double)o.chunk);
+		if (b.batch < 1)
+			b.batch = 1;
+	}
 	fg_client_time0(c);
 
 	for (;;) {
@@ -2037,7 +2304,7 @@ static int fg_client_onoff(struct fg_client *c, FILE *out)
 				b.last = per[k].start_ns;
 			}
 			fg_bucket_accrue(&b, per[k].end_ns);
-			ret = fg_bucket_send(&b, fd, true, &per[k].bytes);
+			ret = fg_onoff_send(&b, fd, udp, true, &per[k].bytes, &o);
 			if (ret)
 				goto send_err;
 			k++;
@@ -2069,11 +2336,12 @@ static int fg_client_onoff(struct fg_client *c, FILE *out)
 				b.last = per[k].start_ns;
 			}
 			fg_bucket_accrue(&b, now);
-			ret = fg_bucket_send(&b, fd, false, &per[k].bytes);
+			ret = fg_onoff_send(&b, fd, udp, false, &per[k].bytes, &o);
 			if (ret)
 				goto send_err;
 			if (!b.blocked)
-				deadline = now + (int64_t)ceil(((double)b.chunk - b.credit) / b.per_ns);
+				deadline = now + (int64_t)ceil(((double)(b.chunk * b.batch) - b.credit) /
+							       b.per_ns);
 			if (per[k].end_ns < deadline)
 				deadline = per[k].end_ns;
 		} else if (k < nper && per[k].start_ns < deadline) {
@@ -2126,7 +2394,7 @@ report:
 	stop_ns = hdr_sent == 8 ? (now < dur_ns ? now : dur_ns) : 0;
 	if (ret && !c->interrupted)
 		pr_err("ON/OFF source to %s port %u: %s", cfg->host, cfg->port, error);
-	werr = fg_onoff_json(c, per, nper, stop_ns, error[0] ? error : NULL, out);
+	werr = fg_onoff_json(c, per, nper, stop_ns, &o, error[0] ? error : NULL, out);
 	if (werr) {
 		pr_err("writing the output: %s", strerror(-werr));
 		if (!ret)
@@ -2134,8 +2402,9 @@ report:
 	}
 out:
 	if (fd >= 0) {
-		/* What is still in the socket buffer is delivered after we exit. */
-		shutdown(fd, SHUT_WR);
+		/* TCP: what is still in the socket buffer is delivered after we exit. */
+		if (!udp)
+			shutdown(fd, SHUT_WR);
 		close(fd);
 	}
 	free(per);

@@ -156,7 +156,7 @@ class Flow:
         else:
             d["seed"] = self.seed
         if self.onoff:
-            d["onoff"] = self.onoff
+            d.update(onoff=self.onoff, proto=self.proto or "tcp")
         if self.poisson:
             d["poisson"] = self.poisson
         return d
@@ -347,7 +347,7 @@ class _Parser:
         if kinds:
             f.kind = kinds[0]
             for k in ("proto", "parallel", "len", "iperf_args"):
-                if k in fm:
+                if k in fm and not (k == "proto" and f.kind == "onoff"):
                     self.err(fm.kline(k), "%s: %s is for iperf3 flows, not %s (l2cc-flowgen "
                              "chooses its transport)" % (where, k, f.kind))
 
@@ -370,8 +370,10 @@ class _Parser:
             dst = None
         f.src, f.dst = (srcs[0] if srcs else None), dst
 
-        if f.kind == "iperf":
-            proto = m.get("proto", "tcp")
+        # ON/OFF (l2cc-flowgen --udp): the flow's own proto only; defaults.proto
+        # stays with the iperf3 flows, so existing experiments keep TCP sources.
+        if f.kind == "iperf" or (f.kind == "onoff" and "proto" in fm):
+            proto = (m if f.kind == "iperf" else fm).get("proto", "tcp")
             if proto not in PROTOS:
                 self.err(m.vline("proto"), '%s: proto "%s", expected tcp or udp'
                          % (where, proto))

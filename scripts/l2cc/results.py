@@ -357,7 +357,7 @@ class Run:
             if m:
                 proto, a, _, b, dp = m.groups()
                 if a == src and b == dst and int(dp) == port and \
-                        (f["kind"] != "iperf" or proto == f.get("proto")):
+                        proto == f.get("proto", "tcp"):
                     ip_keys.append(key)
                 continue
             m = KEY_MAC_RE.match(key)
@@ -372,7 +372,7 @@ class Run:
             same = [g["name"] for g in self.flows if g["src"] == f["src"] and
                     g["dst"] == f["dst"]]
             back = [g["name"] for g in self.flows if g["src"] == f["dst"] and
-                    g["dst"] == f["src"] and (g["kind"] != "iperf" or g.get("proto") == "tcp")]
+                    g["dst"] == f["src"] and g.get("proto", "tcp") == "tcp"]
             if len(same) == 1 and not back:
                 return self._listed(f, hd, mac_keys)
             why = []

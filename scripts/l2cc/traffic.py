@@ -179,10 +179,11 @@ class Traffic:
                   "src_netns": self._ns(f.src), "dst_netns": self._ns(f.dst),
                   "port": f.port, "rate_bps": rate, "mtu": self._mtu(f.src),
                   "src_hostd": bool(self.nodes[f.src].get("hostd"))}
-            if f.kind == "iperf":
+            if f.kind == "iperf" or (f.kind == "onoff" and f.proto == "udp"):
                 # A datagram that fits both ends' eth0: a host behind hostd has
                 # 18 bytes less MTU than one without, and IP fragments would
-                # be counted, paced and lost as separate frames.
+                # be counted, paced and lost as separate frames. (l2cc-flowgen
+                # alone would only see the source's route MTU.)
                 pl["dst_mtu"] = self._mtu(f.dst)
                 pl["len"] = f.len or (min(pl["mtu"], pl["dst_mtu"]) - 28
                                       if f.proto == "udp" else None)
@@ -325,6 +326,8 @@ class Traffic:
         if f.kind == "onoff":
             c += ["--onoff", "%g,%g" % (f.onoff["on"], f.onoff["off"]),
                   "--rate", str(int(pl["rate_bps"])), "--duration", "%g" % f.duration]
+            if f.proto == "udp":
+                c += ["--udp", "--chunk", str(pl["len"])]
         else:
             c += ["--poisson", "%g" % f.poisson["rate"], "--duration", "%g" % f.duration]
             sz = f.poisson["size"]

@@ -15,12 +15,19 @@
 #    median and range; the same seed gives the same schedule.
 #  - flowgen_onoff: a 10M ON/OFF source for 2 s sends rate x ON time within
 #    10%, the ON periods add up, and the server received every byte.
+#  - flowgen_onoff_udp: the same over UDP (--udp, no TCP dynamics): 20M,
+#    ON/OFF 50 ms/50 ms for 2 s; bytes are rate x ON time within 10%, the
+#    datagrams fill the veth's MTU (1500 - 28), the server counted them
+#    (what it read plus its receive-buffer drops is the client's count,
+#    within 1%), both exit 0. To a port nobody listens on, the ICMP port
+#    unreachables are counted (refused), not fatal.
 #  - flowgen_max_open: 20 flows at once with --max-open 2: all complete, the
 #    ones that waited are marked limited and late.
 #  - flowgen_refused: flows to a port nobody listens on are counted as
 #    failed, with the reason; the client does not crash; --timeout fails
 #    flows to an address that never answers.
-#  - flowgen_badargs: bad arguments exit 2 and name the option.
+#  - flowgen_badargs: bad arguments exit 2 and name the option (--udp
+#    without --onoff among them).
 . "$(dirname "$0")/lib.sh"
 
 FLOWGEN=${FLOWGEN:-$L2CC_ROOT/build/bin/l2cc-flowgen}
@@ -52,7 +59,10 @@ print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)' "
 server() {
 	local name=$1 port=$2
 	shift 2
-	hx h2 "$FLOWGEN" server -p "$port" "$@" >"$L2T_DIR/$name.json" 2>"$L2T_DIR/$name.log" &
+	# Not through hx: a function run with & is a subshell, and $! would be
+	# that shell, not the server that server_stop and the cleanup signal.
+	ip netns exec "$(ns h2)" "$FLOWGEN" server -p "$port" "$@" \
+		>"$L2T_DIR/$name.json" 2>"$L2T_DIR/$name.log" &
 	SRV_PID=$!
 	bg_record "$SRV_PID"
 	for _ in $(seq 100); do
@@ -72,6 +82,21 @@ server_wait() {
 		sleep 0.05
 	done
 	_l2t_alive "$SRV_PID" && fail "server $name did not exit after --once: $(cat "$L2T_DIR/$name.log")"
+	wait "$SRV_PID"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "server $name exited with $rc: $(cat "$L2T_DIR/$name.log")"
+}
+
+# server_stop NAME: SIGTERM the server (one without --once) and wait (up to
+# 5 s) for its exit; fails with its log unless it exits 0.
+server_stop() {
+	local name=$1 rc
+	kill -TERM "$SRV_PID" 2>/dev/null
+	for _ in $(seq 100); do
+		_l2t_alive "$SRV_PID" || break
+		sleep 0.05
+	done
+	_l2t_alive "$SRV_PID" && fail "server $name did not exit on SIGTERM: $(cat "$L2T_DIR/$name.log")"
 	wait "$SRV_PID"
 	rc=$?
 	[ "$rc" -eq 0 ] || fail "server $name exited with $rc: $(cat "$L2T_DIR/$name.log")"
@@ -186,6 +211,43 @@ t_onoff() {
 	assert_eq "$(jf "$s" 'd["bytes"]')" "$bytes" "server: bytes read"
 }
 
+t_onoff_udp() {
+	local j=$L2T_DIR/ou.json s=$L2T_DIR/ou-srv.json on bytes expect dg
+	server ou-srv 5704
+	client ou -p 5704 --onoff 0.05,0.05 --rate 20M --duration 2 --udp --seed 1
+	server_stop ou-srv
+	on=$(jf "$j" 'd["on_time"]')
+	bytes=$(jf "$j" 'd["bytes"]')
+	dg=$(jf "$j" 'd["datagrams"]')
+	expect=$(calc "20e6 / 8 * $on")
+	info "UDP ON/OFF 20M for 2 s: $(jf "$j" 'len(d["on_periods"])') ON periods, ON $on s," \
+		"$bytes B in $dg datagrams of $(jf "$j" 'd["chunk"]') B (rate x ON time = $(calc "int($expect)") B)," \
+		"send_blocked $(jf "$j" 'd["send_blocked"]'), refused $(jf "$j" 'd["refused"]');" \
+		"server read $(jf "$s" 'd["udp_datagrams"]') datagrams, $(jf "$s" 'd["udp_bytes"]') B," \
+		"dropped $(jf "$s" 'd["udp_drops"]')"
+	assert_eq "$(jf "$j" 'd["proto"]')" udp "proto"
+	assert_eq "$(jf "$j" 'd["mtu"]')" 1500 "path MTU (veth)"
+	assert_eq "$(jf "$j" 'd["chunk"]')" 1472 "default datagram size (MTU - 28)"
+	assert_ge "$on" 0.3 "total ON time (seed 1)"
+	assert_within 10 "$expect" "$bytes" "bytes vs rate x ON time"
+	assert_eq "$(jf "$j" 'sum(p["bytes"] for p in d["on_periods"])')" "$bytes" "sum of per-period bytes"
+	assert_eq "$(jf "$j" 'd["send_blocked"]')" 0 "sends refused by a full host queue (20M into a veth)"
+	assert_ge "$dg" "$(calc "int($bytes / 1472)")" "datagrams"
+	assert_ge "$(jf "$s" 'd["udp_datagrams"]')" 1 "server: datagrams read"
+	assert_within 1 "$dg" "$(jf "$s" 'd["udp_datagrams"] + d["udp_drops"]')" \
+		"server: datagrams read + dropped vs sent"
+	assert_le "$(jf "$s" 'd["udp_bytes"]')" "$bytes" "server: UDP bytes read"
+	assert_eq "$(jf "$s" 'd["streams"]')" 0 "server: TCP streams"
+	assert_eq "$(jf "$s" 'd["bytes"]')" 0 "server: TCP bytes"
+	# Nobody on 5798: the ICMP port unreachables come back as ECONNREFUSED
+	# on later sends. The source counts them and goes on.
+	client our -p 5798 --onoff 0.1,0.1 --rate 5M --duration 1 --udp --seed 2
+	info "UDP ON/OFF to a closed port: $(jf "$L2T_DIR/our.json" 'd["datagrams"]') datagrams," \
+		"refused $(jf "$L2T_DIR/our.json" 'd["refused"]')"
+	assert_ge "$(jf "$L2T_DIR/our.json" 'd["refused"]')" 1 "sends that reported a port unreachable"
+	assert_eq "$(jf "$L2T_DIR/our.json" '"error" in d')" false "an error in the report"
+}
+
 t_max_open() {
 	local j=$L2T_DIR/mo.json
 	server mo-srv 5703 --once 20
@@ -236,6 +298,9 @@ t_badargs() {
 	badarg "--size" client -c 10.99.0.2 --flows 3 --size 10parsecs
 	badarg "--onoff" client -c 10.99.0.2 --onoff 1 --rate 1M --duration 1
 	badarg "--rate" client -c 10.99.0.2 --onoff 1,1 --duration 1
+	badarg "--udp needs --onoff" client -c 10.99.0.2 --flows 3 --size 1 --udp
+	badarg "--udp" server --udp
+	badarg "--chunk" client -c 10.99.0.2 --onoff 1,1 --rate 1M --duration 1 --udp --chunk 64K
 	badarg "--port" server -p 0
 	badarg "--once" client --once 3 --flows 1 --size 1 --dry-run
 	badarg "-c ADDR" client --flows 3 --size 1
@@ -249,6 +314,7 @@ run_test flowgen_poisson_fixed t_poisson_fixed
 run_test flowgen_pareto t_pareto
 run_test flowgen_cdf t_cdf
 run_test flowgen_onoff t_onoff
+run_test flowgen_onoff_udp t_onoff_udp
 run_test flowgen_max_open t_max_open
 run_test flowgen_refused t_refused
 run_test flowgen_badargs t_badargs
