@@ -9,6 +9,8 @@ plots/link_utilisation.png utilisation (fraction of the configured rate) of the
                            inter-switch links, the bottleneck links and plots.links
 plots/queues.png           input buffer occupancy of every switch port that held data
 plots/events.png           PAUSE/PFC frames sent, ECN marks, CNPs: counts per 10 ms
+plots/rate_limits.png      the rate each flow's hostd law allows it over time (flows
+                           whose hostd paces them; a rate law's answer to the marks)
 plots/fct.png              flow completion time CDF per size bucket (poisson flows)
 
 Rates are sliding-window averages (the experiment's rate_window, 50 ms by
@@ -149,6 +151,9 @@ def plot_all(d, rate_window=None, xlim=None):
 
     made.append(_queues(R, out, xlim))
     made.append(_events(R, out, xlim))
+    rl = _rate_limits(R, out, xlim)
+    if rl:
+        made.append(rl)
     if res and res.get("fct"):
         made.append(_fct(R, out))
     return made
@@ -244,6 +249,35 @@ def _events(R, out, xlim):
         a.set_ylim(bottom=0)
     fig.suptitle(_title(R, "events"), fontsize=11)
     return _save(fig, os.path.join(out, "events.png"))
+
+
+def _rate_limits(R, out, xlim):
+    """Each flow's paced rate from its hostd (rate_bps of the flow the
+    experiment flow maps to) as steps; None when no flow is paced."""
+    series = {}
+    for f in R.flows:
+        if not R.nodes.get(f["src"], {}).get("hostd") or f["kind"] == "poisson":
+            continue
+        keys, _ = R.hostd_keys(f)
+        hd = R.hd.get(f["src"])
+        if not keys or not hd:
+            continue
+        fl = hd["flows"][keys[0]]
+        rate = fl["rate_bps"]
+        if not (rate > 0).any():
+            continue
+        series[f["name"]] = (fl["t"] - R.t0, rate / 1e6)
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=SIZE)
+    cmap = plt.get_cmap("tab20" if len(series) > 10 else "tab10")
+    for i, (name, (t, y)) in enumerate(series.items()):
+        ax.step(t, y, where="post", lw=0.9, color=cmap(i % cmap.N), label=name)
+    _style(ax, R, xlim, "rate limit (Mbit/s)",
+           _title(R, "rate each flow's law allows (hostd rate_bps; 0 = unpaced)"))
+    ax.set_ylim(bottom=0)
+    _legend(ax, len(series))
+    return _save(fig, os.path.join(out, "rate_limits.png"))
 
 
 def _fct(R, out):

@@ -344,7 +344,7 @@ class Run:
     def _host_mac(self, h):
         return str(self.nodes.get(h, {}).get("mac") or "").lower()
 
-    def _hostd_keys(self, f):
+    def hostd_keys(self, f):
         """The keys of f's source hostd that carry f, or [] (with why)."""
         hd = self.hd.get(f["src"])
         if not hd:
@@ -464,7 +464,7 @@ class Run:
         # A Poisson workload is many short connections: l2cc-flowgen knows
         # each one's bytes and completion time, hostd's capped listing may not.
         if self.nodes.get(f["src"], {}).get("hostd") and f["kind"] != "poisson":
-            keys, why = self._hostd_keys(f)
+            keys, why = self.hostd_keys(f)
             if keys:
                 hd = self.hd[f["src"]]
                 curve = Curve([], [])
@@ -620,7 +620,7 @@ def analyse(d):
                               % f["name"])
         hd = R.hd.get(f["src"])
         if hd and source == "hostd":
-            keys, _ = R._hostd_keys(f)
+            keys, _ = R.hostd_keys(f)
             fr["hostd"] = {"keys": keys,
                            "marks": int(sum(hd["flows"][k]["marks_total"] for k in keys)),
                            "cnp_in": int(sum(hd["flows"][k]["cnp_in_total"] for k in keys)),
