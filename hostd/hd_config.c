@@ -93,6 +93,9 @@ static const struct cfg_item hd_items[] = {
 	  "reliable mode: an ACK per this many frames of a flow ..."),
 	H("ack_delay", CFG_DURATION, ack_delay, "100us", 1000, 1000000000,
 	  "... or this long after the first frame not yet acknowledged, whichever is first"),
+	H("ack_timeout", CFG_DURATION, ack_timeout, "1s", 0, 60000000000LL,
+	  "reliable mode: a flow whose window stays full this long without an ACK gives up on its "
+	  "unacknowledged frames and goes on (a receiver that restarted); 0 = wait for ever"),
 	H("slot", CFG_DURATION, slot, "1us", 100, 1000000,
 	  "pacer timing-wheel slot: frames of paced flows leave at most this late"),
 	H("frame_size", CFG_UINT, frame_size, "0", 0, 4096,

@@ -115,6 +115,7 @@ static const struct hd_counter hd_counters[] = {
 	C(fc_ignored, "PAUSE/PFC/credits received but not honoured (flow_control)"),
 	C(fc_blocked, "Times a flow's head frame waited on PAUSE/PFC/credits"),
 	C(window_blocked, "Times a flow waited for ACKs with its window full"),
+	C(ack_timeouts, "Windows given up on after ack_timeout without an ACK"),
 	C(tagged, "Data frames sent with the l2cc tag"),
 	C(pass_frames, "ARP/ND/broadcast/multicast frames passed to the fabric untagged"),
 	C(unclassified, "Frames put on the default flow (table full or no key)"),

@@ -416,6 +416,23 @@ static bool hd_window_full(const struct hd *h, const struct flow *f)
 	       f->seq_next - x->acked_next >= x->out.window;
 }
 
+/* A full window waits for ACKs, but not for ever: the fabric is lossless,
+ * yet a receiver hostd that restarted never acknowledges what it lost. One
+ * entry per flow; ack_timeout is the same for all, so the FIFO is in order. */
+static void hd_window_timer(struct hd *h, struct flow *f)
+{
+	struct hd_flow *x = &h->hf[f->id];
+
+	/* Entries of flows that ended stay until their deadline, so a table
+	 * that churns could fill the FIFO: then this wait goes untimed, and
+	 * the flow's next one tries again. */
+	if (x->win_timer || !h->cfg->ack_timeout || h->win_fifo.n == h->win_fifo.cap)
+		return;
+	x->win_timer = true;
+	x->win_acked = x->acked_next;
+	tfifo_push(&h->win_fifo, f->id, f->gen, h->now + h->cfg->ack_timeout);
+}
+
 /* Send the head of flow f (in service in the pacer): tag, transmit, and
  * file the flow again with the pacer. */
 static void hd_send_flow(struct hd *h, struct flow *f, int prio)
@@ -538,6 +555,7 @@ static bool hd_tx_up(struct hd *h)
 			h->hf[id].last_limit = LAW_LIMIT_WINDOW;
 			h->hf[id].window_waited = true;
 			h->st.window_blocked++;
+			hd_window_timer(h, f);
 			continue;
 		}
 		if (!hd_can_send(h, open, prio, len + (h->cfg->tag ? L2CC_TAG_LEN : 0))) {
@@ -1070,6 +1088,31 @@ static void hd_timers(struct hd *h)
 		if (h->pr[pf->id].ack_frames)
 			hd_send_ack(h, &h->pr[pf->id]);
 	}
+	while (h->win_fifo.n && h->win_fifo.at[h->win_fifo.head] <= h->now) {
+		struct hd_tfifo *q = &h->win_fifo;
+		struct flow *f = flow_by_ref(h->flows, q->id[q->head], q->gen[q->head]);
+		struct hd_flow *x;
+		uint32_t head;
+
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		if (!f)
+			continue;
+		x = &h->hf[f->id];
+		x->win_timer = false;
+		if (x->parked != HD_PARK_WINDOW)
+			continue;
+		if (x->acked_next != x->win_acked) {
+			/* ACKs came, and the window filled again: wait afresh. */
+			hd_window_timer(h, f);
+			continue;
+		}
+		/* Nothing acknowledged for ack_timeout: those frames are gone. */
+		h->st.ack_timeouts++;
+		x->acked_next = f->seq_next;
+		head = flow_head(f);
+		hd_park(h, f, hd_frame_prio(h, head, flow_frame_len(h->flows, head)));
+	}
 	while (h->ntimers && h->hf[h->timer_heap[0]].timer_at <= h->now) {
 		uint32_t id = h->timer_heap[0];
 		struct flow *f = flow_by_id(h->flows, (uint16_t)id);
@@ -1162,6 +1205,8 @@ uint64_t hd_next_deadline(const struct hd *h)
 		hd_min(&d, h->cnp_fifo.at[h->cnp_fifo.head]);
 	if (h->ack_fifo.n)
 		hd_min(&d, h->ack_fifo.at[h->ack_fifo.head]);
+	if (h->win_fifo.n)
+		hd_min(&d, h->win_fifo.at[h->win_fifo.head]);
 	if (h->ntimers)
 		hd_min(&d, h->hf[h->timer_heap[0]].timer_at);
 	if (h->etx.credit_have && hd_credits_apply(h))
@@ -1276,6 +1321,7 @@ void hd_destroy(struct hd *h)
 	pacer_destroy(h->pacer);
 	tfifo_fini(&h->cnp_fifo);
 	tfifo_fini(&h->ack_fifo);
+	tfifo_fini(&h->win_fifo);
 	umem_destroy(h->umem);
 	loop_destroy(h->loop);
 	free(h->timer_heap);
@@ -1367,7 +1413,8 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 	}
 	err = fring_init(&h->lctl, HD_LCTL_CAP) ?: fring_init(&h->notify, HD_NOTIFY_CAP) ?:
 	      fring_init(&h->pass, (uint32_t)cfg->pass_queue) ?:
-	      tfifo_init(&h->cnp_fifo, max_flows) ?: tfifo_init(&h->ack_fifo, max_flows);
+	      tfifo_init(&h->cnp_fifo, max_flows) ?: tfifo_init(&h->ack_fifo, max_flows) ?:
+	      tfifo_init(&h->win_fifo, 2 * max_flows);
 	if (err)
 		goto err;
 	ft.max_flows = max_flows;

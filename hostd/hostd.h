@@ -57,6 +57,7 @@ struct hd_cfg {
 	uint64_t cnp_interval;      /* ns; 0 = one CNP per marked frame */
 	uint64_t ack_every;         /* reliable: an ACK per this many frames ... */
 	uint64_t ack_delay;         /* ... or this long after the first unacked one */
+	uint64_t ack_timeout;       /* reliable: a full window gives up after this; 0 = never */
 	uint64_t slot;              /* pacer timing-wheel slot, ns */
 	uint64_t frame_size;
 	uint64_t ring_size;

@@ -48,6 +48,7 @@ struct hd_stats {
 	uint64_t fc_ignored;        /* PAUSE/PFC/credit received but not honoured (config) */
 	uint64_t fc_blocked;        /* times a flow's head frame waited on PAUSE/PFC/credits */
 	uint64_t window_blocked;    /* times a flow waited for ACKs: its window was full */
+	uint64_t ack_timeouts;      /* windows given up on after ack_timeout without an ACK */
 	/* host -> fabric */
 	uint64_t tagged;            /* data frames sent with a tag */
 	uint64_t pass_frames;       /* ARP/ND/broadcast/multicast passed through untagged */
@@ -75,6 +76,8 @@ struct hd_flow {
 	bool window_waited;         /* its next frame waited on the window (RWL) */
 	uint32_t park_next;         /* link in that priority's parked list */
 	uint64_t timer_at;          /* law timer deadline, 0 = none */
+	bool win_timer;             /* queued in the ACK-timeout FIFO */
+	uint32_t win_acked;         /* acked_next when that timer was armed */
 	uint64_t rate_bytes;        /* bytes_out at the last time-series line (for rates) */
 };
 
@@ -166,6 +169,7 @@ struct hd {
 	struct flow_table *peers;
 	struct hd_peer *pr;         /* [max_flows] */
 	struct hd_tfifo cnp_fifo, ack_fifo;
+	struct hd_tfifo win_fifo;   /* flows waiting on a full window (ack_timeout) */
 	uint32_t peer_next;         /* dummy flow-queue links for the peer table */
 
 	/* Frames waiting for the uplink outside the flows. */

@@ -32,6 +32,10 @@
 #    18-byte tag and says which MTU to set.
 #  - hostd_kill_restart: after SIGKILL nothing stale stays attached; a new
 #    hostd with the same configuration forwards again.
+#  - hostd_ack_timeout: in reliable mode with a window, a receiver hostd
+#    killed and restarted never acknowledges the frames it lost; the
+#    sender's flow gives up on them after ack_timeout and goes on (without
+#    it the window would stay full for ever and the pair could not talk).
 #
 # Every figure the assertions use is printed (info) so it is in the CI log.
 # L2CC_HOSTD_TESTS="cnp forged" runs a subset (names without "hostd_").
@@ -650,6 +654,30 @@ persistent = $pers" daemons "persist-$pers" "$(sw_conf none 100M none 100M none 
 	done
 }
 
+t_ack_timeout() {
+	local out t0 n
+	HD_COMMON="link_rate = 1G
+mode = reliable
+ack_timeout = 200ms
+[law]
+window = 1" daemons ack-timeout "$(sw_conf none 1G none 1G none 1G)"
+	hx h1 ping -c 2 -i 0.2 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 before the kill"
+	echo dirty >"$L2T_DIR/daemons.tag"
+	stop_switchd h2 KILL || fail "h2's hostd did not die on SIGKILL"
+	# Frames h2 will never acknowledge: h1's window fills with one of them.
+	hx h1 ping -c 3 -i 0.05 -W 1 10.99.0.2 >/dev/null && fail "ping h1 -> h2 works with h2's hostd dead"
+	start_hostd h2 "$(hd_conf h2)"
+	t0=$(date +%s.%N)
+	out=$(hx h1 ping -c 3 -i 0.3 -W 2 10.99.0.2) ||
+		fail "ping h1 -> h2 after h2's hostd restarted: $(tail -2 <<<"$out" | tr '\n' ' ')" \
+			"(ack_timeouts $(hd_counter h1 'd["ack_timeouts"]'), window_blocked $(hd_counter h1 'd["window_blocked"]'))"
+	n=$(hd_counter h1 'd["ack_timeouts"]')
+	info "h2's hostd killed and restarted: h1's ack_timeouts $n, window_blocked" \
+		"$(hd_counter h1 'd["window_blocked"]'); ping after the restart: $(grep -o '[0-9]* received' <<<"$out") of 3" \
+		"in $("$PY" -c "import sys,time; print('%.2f s' % (time.time() - float(sys.argv[1])))" "$t0")"
+	assert_ge "$n" 1 "h1 hostd ack_timeouts after the receiver lost frames"
+}
+
 want() { [ -z "${L2CC_HOSTD_TESTS:-}" ] || grep -qw "$1" <<<"$L2CC_HOSTD_TESTS"; }
 
 run_setup setup
@@ -664,4 +692,5 @@ want reliable_ack && run_test hostd_reliable_ack t_reliable_ack
 want forged && run_test hostd_forged t_forged
 want mtu_check && run_test hostd_mtu_check t_mtu_check
 want kill_restart && run_test hostd_kill_restart t_kill_restart
+want ack_timeout && run_test hostd_ack_timeout t_ack_timeout
 want law_persistent && run_test hostd_law_persistent t_law_persistent
