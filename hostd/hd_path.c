@@ -120,6 +120,26 @@ static void tfifo_push(struct hd_tfifo *q, uint16_t id, uint16_t gen, uint64_t a
 	q->n++;
 }
 
+/* The next entry of q due by now, as its flow in t; entries of flows that
+ * have ended since are dropped on the way. NULL when nothing more is due. */
+static struct flow *tfifo_pop_due(struct hd_tfifo *q, const struct flow_table *t, uint64_t now)
+{
+	while (q->n && q->at[q->head] <= now) {
+		struct flow *f = flow_by_ref(t, q->id[q->head], q->gen[q->head]);
+
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+static inline uint64_t tfifo_next(const struct hd_tfifo *q)
+{
+	return q->n ? q->at[q->head] : UINT64_MAX;
+}
+
 /* ---- law timers: a binary min-heap of flow ids on hf[].timer_at ----------- */
 
 static void heap_swap(struct hd *h, uint32_t a, uint32_t b)
@@ -414,6 +434,15 @@ static bool hd_window_full(const struct hd *h, const struct flow *f)
 
 	return x->out.window && h->cfg->tag && h->cfg->mode == HD_MODE_RELIABLE &&
 	       f->seq_next - x->acked_next >= x->out.window;
+}
+
+/* A flow parked on its full window may send again: it queues behind the
+ * priority of its head frame. */
+static void hd_window_release(struct hd *h, struct flow *f)
+{
+	uint32_t head = flow_head(f);
+
+	hd_park(h, f, hd_frame_prio(h, head, flow_frame_len(h->flows, head)));
 }
 
 /* A full window waits for ACKs, but not for ever: the fabric is lossless,
@@ -777,12 +806,8 @@ static void hd_rx_notify(struct hd *h, int type, const uint8_t *body, size_t ble
 			h->law->on_ack(&e, f, a.cum_seq, unmarked, marked, &o);
 			hd_apply_out(h, f, &o);
 		}
-		if (x->parked == HD_PARK_WINDOW && !hd_window_full(h, f)) {
-			uint32_t head = flow_head(f);
-
-			/* Its turn again: queue it behind its priority. */
-			hd_park(h, f, hd_frame_prio(h, head, flow_frame_len(h->flows, head)));
-		}
+		if (x->parked == HD_PARK_WINDOW && !hd_window_full(h, f))
+			hd_window_release(h, f);
 	} else {
 		h->ust.drop[HD_DROP_UNSUPPORTED]++;
 	}
@@ -1064,41 +1089,21 @@ static bool hd_rx_host(struct hd *h)
 
 static void hd_timers(struct hd *h)
 {
-	while (h->cnp_fifo.n && h->cnp_fifo.at[h->cnp_fifo.head] <= h->now) {
-		struct hd_tfifo *q = &h->cnp_fifo;
-		struct flow *pf = flow_by_ref(h->peers, q->id[q->head], q->gen[q->head]);
+	struct flow *f;
 
-		q->head = (q->head + 1) % q->cap;
-		q->n--;
-		if (!pf)
-			continue;
-		h->pr[pf->id].cnp_timer = false;
-		if (h->pr[pf->id].marks_pending)
-			hd_send_cnp(h, &h->pr[pf->id]);
+	while ((f = tfifo_pop_due(&h->cnp_fifo, h->peers, h->now))) {
+		h->pr[f->id].cnp_timer = false;
+		if (h->pr[f->id].marks_pending)
+			hd_send_cnp(h, &h->pr[f->id]);
 	}
-	while (h->ack_fifo.n && h->ack_fifo.at[h->ack_fifo.head] <= h->now) {
-		struct hd_tfifo *q = &h->ack_fifo;
-		struct flow *pf = flow_by_ref(h->peers, q->id[q->head], q->gen[q->head]);
-
-		q->head = (q->head + 1) % q->cap;
-		q->n--;
-		if (!pf)
-			continue;
-		h->pr[pf->id].ack_timer = false;
-		if (h->pr[pf->id].ack_frames)
-			hd_send_ack(h, &h->pr[pf->id]);
+	while ((f = tfifo_pop_due(&h->ack_fifo, h->peers, h->now))) {
+		h->pr[f->id].ack_timer = false;
+		if (h->pr[f->id].ack_frames)
+			hd_send_ack(h, &h->pr[f->id]);
 	}
-	while (h->win_fifo.n && h->win_fifo.at[h->win_fifo.head] <= h->now) {
-		struct hd_tfifo *q = &h->win_fifo;
-		struct flow *f = flow_by_ref(h->flows, q->id[q->head], q->gen[q->head]);
-		struct hd_flow *x;
-		uint32_t head;
+	while ((f = tfifo_pop_due(&h->win_fifo, h->flows, h->now))) {
+		struct hd_flow *x = &h->hf[f->id];
 
-		q->head = (q->head + 1) % q->cap;
-		q->n--;
-		if (!f)
-			continue;
-		x = &h->hf[f->id];
 		x->win_timer = false;
 		if (x->parked != HD_PARK_WINDOW)
 			continue;
@@ -1110,15 +1115,14 @@ static void hd_timers(struct hd *h)
 		/* Nothing acknowledged for ack_timeout: those frames are gone. */
 		h->st.ack_timeouts++;
 		x->acked_next = f->seq_next;
-		head = flow_head(f);
-		hd_park(h, f, hd_frame_prio(h, head, flow_frame_len(h->flows, head)));
+		hd_window_release(h, f);
 	}
 	while (h->ntimers && h->hf[h->timer_heap[0]].timer_at <= h->now) {
 		uint32_t id = h->timer_heap[0];
-		struct flow *f = flow_by_id(h->flows, (uint16_t)id);
 		struct law_env e = hd_env(h);
 		struct law_out o;
 
+		f = flow_by_id(h->flows, (uint16_t)id);
 		timer_cancel(h, id);
 		if (!f || !h->law->on_timer)
 			continue;
@@ -1201,12 +1205,9 @@ uint64_t hd_next_deadline(const struct hd *h)
 	if (h->cfg->stats_interval)
 		hd_min(&d, h->next_stats_ns);
 	hd_min(&d, h->next_tx_ns);
-	if (h->cnp_fifo.n)
-		hd_min(&d, h->cnp_fifo.at[h->cnp_fifo.head]);
-	if (h->ack_fifo.n)
-		hd_min(&d, h->ack_fifo.at[h->ack_fifo.head]);
-	if (h->win_fifo.n)
-		hd_min(&d, h->win_fifo.at[h->win_fifo.head]);
+	hd_min(&d, tfifo_next(&h->cnp_fifo));
+	hd_min(&d, tfifo_next(&h->ack_fifo));
+	hd_min(&d, tfifo_next(&h->win_fifo));
 	if (h->ntimers)
 		hd_min(&d, h->hf[h->timer_heap[0]].timer_at);
 	if (h->etx.credit_have && hd_credits_apply(h))

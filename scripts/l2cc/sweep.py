@@ -168,6 +168,19 @@ def _select(lst, tok):
     return None
 
 
+def _list_index(lst, kind, tok, where):
+    """The index that step (kind, tok) selects in list lst; PathError for a
+    .key step or an element that is not there."""
+    if kind != "sel":
+        raise PathError("%s is a list: select an element with [ID] (its id or name) "
+                        "or [N], not .%s" % (where, tok))
+    j = _select(lst, tok)
+    if j is None:
+        raise PathError("%s has no element [%s], expected one of: %s"
+                        % (where, tok, _few(_ids(lst))))
+    return j
+
+
 def set_path(doc, steps, value, root=None):
     """doc[steps] = value, creating mappings on the way (an empty or
     missing key becomes one). [S] on a list selects an element (_select).
@@ -181,13 +194,7 @@ def set_path(doc, steps, value, root=None):
         if isinstance(cur, dict):
             key = tok
         elif isinstance(cur, list):
-            if kind != "sel":
-                raise PathError("%s is a list: select an element with [N] or [ID] (its id "
-                                "or name), not .%s" % (where, tok))
-            key = _select(cur, tok)
-            if key is None:
-                raise PathError("%s has no element [%s], expected one of: %s"
-                                % (where, tok, _few(_ids(cur))))
+            key = _list_index(cur, kind, tok, where)
         else:
             raise PathError("%s is %s, not a mapping: nothing can be set below it"
                             % (where, _show(cur)))
@@ -214,14 +221,7 @@ def get_path(doc, steps, root="results.json"):
                                    _few(cur.keys())))
             cur = cur[tok]
         elif isinstance(cur, list):
-            if kind != "sel":
-                raise PathError("%s is a list: select an element with [ID] (its id or name) "
-                                "or [N], not .%s" % (where, tok))
-            j = _select(cur, tok)
-            if j is None:
-                raise PathError("%s has no element [%s], expected one of: %s"
-                                % (where, tok, _few(_ids(cur))))
-            cur = cur[j]
+            cur = cur[_list_index(cur, kind, tok, where)]
         else:
             raise PathError("%s is %s, not a mapping or a list: nothing below it"
                             % (where, _show(cur)))

@@ -403,17 +403,11 @@ class Traffic:
         while any(pr.alive() for pr in servers) and time.time() < deadline:
             time.sleep(0.02)
         for pr in servers:
-            if pr.alive():
-                if pr.flow.kind == "iperf":
-                    self._warn("iperf3 server of flow %s did not exit after its test: "
-                               "stopping it" % pr.flow.name)
-                pr.signal(signal.SIGTERM)
-        deadline = time.time() + 2
-        while any(pr.alive() for pr in servers) and time.time() < deadline:
-            time.sleep(0.02)
+            if pr.alive() and pr.flow.kind == "iperf":
+                self._warn("iperf3 server of flow %s did not exit after its test: "
+                           "stopping it" % pr.flow.name)
+        _term_then_kill(servers, 2)
         for pr in servers:
-            if pr.alive():
-                pr.signal(signal.SIGKILL)
             pr.rc = pr.p.wait()
             pr.ended = pr.ended or time.time()
 
@@ -549,21 +543,27 @@ class Traffic:
 
     def cleanup(self):
         """Every process we started is gone after this (TERM, then KILL)."""
-        live = [pr for pr in self.procs if pr.alive()]
-        for pr in live:
-            pr.signal(signal.SIGTERM)
-        deadline = time.time() + 3
-        while any(pr.alive() for pr in live) and time.time() < deadline:
-            time.sleep(0.02)
-        for pr in live:
-            if pr.alive():
-                pr.signal(signal.SIGKILL)
+        _term_then_kill(self.procs, 3)
         for pr in self.procs:
             if pr.p is not None:
                 try:
                     pr.p.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     pass
+
+
+def _term_then_kill(procs, grace):
+    """SIGTERM to those of procs still alive, SIGKILL to any left after
+    grace seconds."""
+    live = [pr for pr in procs if pr.alive()]
+    for pr in live:
+        pr.signal(signal.SIGTERM)
+    deadline = time.time() + grace
+    while any(pr.alive() for pr in live) and time.time() < deadline:
+        time.sleep(0.02)
+    for pr in live:
+        if pr.alive():
+            pr.signal(signal.SIGKILL)
 
 
 def _launch_time(errfile):
