@@ -25,6 +25,19 @@ struct wclock {
 
 void wclock_init(struct wclock *c, uint64_t rate_bps, uint64_t burst_bytes, uint32_t overhead);
 
+/*
+ * The burst both daemons give a wire by default: two frames, or 500 us of
+ * line rate. A daemon that wakes late (a shared CPU) catches up that much,
+ * so the long-run rate stays exact; and at high rates sends are batched,
+ * not one per timer.
+ */
+static inline uint64_t wclock_default_burst(uint64_t rate_bps, uint32_t max_frame)
+{
+	uint64_t burst = 2ull * max_frame;
+
+	return rate_bps / 8 / 2000 > burst ? rate_bps / 8 / 2000 : burst;
+}
+
 static inline bool wclock_ready(struct wclock *c, uint64_t now)
 {
 	if (!c->rate_bps)
@@ -64,8 +77,9 @@ static inline void wclock_resume(struct wclock *c, uint64_t t)
 	}
 }
 
-/* When the wire can take the next frame (meaningful when not ready). */
-static inline uint64_t wclock_next(const struct wclock *c) { return c->t_free; }
+/* When the wire can take the next frame (meaningful when not ready): a
+ * remainder of a nanosecond counts, as in wclock_ready(). */
+static inline uint64_t wclock_next(const struct wclock *c) { return c->t_free + (c->rem != 0); }
 
 /* Serialisation time of `bytes` at this rate, in ns (0 if unlimited). */
 uint64_t wclock_tx_ns(const struct wclock *c, uint32_t bytes);

@@ -52,7 +52,7 @@ int umem_create(struct umem **out, uint32_t nframes, uint32_t frame_size, uint32
 		pr_err("umem: mmap %zu bytes: %s\n", len, strerror(-err));
 		goto err_free;
 	}
-	err = xsk_umem__create(&u->xu, u->area, len, &u->fq0, &u->cq0, &cfg);
+	err = ring_size ? xsk_umem__create(&u->xu, u->area, len, &u->fq0, &u->cq0, &cfg) : 0;
 	if (err) {
 		pr_err("umem: create (%u frames of %u bytes): %s\n", nframes, frame_size,
 		       strerror(-err));
@@ -348,6 +348,30 @@ int xport_kick(struct xport *p)
 	p->tx_pending = p->ring_size - xsk_prod_nb_free(&p->tx, p->ring_size);
 	return 0;
 }
+
+static uint32_t xport_sink_space(void *ctx, uint32_t port)
+{
+	return xport_tx_space(((struct xport **)ctx)[port]);
+}
+
+static void xport_sink_put(void *ctx, uint32_t port, uint64_t addr, uint32_t len)
+{
+	xport_tx_one(((struct xport **)ctx)[port], addr, len);
+}
+
+static void xport_sink_flush(void *ctx, uint32_t port)
+{
+	struct xport *p = ((struct xport **)ctx)[port];
+
+	if (p->tx_pending)
+		xport_kick(p);
+}
+
+const struct dp_sink_ops xport_sink_ops = {
+	.space = xport_sink_space,
+	.put = xport_sink_put,
+	.flush = xport_sink_flush,
+};
 
 int xport_xdp_stats(struct xport *p, struct xport_xdp_stats *st)
 {

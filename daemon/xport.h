@@ -26,6 +26,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <xdp/xsk.h>
+#include "dp_sink.h"
+
+/* The kernel places received data XDP_PACKET_HEADROOM (256) bytes into
+ * each UMEM frame: a 2048-byte frame holds at most 1792 bytes of packet,
+ * and a frame we build ourselves may use that room for a tag. */
+#define XPORT_UMEM_HEADROOM 256
 
 struct umem {
 	void *area;
@@ -104,6 +110,10 @@ static inline void umem_free(struct umem *u, uint32_t idx)
 	u->free[u->nfree++] = idx;
 }
 
+/* A UMEM of nframes frames of frame_size (2048 or 4096) bytes, registered
+ * for AF_XDP with fill/completion rings of ring_size. ring_size 0 makes a
+ * plain frame pool that no socket can use: the unit tests run the
+ * datapath cores on one. */
 int umem_create(struct umem **out, uint32_t nframes, uint32_t frame_size, uint32_t ring_size);
 /* Delete the umem; all its ports must be closed first. */
 void umem_destroy(struct umem *u);
@@ -154,6 +164,10 @@ static inline void xport_tx_one(struct xport *p, uint64_t addr, uint32_t len)
  * frames per sendto(), so this loops over the batch; -EAGAIN/-ENOBUFS mean
  * "try again later" and are not errors. */
 int xport_kick(struct xport *p);
+
+/* The sink (dp_sink.h) over an array of ports: ctx is a struct xport **,
+ * port an index into it. */
+extern const struct dp_sink_ops xport_sink_ops;
 
 int xport_xdp_stats(struct xport *p, struct xport_xdp_stats *st);
 struct jw;

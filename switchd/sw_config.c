@@ -18,8 +18,6 @@ static const char *const fc_names[] = { "none", "pause", "pfc", "credit", NULL }
 static const char *const role_names[] = { "host", "switch", NULL };
 static const char *const sched_names[] = { "strict", "rr", NULL };
 static const char *const xdp_mode_names[] = { "native", "skb", NULL };
-static const char *const mark_names[] = { "none", "naive", "santos", NULL };
-static const char *const port_mark_names[] = { "none", "naive", "santos", "switch", NULL };
 static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
 
 #define G(k, t, f, d, lo, hi, h) \
@@ -58,10 +56,15 @@ static const struct cfg_item sw_items[] = {
 	G("busy_poll", CFG_DURATION, busy_poll, "0", 0, 10000000,
 	  "keep polling the rings this long after the last frame before sleeping: fewer "
 	  "wake-ups and lower latency for a CPU core's worth of spinning while busy"),
-	GE("marking", marking, "none", mark_names,
-	   "congestion marking when an input buffer becomes full: none; naive (mark every data "
-	   "frame in that buffer); santos (each root output with frames in it marks its next "
-	   "cnt1 frames, cnt1 = frames waiting for it; Santos et al. 2003)"),
+	GE("marking", marking, "none", cp_names,
+	   "congestion point of ports that do not name one: none, or a scheme listed under "
+	   "\"Congestion points\" below"),
+	G("cpu_queue", CFG_UINT, cpu_queue, "64", 1, 4096,
+	  "frames per priority that congestion points may have queued toward outputs "
+	  "(notifications they originate through the CPU pseudo-port)"),
+	G("cpu_share", CFG_UINT, cpu_share, "10", 1, 100,
+	  "percent of an output's rate that frames from the CPU pseudo-port may take, so "
+	  "notifications never starve data"),
 	GE("log_level", log_level, "info", level_names, "least severe message logged"),
 };
 
@@ -96,8 +99,9 @@ static const struct cfg_item port_items[] = {
 	P("quiet_stack", CFG_BOOL, quiet_stack, "yes", 1, 0,
 	  "turn IPv6 off on the interface while switchd runs, so the kernel's own router "
 	  "solicitations and MLD reports do not leave a switch port"),
-	PE("marking", marking, "switch", port_mark_names,
-	   "marking policy of this port's input buffer; switch = the [switch] setting"),
+	PE("marking", marking, "switch", cp_port_names,
+	   "congestion point of this port (its input buffer and its output); switch = the "
+	   "[switch] setting"),
 };
 
 static const struct cfg_item fdb_items[] = {

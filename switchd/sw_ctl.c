@@ -53,9 +53,9 @@ static void emit_u64_arr(struct jw *w, const char *key, const uint64_t *v, int n
 /* The counters of one port: the same keys in `counters` and the time series. */
 static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bool full)
 {
-	uint64_t paused[SW_NPRIO];
+	uint64_t paused[L2CC_NPRIO];
 
-	for (int i = 0; i < SW_NPRIO; i++)
+	for (int i = 0; i < L2CC_NPRIO; i++)
 		paused[i] = fc_tx_paused_ns(&p->etx, i, s->now);
 	jw_u64(w, "rx_frames", p->st.rx_frames);
 	jw_u64(w, "rx_bytes", p->st.rx_bytes);
@@ -66,33 +66,40 @@ static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bo
 	for (int i = 0; i < SW_DROP_MAX; i++)
 		jw_u64(w, sw_drop_names[i], p->st.drop[i]);
 	jw_obj_end(w);
-	jw_u64(w, "pause_tx", p->st.pause_tx);
+	jw_u64(w, "pause_tx", p->frx.st.pause_tx);
 	jw_u64(w, "pause_rx", p->st.pause_rx);
-	jw_u64(w, "pfc_tx", p->st.pfc_tx);
+	jw_u64(w, "pfc_tx", p->frx.st.pfc_tx);
 	jw_u64(w, "pfc_rx", p->st.pfc_rx);
-	jw_u64(w, "credit_tx", p->st.credit_tx);
+	jw_u64(w, "credit_tx", p->frx.st.credit_tx);
 	jw_u64(w, "credit_rx", p->st.credit_rx);
 	jw_u64(w, "fc_ignored", p->st.fc_ignored);
 	jw_u64(w, "paused_ns", port_paused_total(p, s->now));
 	jw_u64(w, "credit_stall_ns", sw_credit_stall_ns(p, s->now));
-	emit_u64_arr(w, "paused_ns_prio", paused, SW_NPRIO);
-	emit_u64_arr(w, "buffer", p->occ, SW_NPRIO);
-	emit_u64_arr(w, "buffer_peak", p->peak, SW_NPRIO);
+	emit_u64_arr(w, "paused_ns_prio", paused, L2CC_NPRIO);
+	emit_u64_arr(w, "buffer", p->occ, L2CC_NPRIO);
+	emit_u64_arr(w, "buffer_peak", p->peak, L2CC_NPRIO);
 	jw_u64(w, "voq_frames", s->voq->out_total[p->idx]);
-	jw_u64(w, "xoff_mask", p->xoff_mask);
+	jw_u64(w, "xoff_mask", p->frx.xoff_mask);
 	jw_u64(w, "marked", p->st.marked);
 	jw_u64(w, "mark_untagged", p->st.mark_untagged);
+	jw_u64(w, "mark_pending", p->mark_pending);
 	jw_u64(w, "buffer_full_events", p->st.buffer_full_events);
-	jw_u64(w, "mark_events", p->st.mark_events);
-	jw_u64(w, "mark_revoked", p->st.mark_revoked);
-	jw_u64(w, "marks_pending", p->cnt2 + p->mark_pending);
+	if (p->cpo) {
+		const void *st = p->cpo->port_stats(p->cp, p->idx);
+
+		for (size_t k = 0; k < p->cpo->nctrs; k++)
+			jw_u64(w, p->cpo->ctrs[k].name,
+			       *(const uint64_t *)((const char *)st + p->cpo->ctrs[k].off));
+	}
+	jw_u64(w, "cpu_tx", p->st.cpu_tx);
+	jw_u64(w, "cpu_drops", p->st.cpu_drops);
 	if (!full)
 		return;
 	jw_u64(w, "flood_tx", p->st.flood_tx);
 	jw_u64(w, "rx_holds", p->st.rx_holds);
 	jw_u64(w, "ctrl_tx_frames", p->st.ctrl_tx_frames);
 	jw_arr_begin(w, "prio");
-	for (int i = 0; i < SW_NPRIO; i++) {
+	for (int i = 0; i < L2CC_NPRIO; i++) {
 		const struct sw_prio_stats *ps = &p->st.prio[i];
 
 		jw_obj_begin(w, NULL);
@@ -101,7 +108,7 @@ static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bo
 		jw_u64(w, "tx_frames", ps->tx_frames);
 		jw_u64(w, "tx_bytes", ps->tx_bytes);
 		jw_u64(w, "drop_buffer_full", ps->drop_buffer_full);
-		jw_u64(w, "pfc_tx", ps->pfc_tx);
+		jw_u64(w, "pfc_tx", p->frx.st.pfc_tx_prio[i]);
 		jw_u64(w, "pfc_rx", ps->pfc_rx);
 		jw_u64(w, "credit_blocked", ps->credit_blocked);
 		jw_obj_end(w);
@@ -152,7 +159,7 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		struct sw_port *p = &s->ports[i];
 		uint8_t paused = 0xff;
 
-		for (int k = 0; k < SW_NPRIO; k++)
+		for (int k = 0; k < L2CC_NPRIO; k++)
 			if (!p->etx.pause_start[k] || p->etx.paused_until[k] <= s->now)
 				paused &= ~(1u << k);
 		mac_str(p->xp->mac, mac);
@@ -169,16 +176,17 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		jw_str(w, "role", role_str[p->cfg->role]);
 		jw_str(w, "buffer_unit", p->unit_frames ? "frames" : "bytes");
 		jw_u64(w, "buffer", p->cap);
-		jw_u64(w, "xoff", p->xoff);
-		jw_u64(w, "xon", p->xon);
+		jw_u64(w, "xoff", p->frx.cfg.xoff);
+		jw_u64(w, "xon", p->frx.cfg.xon);
 		jw_u64(w, "paused_mask", paused);
-		jw_u64(w, "xoff_mask", p->xoff_mask);
+		jw_u64(w, "xoff_mask", p->frx.xoff_mask);
+		jw_str(w, "marking", p->cpo ? p->cpo->name : "none");
 		if (p->cfg->fc == FC_CREDIT) {
-			int64_t avail[SW_NPRIO];
+			int64_t avail[L2CC_NPRIO];
 
 			jw_bool(w, "credit_granted", p->etx.credit_have);
 			jw_arr_begin(w, "credit_available");
-			for (int k = 0; k < SW_NPRIO; k++) {
+			for (int k = 0; k < L2CC_NPRIO; k++) {
 				avail[k] = (int64_t)(p->etx.credit_limit[k] - p->etx.credit_sent[k]);
 				jw_i64(w, NULL, p->etx.credit_have ? avail[k] : 0);
 			}
@@ -241,7 +249,7 @@ static int cmd_queues(struct jw *w, const char *args, void *ctx)
 		jw_u64(w, "frames", v->out_total[o]);
 		jw_arr_begin(w, "voqs");
 		for (int in = 0; in < s->nports; in++)
-			for (int p = 0; p < SW_NPRIO; p++) {
+			for (int p = 0; p < L2CC_NPRIO; p++) {
 				const struct voq_q *q = voq_q(v, in, o, p);
 
 				if (!q->frames)
@@ -265,8 +273,8 @@ static int cmd_queues(struct jw *w, const char *args, void *ctx)
 		jw_str(w, "port", p->cfg->name);
 		jw_str(w, "unit", p->unit_frames ? "frames" : "bytes");
 		jw_u64(w, "capacity", p->cap);
-		emit_u64_arr(w, "occupancy", p->occ, SW_NPRIO);
-		emit_u64_arr(w, "peak", p->peak, SW_NPRIO);
+		emit_u64_arr(w, "occupancy", p->occ, L2CC_NPRIO);
+		emit_u64_arr(w, "peak", p->peak, L2CC_NPRIO);
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
@@ -351,11 +359,11 @@ GETTER(g_rx_frames, p->st.rx_frames)
 GETTER(g_rx_bytes, p->st.rx_bytes)
 GETTER(g_tx_frames, p->st.tx_frames)
 GETTER(g_tx_bytes, p->st.tx_bytes)
-GETTER(g_pause_tx, p->st.pause_tx)
+GETTER(g_pause_tx, p->frx.st.pause_tx)
 GETTER(g_pause_rx, p->st.pause_rx)
-GETTER(g_pfc_tx, p->st.pfc_tx)
+GETTER(g_pfc_tx, p->frx.st.pfc_tx)
 GETTER(g_pfc_rx, p->st.pfc_rx)
-GETTER(g_credit_tx, p->st.credit_tx)
+GETTER(g_credit_tx, p->frx.st.credit_tx)
 GETTER(g_credit_rx, p->st.credit_rx)
 GETTER(g_paused, port_paused_total(p, s->now))
 GETTER(g_credit_stall, sw_credit_stall_ns(p, s->now))
@@ -363,8 +371,38 @@ GETTER(g_voq, s->voq->out_total[p->idx])
 GETTER(g_marked, p->st.marked)
 GETTER(g_mark_untagged, p->st.mark_untagged)
 GETTER(g_full_events, p->st.buffer_full_events)
-GETTER(g_mark_events, p->st.mark_events)
-GETTER(g_mark_revoked, p->st.mark_revoked)
+GETTER(g_cpu_tx, p->st.cpu_tx)
+GETTER(g_cpu_drops, p->st.cpu_drops)
+
+/* The counters of the congestion points in use, one family per counter:
+ * l2cc_switch_<scheme>_<metric>, sampled on the ports of that scheme. */
+static void prom_cps(struct jw *w, struct sw *s)
+{
+	char labels[256], esc[64], sw[64], name[128];
+
+	prom_label_escape(sw, sizeof(sw), s->cfg->name);
+	for (int c = 0; c < s->ncps; c++) {
+		const struct cp_ops *ops = s->cps[c].ops;
+
+		for (size_t k = 0; k < ops->nctrs; k++) {
+			const struct cp_ctr *ct = &ops->ctrs[k];
+
+			snprintf(name, sizeof(name), "l2cc_switch_%s_%s", ops->name, ct->metric);
+			prom_family(w, name, ct->kind == CP_GAUGE ? "gauge" : "counter", ct->help);
+			for (int i = 0; i < s->nports; i++) {
+				const struct sw_port *p = &s->ports[i];
+				const char *st;
+
+				if (p->cpo != ops)
+					continue;
+				st = ops->port_stats(p->cp, p->idx);
+				prom_label_escape(esc, sizeof(esc), p->cfg->name);
+				snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\"", sw, esc);
+				prom_sample_u64(w, name, labels, *(const uint64_t *)(st + ct->off));
+			}
+		}
+	}
+}
 
 static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 {
@@ -393,11 +431,12 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 		  "Frames that would have been marked but carry no l2cc tag", s, g_mark_untagged);
 	prom_port(w, "l2cc_switch_buffer_full_events_total", "counter",
 		  "Times this port's input buffer became full", s, g_full_events);
-	prom_port(w, "l2cc_switch_mark_events_total", "counter",
-		  "Marking events: naive, full events at this input; santos, cnt1 copied to this output",
-		  s, g_mark_events);
-	prom_port(w, "l2cc_switch_mark_revoked_total", "counter",
-		  "Santos: pending marks revoked as this output became blocked", s, g_mark_revoked);
+	prom_port(w, "l2cc_switch_cpu_tx_total", "counter",
+		  "Frames the CPU pseudo-port queued for this output", s, g_cpu_tx);
+	prom_port(w, "l2cc_switch_cpu_drops_total", "counter",
+		  "CPU-originated frames for this output refused (cpu_share, queue or pool full)",
+		  s, g_cpu_drops);
+	prom_cps(w, s);
 
 	prom_label_escape(sw, sizeof(sw), s->cfg->name);
 	prom_family(w, "l2cc_switch_drops_total", "counter", "Frames dropped, by reason");
@@ -413,7 +452,7 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 		    "Input buffer occupancy per priority (frames or bytes, see l2ccctl ports)");
 	for (int i = 0; i < s->nports; i++) {
 		prom_label_escape(esc, sizeof(esc), s->ports[i].cfg->name);
-		for (int p = 0; p < SW_NPRIO; p++) {
+		for (int p = 0; p < L2CC_NPRIO; p++) {
 			snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\",prio=\"%d\"",
 				 sw, esc, p);
 			prom_sample_u64(w, "l2cc_switch_buffer", labels, s->ports[i].occ[p]);

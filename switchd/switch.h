@@ -9,18 +9,17 @@
 
 #include <stdint.h>
 #include "config.h"
+#include "l2cc_shared.h"
 
 #define SW_MAX_PORTS   64
 #define SW_MAX_STATIC  256
-#define SW_NPRIO       8
 
 enum fc_mode { FC_NONE = 0, FC_PAUSE, FC_PFC, FC_CREDIT };
 enum port_role { ROLE_HOST = 0, ROLE_SWITCH };
 enum xdp_mode { XDP_MODE_NATIVE = 0, XDP_MODE_SKB };
-/* Congestion marking (FECN in the l2cc data tag) when an input buffer
- * becomes full (Santos, Turner and Janakiraman 2003, §IV). PORT_MARK_SWITCH:
- * a port follows the [switch] setting. */
-enum mark_policy { MARK_NONE = 0, MARK_NAIVE, MARK_SANTOS, PORT_MARK_SWITCH };
+/* A port's `marking`: index into cp_port_names (cp.h): SW_MARK_SWITCH
+ * follows the [switch] setting, i names the congestion point cp_names[i - 1]. */
+#define SW_MARK_SWITCH 0
 
 struct port_cfg {
 	char name[16];
@@ -39,7 +38,7 @@ struct port_cfg {
 	uint64_t reaction_time;     /* ns: how late we may react to our buffer (PAUSE headroom) */
 	int xdp_mode;
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
-	int marking;                /* enum mark_policy of this input buffer */
+	int marking;                /* congestion point: SW_MARK_SWITCH or 1 + cp_names index */
 };
 
 struct fdb_static_cfg {
@@ -62,7 +61,9 @@ struct sw_cfg {
 	uint64_t batch;
 	uint64_t umem_frames;       /* 0 = automatic */
 	uint64_t busy_poll;         /* ns to keep polling the rings after the last frame */
-	int marking;                /* enum mark_policy, for ports that do not set one */
+	int marking;                /* congestion point (cp_names index) of ports that name none */
+	uint64_t cpu_queue;         /* frames the CPU pseudo-port may have queued */
+	uint64_t cpu_share;         /* percent of an output's rate CPU frames may take */
 	int log_level;
 	struct port_cfg ports[SW_MAX_PORTS];
 	int nports;

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "switch.h"
+#include "cp.h"
+#include "dp_sink.h"
+#include "fc_rx.h"
 #include "fc_tx.h"
 #include "fdb.h"
 #include "voq.h"
@@ -33,14 +36,14 @@ extern const char *const sw_drop_names[SW_DROP_MAX];
 struct sw_prio_stats {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
 	uint64_t drop_buffer_full;
-	uint64_t pfc_tx, pfc_rx;
+	uint64_t pfc_rx;
 	uint64_t credit_blocked;    /* times a frame waited for credits */
 };
 
 struct sw_port_stats {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
 	uint64_t drop[SW_DROP_MAX];
-	uint64_t pause_tx, pause_rx, pfc_tx, pfc_rx, credit_tx, credit_rx;
+	uint64_t pause_rx, pfc_rx, credit_rx;   /* sent: the port's fc_rx */
 	uint64_t fc_ignored;        /* PAUSE/PFC/credit received but not configured */
 	uint64_t flood_tx;          /* frames sent as flood copies */
 	uint64_t rx_holds;          /* passes that left frames in the RX ring: buffer full */
@@ -48,35 +51,29 @@ struct sw_port_stats {
 	uint64_t marked;            /* data frames sent with FECN set by us */
 	uint64_t mark_untagged;     /* frames we would have marked but carry no l2cc tag */
 	uint64_t buffer_full_events; /* this input buffer became full (any priority) */
-	uint64_t mark_events;       /* naive: full events here; santos: cnt1 copied to this output */
-	uint64_t mark_revoked;      /* santos: pending marks dropped as this output became blocked */
-	struct sw_prio_stats prio[SW_NPRIO];
+	uint64_t cpu_tx;            /* frames the CPU pseudo-port queued for this output */
+	uint64_t cpu_drops;         /* ... and refused: over cpu_share, queue or pool full */
+	struct sw_prio_stats prio[L2CC_NPRIO];
 };
-
-#define SW_CTRLQ 16
 
 struct sw_port {
 	struct port_cfg *cfg;
 	uint32_t idx;
-	struct xport *xp;
+	struct xport *xp;           /* NULL for the CPU pseudo-port and in tests */
+	uint8_t mac[6];             /* source of the control frames we build */
+	uint32_t if_mtu;            /* the interface's MTU (cfg->mtu 0 means this) */
 	struct wclock wc;
 	uint32_t max_frame;         /* MTU + header + two VLAN tags */
 	int ipv6_was;               /* disable_ipv6 before we set it; -1 = untouched */
 
 	/* Input buffer, per priority, in units of frames or bytes. */
 	bool unit_frames;
-	uint64_t cap, xoff, xon;
-	uint64_t occ[SW_NPRIO], peak[SW_NPRIO];
-	uint64_t pause_ns;          /* what our pause_quanta mean at this port's rate */
-	uint8_t xoff_mask;          /* priorities we hold paused upstream (PAUSE: bit 0) */
-	uint64_t xoff_sent_ns[SW_NPRIO];
-
-	/* Credit receiver (IB FCCL): units received from the peer per priority,
-	 * reconciled to the peer's own sent count (FCTBS) at each of its
-	 * messages; we grant limit = rcvd + cap - occ. */
-	uint64_t rcvd[SW_NPRIO], adv_limit[SW_NPRIO];
-	uint64_t credit_step;
-	uint64_t credit_next_ns, credit_last_ns;
+	uint64_t cap;
+	uint64_t occ[L2CC_NPRIO], peak[L2CC_NPRIO];
+	uint8_t full_mask;          /* priorities whose input buffer is full */
+	uint8_t full_due;           /* priorities that took frames this pass */
+	/* Toward the upstream sender: PAUSE/PFC/credits about this buffer. */
+	struct fc_rx frx;
 
 	/* Egress: pause received from the peer, credits granted by the peer. */
 	struct fc_tx etx;
@@ -84,6 +81,9 @@ struct sw_port {
 	 * of credits (the credit analogue of paused time). */
 	uint64_t credit_stall_start, credit_stall_acc;
 	bool fc_held;               /* the last TX pass ended held by flow control */
+	uint8_t blocked;            /* priorities with frames that flow control holds */
+	/* CPU-originated frames toward this output: at most cpu_share of its rate. */
+	struct wclock cpu_wc;
 
 	/* When this port's transmit pass should run again: the wire clock, a
 	 * pause running out, a full TX ring; UINT64_MAX when nothing can go
@@ -92,31 +92,34 @@ struct sw_port {
 
 	/* Frames still to mark on transmit, set by hand (`l2ccctl mark`). */
 	uint64_t mark_pending;
-	/* Santos marking, as an output: frames still to mark (cnt2). */
-	uint64_t cnt2;
-	int marking;                /* enum mark_policy of this input buffer, resolved */
-	uint8_t full_mask;          /* priorities whose input buffer is full */
-	uint8_t full_due;           /* priorities that took frames this pass */
-
-	/* Control frames waiting to go out ahead of data (not subject to pause). */
-	uint32_t ctrlq[SW_CTRLQ];
-	uint16_t ctrl_len[SW_CTRLQ];
-	uint32_t ctrl_head, ctrl_n;
+	/* The congestion point this port reports to (NULL: marking = none). */
+	struct cp *cp;
+	const struct cp_ops *cpo;
 
 	struct sw_port_stats st;
+};
+
+/* A congestion point in use: its ops and its one instance. */
+struct sw_cp {
+	const struct cp_ops *ops;
+	struct cp *cp;
 };
 
 struct sw {
 	struct sw_cfg *cfg;
 	struct umem *umem;
-	struct sw_port ports[SW_MAX_PORTS];
-	struct xport *xps[SW_MAX_PORTS];
+	/* Ports [0, nports) are the real ones; ports[nports] is the CPU
+	 * pseudo-port, an input with no wire (sw_emit). */
+	struct sw_port ports[SW_MAX_PORTS + 1];
+	struct port_cfg cpu_cfg;    /* the CPU pseudo-port's (its name) */
+	struct xport **xps;         /* [nports], the daemon's (NULL in tests) */
 	int nports;
+	struct dp_sink sink;        /* where frames leave: xport, or a test's */
 	struct fdb *fdb;
-	struct voq *voq;
-	uint64_t *faddr;            /* [nframes]: descriptor address of a held frame */
-	uint8_t *fcharged;          /* [nframes]: counted in its input buffer (not a flood copy) */
-	uint8_t *fmark;             /* [nframes]: mark this frame when it is sent (naive) */
+	struct voq *voq;            /* also the per-frame metadata (voq_frame) */
+	struct sw_cp cps[8];        /* the congestion points in use */
+	int ncps;
+	uint32_t transit_types;     /* 0x88B6 types some congestion point wants in transit */
 	struct loop *loop;
 	struct ctl *ctl;
 	struct tseries *ts;
@@ -127,7 +130,31 @@ struct sw {
 	bool stop;
 };
 
+static inline struct sw_port *sw_cpu_port(struct sw *s) { return &s->ports[s->nports]; }
+
 /* Datapath (switch.c). */
+/*
+ * The core without sockets: ports as configured, frames from umem (one made
+ * with ring_size 0 will do), leaving through sink. macs[i] and mtus[i] are
+ * port i's address and interface MTU. The CPU pseudo-port and the
+ * congestion points are set up here. Tests drive it with sw_rx_frame() and
+ * sw_pass() at times of their choosing.
+ */
+int sw_core_create(struct sw **out, struct sw_cfg *cfg, struct umem *umem,
+		   const struct dp_sink *sink, const uint8_t (*macs)[6], const uint32_t *mtus,
+		   uint64_t now);
+void sw_core_destroy(struct sw *s);
+/* A frame of port p's (addr, len, in the UMEM) at s->now: false if it must
+ * stay where it is (its buffer is full under PAUSE/PFC: the RX ring holds it). */
+bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len);
+/* After a batch of received frames: timers, every port's TX, and whether
+ * input buffers became full. True if it sent anything. */
+bool sw_pass(struct sw *s);
+/* When the core next has something due by itself (pacing, pause expiry,
+ * flow-control and congestion-point timers); UINT64_MAX for nothing. */
+uint64_t sw_core_deadline(const struct sw *s);
+
+/* The daemon: the core over AF_XDP ports, the event loop and the control socket. */
 int sw_create(struct sw **out, struct sw_cfg *cfg);
 void sw_destroy(struct sw *s);
 /* One pass over every port: completions, RX, TX, timers. Returns true if it did work. */
@@ -136,6 +163,8 @@ bool sw_poll(struct sw *s);
 uint64_t sw_next_deadline(const struct sw *s);
 /* Total ns the port had data queued and no credits to send any of it. */
 uint64_t sw_credit_stall_ns(const struct sw_port *p, uint64_t now);
+/* Start the congestion points afresh from the configuration (a reload). */
+int sw_cps_reset(struct sw *s);
 /* Re-apply per-port settings after a reload (rates, thresholds). */
 void sw_port_apply_cfg(struct sw *s, struct sw_port *p);
 

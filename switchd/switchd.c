@@ -45,10 +45,18 @@ static void sw_reload(void *d, const struct dcli_args *args)
 			goto out;
 		}
 	}
+	s->cfg->marking = n->marking;
+	s->cfg->cpu_share = n->cpu_share;
+	s->cfg->cpu_queue = n->cpu_queue;
+	sw_cpu_port(s)->cap = n->cpu_queue;
 	for (int i = 0; i < n->nports; i++) {
 		s->cfg->ports[i] = n->ports[i];
 		sw_port_apply_cfg(s, &s->ports[i]);
 	}
+	/* A port may have named another scheme: start the congestion points
+	 * afresh (marks pending in the old ones are dropped). */
+	if (sw_cps_reset(s))
+		pr_err("reload: congestion points could not start; ports mark nothing\n");
 	s->cfg->log_level = n->log_level;
 	s->cfg->stats_interval = n->stats_interval;
 	s->cfg->fdb_aging = n->fdb_aging;
@@ -105,6 +113,17 @@ static void sw_print_check(const void *c, const char *path)
 static void sw_print_reference(FILE *f)
 {
 	cfg_print_reference(f, sw_cfg_sections, sw_cfg_nsections);
+	fprintf(f, "\n## Congestion points (marking = NAME)\n\n"
+		"| name | what it does | counters (per port) |\n|---|---|---|\n"
+		"| `none` | no congestion control: nothing is marked | |\n");
+	for (int i = 1; cp_names[i]; i++) {
+		const struct cp_ops *o = cp_by_index(i);
+
+		fprintf(f, "| `%s` | %s | ", o->name, o->help);
+		for (size_t k = 0; k < o->nctrs; k++)
+			fprintf(f, "%s`%s`", k ? ", " : "", o->ctrs[k].name);
+		fprintf(f, " |\n");
+	}
 }
 
 /* Options as data: getopt's table and --help both come from here. */

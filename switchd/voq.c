@@ -15,16 +15,16 @@ int voq_create(struct voq **out, uint32_t nports, uint32_t nframes, enum voq_sch
 	v->nports = nports;
 	v->nframes = nframes;
 	v->sched = sched;
-	v->next = calloc(nframes, sizeof(*v->next));
-	v->len = calloc(nframes, sizeof(*v->len));
+	v->f = calloc(nframes, sizeof(*v->f));
 	v->q = calloc(nq, sizeof(*v->q));
 	v->rr_in = calloc((size_t)nports * VOQ_NPRIO, sizeof(*v->rr_in));
 	v->rr_prio = calloc(nports, sizeof(*v->rr_prio));
 	v->out_frames = calloc((size_t)nports * VOQ_NPRIO, sizeof(*v->out_frames));
 	v->out_bytes = calloc((size_t)nports * VOQ_NPRIO, sizeof(*v->out_bytes));
 	v->out_total = calloc(nports, sizeof(*v->out_total));
-	if (!v->next || !v->len || !v->q || !v->rr_in || !v->rr_prio || !v->out_frames ||
-	    !v->out_bytes || !v->out_total) {
+	v->out_total_bytes = calloc(nports, sizeof(*v->out_total_bytes));
+	if (!v->f || !v->q || !v->rr_in || !v->rr_prio || !v->out_frames ||
+	    !v->out_bytes || !v->out_total || !v->out_total_bytes) {
 		voq_destroy(v);
 		return -ENOMEM;
 	}
@@ -36,14 +36,14 @@ void voq_destroy(struct voq *v)
 {
 	if (!v)
 		return;
-	free(v->next);
-	free(v->len);
+	free(v->f);
 	free(v->q);
 	free(v->rr_in);
 	free(v->rr_prio);
 	free(v->out_frames);
 	free(v->out_bytes);
 	free(v->out_total);
+	free(v->out_total_bytes);
 	free(v);
 }
 
@@ -53,10 +53,10 @@ void voq_push(struct voq *v, uint32_t in, uint32_t out, uint32_t prio, uint32_t 
 	struct voq_q *q = voq_q(v, in, out, prio);
 	size_t op = (size_t)out * VOQ_NPRIO + prio;
 
-	v->next[frame] = VOQ_NONE;
-	v->len[frame] = len;
+	v->f[frame].next = VOQ_NONE;
+	v->f[frame].len = len;
 	if (q->frames)
-		v->next[q->tail] = frame;
+		v->f[q->tail].next = frame;
 	else
 		q->head = frame;
 	q->tail = frame;
@@ -65,6 +65,7 @@ void voq_push(struct voq *v, uint32_t in, uint32_t out, uint32_t prio, uint32_t 
 	v->out_frames[op]++;
 	v->out_bytes[op] += len;
 	v->out_total[out]++;
+	v->out_total_bytes[out] += len;
 }
 
 uint32_t voq_pop(struct voq *v, uint32_t in, uint32_t out, uint32_t prio)
@@ -76,12 +77,13 @@ uint32_t voq_pop(struct voq *v, uint32_t in, uint32_t out, uint32_t prio)
 	if (!q->frames)
 		return VOQ_NONE;
 	frame = q->head;
-	q->head = v->next[frame];
+	q->head = v->f[frame].next;
 	q->frames--;
-	q->bytes -= v->len[frame];
+	q->bytes -= v->f[frame].len;
 	v->out_frames[op]--;
-	v->out_bytes[op] -= v->len[frame];
+	v->out_bytes[op] -= v->f[frame].len;
 	v->out_total[out]--;
+	v->out_total_bytes[out] -= v->f[frame].len;
 	v->rr_in[op] = (in + 1) % v->nports;
 	if (v->sched == VOQ_SCHED_RR)
 		v->rr_prio[out] = (prio + VOQ_NPRIO - 1) % VOQ_NPRIO;

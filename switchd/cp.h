@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Congestion points: the switch side of a congestion-control scheme.
+ *
+ * A scheme is one ops table in a file of its own (cp_santos.c, ...), listed
+ * once in the registry (cp.c), in the manner of linuxptp's servos and
+ * lldpd's protocol table. A port names its scheme with `marking = NAME`
+ * ([port], default the [switch] setting); the switch makes one instance
+ * of each scheme in use and calls it on the events of the ports that named
+ * it:
+ *  - input side, for the port a frame arrived on: a frame admitted to its
+ *    input buffer (admit), the buffer became full (full);
+ *  - output side, for the port a frame leaves by: joined or left the
+ *    output's VOQs (enqueue/dequeue, with the output's backlog), the output
+ *    became blocked or unblocked by flow control (blocked), a frame is about
+ *    to be sent (tx: may mark it);
+ *  - 0x88B6 control frames in transit of the types it claims (transit: may
+ *    rewrite the body in place), for every scheme in use;
+ *  - its own timer (next_timer/timer).
+ * Every hook is optional; a port with `marking = none` has no instance and
+ * costs nothing. Hooks run on the packet path: they never allocate, block
+ * or log unthrottled.
+ *
+ * A scheme sees the switch through the accessors below (never its structs),
+ * and may originate a frame toward any MAC with sw_emit(): the CPU
+ * pseudo-port, whose frames take the FDB lookup and the VOQs like any
+ * input's, at a priority the scheme picks.
+ *
+ * Its counters are data: a table of per-port counters (struct cp_ctr) that
+ * the control socket's `counters`, the time series and the Prometheus
+ * metrics (l2cc_switch_<scheme>_<metric>) all read.
+ */
+#ifndef L2CC_CP_H
+#define L2CC_CP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sw;
+struct cp;
+struct jw;
+
+/* An output's backlog as a frame joins or leaves its VOQs (after the change). */
+struct cp_occ {
+	uint32_t frames;        /* of this priority, every input */
+	uint64_t bytes;
+	uint32_t frames_total;  /* every priority */
+	uint64_t bytes_total;
+};
+
+/* What to do with a frame about to leave. */
+enum cp_verdict {
+	CP_PASS = 0,
+	CP_MARK,                /* set FECN in its l2cc tag (counted `marked` or `mark_untagged`) */
+};
+
+enum cp_ctr_kind { CP_COUNTER = 0, CP_GAUGE };
+
+/* One per-port counter of a scheme: a uint64_t at `off` in its port stats. */
+struct cp_ctr {
+	const char *name;       /* key in `counters` and the time series */
+	const char *metric;     /* Prometheus: l2cc_switch_<scheme>_<metric> */
+	enum cp_ctr_kind kind;
+	const char *help;
+	size_t off;
+};
+
+struct cp_ops {
+	const char *name;
+	const char *help;       /* one line, for --help-config and docs */
+	/* One instance for the switch; its ports are those with
+	 * sw_port_scheme(s, i) == these ops. */
+	int (*create)(struct cp **out, struct sw *s);
+	void (*destroy)(struct cp *cp);
+
+	void (*admit)(struct cp *cp, uint32_t in, int prio, uint32_t frame, uint32_t len);
+	void (*full)(struct cp *cp, uint32_t in, int prio);
+	void (*enqueue)(struct cp *cp, uint32_t out, int prio, uint32_t frame,
+			const struct cp_occ *occ);
+	void (*dequeue)(struct cp *cp, uint32_t out, int prio, uint32_t frame,
+			const struct cp_occ *occ);
+	/* Priorities of out with frames waiting that flow control holds
+	 * (paused, or refused for credits), whenever that set changes. */
+	void (*blocked)(struct cp *cp, uint32_t out, uint8_t prios);
+	enum cp_verdict (*tx)(struct cp *cp, uint32_t out, int prio, uint32_t frame,
+			      uint8_t *data, uint32_t len);
+	/* A forwarded 0x88B6 message of a type in ctrl_types; body points into
+	 * the frame and may be rewritten in place (same length). */
+	void (*transit)(struct cp *cp, uint32_t in, uint32_t out, int type, uint8_t *body,
+			size_t len);
+	uint32_t ctrl_types;    /* bit t: transit() wants type t */
+	/* The absolute time timer() wants to run; UINT64_MAX for never. */
+	uint64_t (*next_timer)(const struct cp *cp);
+	void (*timer)(struct cp *cp, uint64_t now);
+
+	const struct cp_ctr *ctrs;
+	size_t nctrs;
+	/* The per-port stats struct the counters' offsets are in. */
+	const void *(*port_stats)(const struct cp *cp, uint32_t port);
+};
+
+/* A port's counter by name (NULL if the scheme has none of that name). */
+const uint64_t *cp_ctr_find(const struct cp_ops *ops, const struct cp *cp, uint32_t port,
+			    const char *name);
+
+/* The registry (cp_registry.c): every scheme, and `none` as NULL ops. */
+const struct cp_ops *cp_find(const char *name);
+/* Names of every scheme, "none" first, NULL-terminated: [switch] marking. */
+extern const char *const cp_names[];
+/* "switch" (follow [switch] marking), then cp_names: [port] marking. */
+extern const char *const cp_port_names[];
+/* The ops of cp_names[i]; NULL for "none". */
+const struct cp_ops *cp_by_index(int i);
+
+/* ---- the switch, as a congestion point sees it (switch.c) --------------- */
+
+uint64_t sw_now(const struct sw *s);
+uint32_t sw_nports(const struct sw *s);
+/* The scheme port i named (NULL for none). */
+const struct cp_ops *sw_port_scheme(const struct sw *s, uint32_t port);
+const char *sw_port_name(const struct sw *s, uint32_t port);
+/* Frames waiting for out: every input and priority, or one input's VOQ. */
+uint32_t sw_out_frames(const struct sw *s, uint32_t out);
+uint32_t sw_voq_frames(const struct sw *s, uint32_t in, uint32_t out, int prio);
+/* The frames of VOQ (in, out, prio), head first: first, then next until
+ * SW_FRAME_NONE. */
+#define SW_FRAME_NONE UINT32_MAX
+uint32_t sw_voq_first(const struct sw *s, uint32_t in, uint32_t out, int prio);
+uint32_t sw_frame_next(const struct sw *s, uint32_t frame);
+/* The scheme's own byte of a queued frame (zero when it was queued). */
+uint8_t *sw_frame_cp(struct sw *s, uint32_t frame);
+/* An output is a root of congestion on prio when flow control does not
+ * hold it: not paused and, on a credit link to a switch, with credit for a
+ * full-size frame. A blocked output is a victim of congestion further on. */
+bool sw_out_is_root(struct sw *s, uint32_t out, int prio);
+/* Originate a frame (complete, from the destination MAC on) through the CPU
+ * pseudo-port at priority prio: FDB lookup (unknown unicast floods), VOQs,
+ * bounded (cpu_queue) and at most cpu_share of each output's rate. 0, or
+ * -ENOBUFS (no room or no free frame), -EINVAL (malformed). Counted. */
+int sw_emit(struct sw *s, int prio, const void *frame, uint32_t len);
+
+#endif

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The congestion points switchd knows: the one place that lists them. A new
+ * scheme is a file of its own with a `const struct cp_ops`, declared here
+ * and added to the table (docs/adding-a-scheme.md).
+ */
+#include "cp.h"
+
+#include <string.h>
+
+extern const struct cp_ops cp_naive_ops, cp_santos_ops;
+
+/* "none" is no congestion point at all: ports that name it cost nothing. */
+static const struct cp_ops *const cp_table[] = {
+	NULL,
+	&cp_naive_ops,
+	&cp_santos_ops,
+};
+
+#define CP_N (sizeof(cp_table) / sizeof(cp_table[0]))
+
+const char *const cp_names[] = { "none", "naive", "santos", NULL };
+const char *const cp_port_names[] = { "switch", "none", "naive", "santos", NULL };
+
+_Static_assert(sizeof(cp_names) / sizeof(cp_names[0]) == CP_N + 1, "cp_names and cp_table");
+_Static_assert(sizeof(cp_port_names) / sizeof(cp_port_names[0]) == CP_N + 2,
+	       "cp_port_names is cp_names after \"switch\"");
+
+const struct cp_ops *cp_by_index(int i)
+{
+	return i >= 0 && (size_t)i < CP_N ? cp_table[i] : NULL;
+}
+
+const struct cp_ops *cp_find(const char *name)
+{
+	for (size_t i = 1; i < CP_N; i++)
+		if (!strcmp(cp_table[i]->name, name))
+			return cp_table[i];
+	return NULL;
+}
+
+const uint64_t *cp_ctr_find(const struct cp_ops *ops, const struct cp *cp, uint32_t port,
+			    const char *name)
+{
+	const char *st;
+
+	if (!ops)
+		return NULL;
+	st = ops->port_stats(cp, port);
+	for (size_t k = 0; k < ops->nctrs; k++)
+		if (!strcmp(ops->ctrs[k].name, name))
+			return (const uint64_t *)(st + ops->ctrs[k].off);
+	return NULL;
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * switchd as a daemon: the datapath core (switch.c) over AF_XDP ports that
+ * share one UMEM, the event loop, the control socket. sw_poll() is one
+ * pass: reclaim completions, refill fill rings, hand each port's received
+ * frames to the core, then let the core transmit.
+ */
+#define LOG_SUBSYS "switch"
+#include "switch_private.h"
+#include "log.h"
+#include "loop.h"
+#include "wire.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#define SW_RX_BATCH_MAX 256
+#define SW_AGE_INTERVAL_NS 1000000000ull
+
+static bool sw_rx_port(struct sw *s, struct sw_port *p)
+{
+	struct xdp_desc d[SW_RX_BATCH_MAX];
+	uint32_t n, i;
+
+	n = xport_rx_peek(p->xp, d, s->cfg->batch);
+	for (i = 0; i < n; i++)
+		if (!sw_rx_frame(s, p, d[i].addr, d[i].len))
+			break;
+	xport_rx_done(p->xp, i, n);
+	if (i < n)
+		p->st.rx_holds++;
+	/* A held ring is not work: sleep until the buffer drains (the RX fd
+	 * is edge-triggered, so the frames waiting there do not spin us). */
+	return i > 0;
+}
+
+bool sw_poll(struct sw *s)
+{
+	bool work = false;
+	int i;
+
+	s->now = loop_now_ns();
+	s->loops++;
+	for (i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+
+		xport_reclaim(p->xp);
+		xport_refill(p->xp);
+		work |= sw_rx_port(s, p);
+	}
+	work |= sw_pass(s);
+	if (s->now >= s->next_age_ns) {
+		fdb_age(s->fdb, s->now);
+		s->next_age_ns = s->now + SW_AGE_INTERVAL_NS;
+	}
+	if (s->cfg->stats_interval && s->now >= s->next_stats_ns) {
+		sw_stats_tick(s);
+		s->next_stats_ns += s->cfg->stats_interval;
+		if (s->next_stats_ns < s->now)
+			s->next_stats_ns = s->now + s->cfg->stats_interval;
+	}
+	return work;
+}
+
+uint64_t sw_next_deadline(const struct sw *s)
+{
+	uint64_t d = sw_core_deadline(s);
+
+	if (s->next_age_ns < d)
+		d = s->next_age_ns;
+	if (s->cfg->stats_interval && s->next_stats_ns < d)
+		d = s->next_stats_ns;
+	/* The completion ring does not wake epoll: when the free pool runs
+	 * low, come back soon to reclaim what the kernel sent. */
+	for (int i = 0; i < s->nports; i++)
+		if (s->ports[i].xp->tx_out && s->umem->nfree < s->umem->nframes / 4 &&
+		    s->now + 200000 < d)
+			d = s->now + 200000;
+	return d;
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+/* Frames for the shared umem: every port's fill and TX rings, plus what its
+ * input buffers can hold (a byte budget counted in minimum-size frames,
+ * bounded so a large buffer does not pin gigabytes), and the CPU port's. */
+static uint32_t sw_umem_frames(const struct sw_cfg *cfg)
+{
+	uint64_t n = 64 + cfg->cpu_queue * L2CC_NPRIO;
+
+	if (cfg->umem_frames)
+		return cfg->umem_frames;
+	for (int i = 0; i < cfg->nports; i++) {
+		const struct cfg_qty *b = &cfg->ports[i].buffer;
+		uint64_t per_prio = b->frames ? b->n : (b->n + L2CC_ETH_MIN_FRAME - 1) /
+							   L2CC_ETH_MIN_FRAME;
+		uint64_t buf = per_prio * L2CC_NPRIO;
+
+		if (buf > 4096 && per_prio <= 4096)
+			buf = 4096;
+		else if (buf > 4096)
+			buf = per_prio;
+		/* A few frames for control frames being built. */
+		n += 2 * cfg->ring_size + buf + 16;
+	}
+	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
+}
+
+static uint32_t sw_frame_room(uint32_t frame_size) { return frame_size - XPORT_UMEM_HEADROOM; }
+
+/* 2048-byte UMEM frames unless a port's MTU (configured, or the
+ * interface's) needs 4096. Larger frames need AF_XDP multi-buffer. */
+static uint32_t sw_frame_size(const struct sw_cfg *cfg)
+{
+	if (cfg->frame_size)
+		return cfg->frame_size;
+	for (int i = 0; i < cfg->nports; i++) {
+		int mtu = cfg->ports[i].mtu ? (int)cfg->ports[i].mtu
+					    : xport_if_mtu(cfg->ports[i].ifname);
+
+		if (mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN > (int)sw_frame_room(2048))
+			return 4096;
+	}
+	return 2048;
+}
+
+void sw_destroy(struct sw *s)
+{
+	struct xport **xps;
+	struct umem *umem;
+	struct loop *loop;
+	int nports;
+
+	if (!s)
+		return;
+	sw_ctl_fini(s);
+	for (int i = 0; i < s->nports; i++)
+		if (s->ports[i].ipv6_was >= 0)
+			xport_if_ipv6_disable(s->ports[i].cfg->ifname, s->ports[i].ipv6_was);
+	xps = s->xps;
+	umem = s->umem;
+	loop = s->loop;
+	nports = s->nports;
+	/* Frames the core holds go back to the pool, then the sockets go
+	 * (before the UMEM they are bound to). */
+	sw_core_destroy(s);
+	for (int i = 0; xps && i < nports; i++)
+		xport_close(xps[i]);
+	free(xps);
+	umem_destroy(umem);
+	loop_destroy(loop);
+}
+
+/* Open every port's socket on the shared UMEM (before the core exists: it
+ * needs their addresses and MTUs). */
+static int sw_open_ports(struct sw_cfg *cfg, struct umem *umem, struct xport **xps)
+{
+	for (int i = 0; i < cfg->nports; i++) {
+		const struct port_cfg *pc = &cfg->ports[i];
+		struct xport_opts o = {
+			.queue = pc->queue,
+			.ring_size = cfg->ring_size,
+			.skb_mode = pc->xdp_mode == XDP_MODE_SKB,
+			.fallback_pass = false,
+		};
+		int err = xport_open(&xps[i], umem, pc->ifname, &o);
+
+		if (err) {
+			pr_err("port %s: cannot open %s: %s\n", pc->name, pc->ifname, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int sw_create(struct sw **out, struct sw_cfg *cfg)
+{
+	uint32_t mtus[SW_MAX_PORTS];
+	uint8_t macs[SW_MAX_PORTS][6];
+	struct xport **xps = NULL;
+	struct umem *umem = NULL;
+	struct loop *loop = NULL;
+	struct dp_sink sink;
+	struct sw *s = NULL;
+	int i, err;
+
+	err = loop_create(&loop);
+	if (err)
+		goto err;
+	err = loop_catch_signals(loop);
+	if (err) {
+		pr_err("signals: %s\n", strerror(-err));
+		goto err;
+	}
+	err = umem_create(&umem, sw_umem_frames(cfg), sw_frame_size(cfg), cfg->ring_size);
+	if (err)
+		goto err;
+	xps = calloc(cfg->nports, sizeof(*xps));
+	if (!xps) {
+		err = -ENOMEM;
+		goto err;
+	}
+	err = sw_open_ports(cfg, umem, xps);
+	if (err)
+		goto err;
+	for (i = 0; i < cfg->nports; i++) {
+		memcpy(macs[i], xps[i]->mac, 6);
+		mtus[i] = xps[i]->mtu;
+	}
+	sink = (struct dp_sink){ .ops = &xport_sink_ops, .ctx = xps };
+	err = sw_core_create(&s, cfg, umem, &sink, (const uint8_t (*)[6])macs, mtus,
+			     loop_now_ns());
+	if (err)
+		goto err;
+	s->xps = xps;
+	s->loop = loop;
+	xps = NULL;
+	loop = NULL;
+	for (i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+		const struct port_cfg *pc = p->cfg;
+
+		p->xp = s->xps[i];
+		if (pc->quiet_stack) {
+			p->ipv6_was = xport_if_ipv6_disable(pc->ifname, 1);
+			if (p->ipv6_was < 0 && p->ipv6_was != -ENOENT)
+				pr_warn("port %s: cannot disable IPv6 on %s: %s\n", pc->name,
+					pc->ifname, strerror(-p->ipv6_was));
+		}
+		if (pc->mtu && pc->mtu > p->xp->mtu)
+			pr_warn("port %s: mtu %llu is above %s's MTU %u\n", pc->name,
+				(unsigned long long)pc->mtu, pc->ifname, p->xp->mtu);
+		if (p->max_frame > sw_frame_room(umem->frame_size)) {
+			pr_err("port %s: MTU %u does not fit a %u-byte UMEM frame (%u bytes after "
+			       "the kernel's headroom); set mtu = %u or lower the interface MTU\n",
+			       pc->name, p->max_frame - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN,
+			       umem->frame_size, sw_frame_room(umem->frame_size),
+			       sw_frame_room(umem->frame_size) - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN);
+			err = -EMSGSIZE;
+			goto err_sw;
+		}
+		err = loop_add_fd(s->loop, p->xp->fd, EPOLLIN | EPOLLET, NULL, NULL);
+		if (err)
+			goto err_sw;
+	}
+	s->next_age_ns = s->now + SW_AGE_INTERVAL_NS;
+	s->next_stats_ns = s->now;
+	err = sw_ctl_init(s);
+	if (err)
+		goto err_sw;
+	*out = s;
+	return 0;
+err_sw:
+	sw_destroy(s);
+	return err;
+err:
+	for (i = 0; xps && i < cfg->nports; i++)
+		xport_close(xps[i]);
+	free(xps);
+	umem_destroy(umem);
+	loop_destroy(loop);
+	return err;
+}

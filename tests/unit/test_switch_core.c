@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * switchd's datapath core in virtual time, on raw frames: a core made with
+ * sw_core_create() over a frame pool without sockets, frames fed with
+ * sw_rx_frame(), time moved by hand, and every frame it emits recorded by
+ * an in-memory sink (vt.h). What only the netns tests covered before:
+ * admission into input buffers, PAUSE/PFC/credit generation at XOFF/XON,
+ * egress flow control (fc_tx), the Santos root/victim rule, the CPU
+ * pseudo-port and the congestion-point hooks.
+ *
+ * Each test's mutant in tests/unit/mutants.sh breaks the code it checks and
+ * the suite proves the test then fails.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "log.h"
+#include "vt.h"
+#include "../../switchd/switch_private.h"
+
+/* Hosts, by vt_mac id. */
+enum { H_A = 10, H_B = 11, H_R = 20, H_V = 30, H_C = 12 };
+
+struct swt {
+	struct sw_cfg cfg;
+	struct umem *u;
+	struct vt_sink k;
+	struct sw *s;
+};
+
+static int swt_create_(struct swt *t, const char *conf)
+{
+	char path[] = "/tmp/l2cc-swt-XXXXXX", err[512];
+	uint8_t macs[SW_MAX_PORTS][6];
+	uint32_t mtus[SW_MAX_PORTS];
+	struct dp_sink sink;
+	int fd, ret;
+
+	memset(t, 0, sizeof(*t));
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, conf, strlen(conf)) == (ssize_t)strlen(conf) ? 0 : -EIO;
+	close(fd);
+	if (!ret)
+		ret = sw_cfg_load(&t->cfg, path, NULL, 0, err, sizeof(err));
+	unlink(path);
+	if (ret) {
+		printf("    config: %s\n", err);
+		return ret;
+	}
+	ret = umem_create(&t->u, 4096, 2048, 0);
+	if (ret)
+		return ret;
+	for (int i = 0; i < t->cfg.nports; i++) {
+		vt_mac(macs[i], (uint8_t)(0xe0 + i));
+		mtus[i] = 1500;
+	}
+	vt_sink_init(&t->k, t->u, NULL);
+	sink = vt_sink(&t->k);
+	ret = sw_core_create(&t->s, &t->cfg, t->u, &sink, (const uint8_t (*)[6])macs, mtus,
+			     1000000000ull);
+	if (ret)
+		return ret;
+	t->k.now = &t->s->now;
+	return 0;
+}
+
+/* A test cannot go on without its switch: stop it there. */
+#define swt_create(t, conf) do {                                           \
+	int _e = swt_create_((t), (conf));                                  \
+	CHECK_EQ(_e, 0);                                                    \
+	if (_e)                                                             \
+		return;                                                     \
+} while (0)
+
+static void swt_destroy(struct swt *t)
+{
+	sw_core_destroy(t->s);
+	if (t->u)
+		CHECK_EQ(t->u->held, 0);        /* every frame is back in the pool */
+	umem_destroy(t->u);
+	vt_sink_fini(&t->k);
+}
+
+/* A congestion point's counter of port p, by name; -1 if it has none. */
+static int64_t swt_cp(struct swt *t, int p, const char *name)
+{
+	const uint64_t *v = cp_ctr_find(t->s->ports[p].cpo, t->s->ports[p].cp, p, name);
+
+	return v ? (int64_t)*v : -1;
+}
+
+/* Feed one frame to port p now; false if the core left it "in the ring". */
+static bool swt_rx(struct swt *t, int p, struct vt_eth e)
+{
+	uint32_t len;
+	uint64_t addr = vt_frame_make(t->u, &e, &len);
+	bool taken;
+
+	CHECK(len > 0);
+	taken = sw_rx_frame(t->s, &t->s->ports[p], addr, len);
+	if (!taken)
+		umem_free(t->u, umem_idx(t->u, addr));
+	return taken;
+}
+
+/* Feed a built control frame (PAUSE, PFC, CREDIT) to port p. */
+static void swt_rx_raw(struct swt *t, int p, const uint8_t *buf, int len)
+{
+	int64_t idx = umem_alloc(t->u);
+	uint64_t addr = umem_addr(t->u, (uint32_t)idx) + XPORT_UMEM_HEADROOM;
+
+	memcpy(umem_data(t->u, addr), buf, len);
+	CHECK(sw_rx_frame(t->s, &t->s->ports[p], addr, (uint32_t)len));
+}
+
+/* Move to time `at` (ns since the core's start) and run a pass. */
+static void swt_at(struct swt *t, uint64_t at_ns)
+{
+	t->s->now = t->s->start_ns + at_ns;
+	sw_pass(t->s);
+}
+
+/* A pass now (frames just fed in), then one at every deadline up to
+ * `until` (ns since start), as the daemon's loop would. */
+static void swt_run(struct swt *t, uint64_t until_ns)
+{
+	uint64_t end = t->s->start_ns + until_ns;
+
+	sw_pass(t->s);
+	for (int n = 0; n < 100000; n++) {
+		uint64_t d = sw_core_deadline(t->s);
+
+		if (d > end)
+			break;
+		t->s->now = d > t->s->now ? d : t->s->now;
+		sw_pass(t->s);
+	}
+	t->s->now = end;
+	sw_pass(t->s);
+}
+
+/* Each of hosts (id, port) sends a broadcast so the FDB learns where it is. */
+static void swt_learn(struct swt *t, const int (*hosts)[2], int n)
+{
+	for (int i = 0; i < n; i++)
+		swt_rx(t, hosts[i][1], (struct vt_eth){ .dst = 0xff, .src = (uint8_t)hosts[i][0],
+							 .prio = -1, .len = 60 });
+	swt_run(t, 0);
+	t->k.n = 0;
+}
+
+/* The control frames the sink saw on port p from log index `from`. */
+static int swt_ctrl(struct swt *t, uint32_t from, int p, uint16_t ethertype,
+		    const struct vt_frame **last)
+{
+	int n = 0;
+
+	for (uint32_t i = from; i < t->k.n; i++) {
+		const struct vt_frame *f = &t->k.log[i];
+
+		if ((int)f->port == p && vt_ethertype(f) == ethertype) {
+			n++;
+			if (last)
+				*last = f;
+		}
+	}
+	return n;
+}
+
+static void swt_pause_of(const struct vt_frame *f, struct wire_macctrl *mc)
+{
+	CHECK_EQ(wire_parse_macctrl(f->data + L2CC_ETH_HLEN, f->len - L2CC_ETH_HLEN, mc), 0);
+}
+
+static void swt_credit_of(const struct vt_frame *f, struct wire_credit *c)
+{
+	const uint8_t *body;
+	size_t blen;
+
+	CHECK_EQ(wire_parse_ctrl(f->data + L2CC_ETH_HLEN, f->len - L2CC_ETH_HLEN, &body, &blen),
+		 L2CC_CTRL_CREDIT);
+	CHECK_EQ(wire_parse_credit(body, blen, c), 0);
+}
+
+/* Two 10M ports; a port's buffer is 4 frames unless its extra says. */
+static const char *two_ports(const char *extra0, const char *extra1)
+{
+	static char buf[1024];
+
+	snprintf(buf, sizeof(buf), "[switch]\nfdb_aging = 0\n"
+		 "[port p0]\nrate = 10M\n%s%s[port p1]\nrate = 10M\n%s%s",
+		 strstr(extra0, "buffer") ? "" : "buffer = 4frames\n", extra0,
+		 strstr(extra1, "buffer") ? "" : "buffer = 4frames\n", extra1);
+	return buf;
+}
+
+#define TWO_PORTS(extra0, extra1) two_ports(extra0, extra1)
+
+/* ---- admission ------------------------------------------------------------- */
+
+static void test_core_admission_tail_drop(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	struct swt t;
+	struct sw_port *p0;
+	uint64_t tx0, fl0;
+
+	swt_create(&t, TWO_PORTS("", ""));
+	swt_learn(&t, hosts, 2);
+	p0 = &t.s->ports[0];
+	tx0 = t.s->ports[1].st.tx_frames;
+	fl0 = t.k.flushes[1];
+	/* Six frames in one batch into a buffer of four: two find it full. */
+	for (int i = 0; i < 6; i++)
+		CHECK(swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 100 }));
+	CHECK_EQ(p0->occ[0], 4);
+	CHECK_EQ(p0->st.drop[SW_DROP_BUFFER_FULL], 2);
+	CHECK_EQ(p0->st.prio[0].drop_buffer_full, 2);
+	CHECK_EQ(p0->st.buffer_full_events, 1);     /* judged at the first refusal */
+	CHECK_EQ(t.s->voq->out_total[1], 4);
+	swt_at(&t, 0);
+	/* Within the burst of the wire clock all four leave at once, in order. */
+	CHECK_EQ(vt_count(&t.k, 0, 1), 4);
+	CHECK_EQ(p0->occ[0], 0);
+	CHECK_EQ(t.s->ports[1].st.tx_frames - tx0, 4);
+	CHECK_EQ(t.k.log[0].len, 100);
+	CHECK(t.k.log[0].data[5] == H_B && t.k.log[0].data[11] == H_A);
+	CHECK_EQ(t.k.flushes[1] - fl0, 1);          /* one sendto for the pass */
+	swt_destroy(&t);
+}
+
+/* The wire clock spaces frames at the port's rate: 1500-byte frames at 10M
+ * are 1.2 ms apart once the burst is spent. */
+static void test_core_wire_rate(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	struct swt t;
+	uint64_t t0, t9;
+
+	swt_create(&t, TWO_PORTS("", ""));
+	swt_learn(&t, hosts, 2);
+	t.cfg.ports[0].buffer.n = 64;
+	sw_port_apply_cfg(t.s, &t.s->ports[0]);
+	for (int i = 0; i < 20; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 1500 });
+	swt_run(&t, 100000000);
+	CHECK_EQ(vt_count(&t.k, 0, 1), 20);
+	t0 = t.k.log[10].t;
+	t9 = t.k.log[19].t;
+	CHECK_NEAR((double)(t9 - t0) / 9, 1500 * 8 / 10e6 * 1e9, 1000);
+	swt_destroy(&t);
+}
+
+/* ---- flow control toward the upstream sender ---------------------------- */
+
+static void test_core_pause_xoff_xon(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct vt_frame *f = NULL;
+	struct wire_macctrl mc;
+	struct swt t;
+
+	swt_create(&t, TWO_PORTS("flow_control = pause\nbuffer = 8frames\nxoff = 4frames\n"
+					  "xon = 2frames\npause_quanta = 1000\n", ""));
+	swt_learn(&t, hosts, 2);
+	/* Five 1500-byte frames: XOFF at the fourth. */
+	for (int i = 0; i < 5; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 1500 });
+	swt_at(&t, 0);
+	CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_MACCTRL, &f), 1);
+	swt_pause_of(f, &mc);
+	CHECK_EQ(mc.opcode, L2CC_MACCTRL_PAUSE);
+	CHECK_EQ(mc.quanta[0], 1000);
+	CHECK(!memcmp(f->data, wire_macctrl_da, 6));
+	CHECK_EQ(t.s->ports[0].frx.st.pause_tx, 1);
+	/* The wire clock's burst let two frames go: three left, above XON. */
+	CHECK_EQ(t.s->ports[0].occ[0], 3);
+	/* Frame by frame at 1.2 ms: the resume goes out in the pass where the
+	 * buffer reaches XON (2), not before. */
+	for (int n = 0; n < 100 && t.s->ports[0].occ[0] > 2; n++) {
+		CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_MACCTRL, NULL), 1);
+		t.s->now = sw_core_deadline(t.s);
+		sw_pass(t.s);
+	}
+	CHECK_EQ(t.s->ports[0].occ[0], 2);
+	CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_MACCTRL, &f), 2);
+	swt_pause_of(f, &mc);
+	CHECK_EQ(mc.quanta[0], 0);
+	CHECK_EQ(f->t, t.s->now);
+	CHECK_EQ(t.s->ports[0].frx.xoff_mask, 0);
+	/* No more PAUSE frames while below XOFF. */
+	swt_run(&t, 100000000);
+	CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_MACCTRL, NULL), 2);
+	swt_destroy(&t);
+}
+
+/* An XOFF that lasts is refreshed at half its pause time. */
+static void test_core_pause_refresh(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	uint8_t buf[64];
+	const struct vt_frame *f;
+	struct swt t;
+	uint32_t from;
+	int len;
+
+	swt_create(&t, TWO_PORTS("flow_control = pause\nbuffer = 8frames\nxoff = 4frames\n"
+					  "xon = 2frames\npause_quanta = 1000\n",
+					  "flow_control = pause\n"));
+	swt_learn(&t, hosts, 2);
+	/* p1's peer pauses it for good: nothing drains p0's buffer. */
+	len = wire_build_pause(buf, sizeof(buf), (const uint8_t[6]){ 2, 0, 0, 0, 0, 0x55 }, 65535);
+	swt_rx_raw(&t, 1, buf, len);
+	for (int i = 0; i < 5; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 1500 });
+	swt_at(&t, 0);
+	CHECK_EQ(vt_count(&t.k, 0, 1), 0);
+	from = t.k.n;
+	/* 1000 quanta at 10M are 51.2 ms: refreshed every 25.6 ms. */
+	swt_run(&t, 25000000);
+	CHECK_EQ(swt_ctrl(&t, from, 0, L2CC_ETH_P_MACCTRL, NULL), 0);
+	swt_run(&t, 26000000);
+	CHECK_EQ(swt_ctrl(&t, from, 0, L2CC_ETH_P_MACCTRL, &f), 1);
+	CHECK_EQ(f->t - t.s->start_ns, 25600000);
+	swt_run(&t, 80000000);
+	CHECK_EQ(swt_ctrl(&t, from, 0, L2CC_ETH_P_MACCTRL, NULL), 3);
+	swt_destroy(&t);
+}
+
+static void test_core_pfc_per_priority(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct vt_frame *f = NULL;
+	struct wire_macctrl mc;
+	struct swt t;
+
+	swt_create(&t, TWO_PORTS("flow_control = pfc\nbuffer = 8frames\nxoff = 4frames\n"
+					  "xon = 2frames\npause_quanta = 500\n", ""));
+	swt_learn(&t, hosts, 2);
+	for (int i = 0; i < 5; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = 3, .len = 1500 });
+	swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = 5, .len = 1500 });
+	swt_at(&t, 0);
+	CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_MACCTRL, &f), 1);
+	swt_pause_of(f, &mc);
+	CHECK_EQ(mc.opcode, L2CC_MACCTRL_PFC);
+	CHECK_EQ(mc.class_enable, 1u << 3);
+	CHECK_EQ(mc.quanta[3], 500);
+	CHECK_EQ(mc.quanta[5], 0);
+	CHECK_EQ(t.s->ports[0].frx.st.pfc_tx_prio[3], 1);
+	CHECK_EQ(t.s->ports[0].frx.st.pfc_tx_prio[5], 0);
+	swt_run(&t, 100000000);
+	CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_MACCTRL, &f), 2);
+	swt_pause_of(f, &mc);
+	CHECK_EQ(mc.class_enable, 1u << 3);
+	CHECK_EQ(mc.quanta[3], 0);
+	swt_destroy(&t);
+}
+
+/* Credits: a grant at start, then one CREDIT per pass for every frame
+ * that left in it (credit_step = 1 with a 4-frame buffer). */
+static void test_core_credit_grants(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct vt_frame *f = NULL;
+	struct wire_credit c;
+	struct swt t;
+	uint32_t from;
+
+	swt_create(&t, TWO_PORTS("flow_control = credit\nrole = switch\n", ""));
+	swt_at(&t, 0);
+	CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_CTRL, &f), 1);
+	swt_credit_of(f, &c);
+	CHECK_EQ(c.unit, L2CC_CREDIT_FRAMES);
+	CHECK_EQ(c.limit[0], 4);
+	CHECK_EQ(c.limit[7], 4);
+	CHECK_EQ(c.sent_unit, L2CC_CREDIT_UNIT_NONE);   /* no grant from the peer yet */
+	swt_learn(&t, hosts, 2);
+	from = t.k.n;
+	/* Three frames received and sent on in one pass: one grant for all. */
+	for (int i = 0; i < 3; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 100 });
+	swt_at(&t, 10000);
+	CHECK_EQ(vt_count(&t.k, from, 1), 3);
+	CHECK_EQ(swt_ctrl(&t, from, 0, L2CC_ETH_P_CTRL, &f), 1);
+	swt_credit_of(f, &c);
+	CHECK_EQ(c.limit[0], 1 + 3 + 4);                /* the broadcast, three frames, room */
+	/* Nothing changes: the next grant is the keepalive, 50 ms on. */
+	from = t.k.n;
+	swt_run(&t, 10000 + FC_RX_CREDIT_KEEPALIVE_NS - 1000);
+	CHECK_EQ(swt_ctrl(&t, from, 0, L2CC_ETH_P_CTRL, NULL), 0);
+	swt_run(&t, 10000 + FC_RX_CREDIT_KEEPALIVE_NS + 1000);
+	CHECK_EQ(swt_ctrl(&t, from, 0, L2CC_ETH_P_CTRL, NULL), 1);
+	swt_destroy(&t);
+}
+
+/* ---- egress flow control: what the peer lets us send ---------------------- */
+
+static void test_core_egress_credits(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	struct wire_credit c = { .unit = L2CC_CREDIT_FRAMES, .prio_mask = 0xff,
+				 .sent_unit = L2CC_CREDIT_UNIT_NONE };
+	const uint8_t peer[6] = { 2, 0, 0, 0, 0, 0x66 };
+	uint8_t buf[200];
+	struct swt t;
+	uint32_t from;
+	int len;
+
+	swt_create(&t, TWO_PORTS("buffer = 16frames\n",
+					  "flow_control = credit\nrole = switch\n"));
+	swt_learn(&t, hosts, 2);
+	from = t.k.n;
+	for (int i = 0; i < 5; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 100 });
+	swt_at(&t, 10000);
+	/* No grant yet: nothing leaves toward a switch. */
+	CHECK_EQ(vt_count(&t.k, from, 1) - swt_ctrl(&t, from, 1, L2CC_ETH_P_CTRL, NULL), 0);
+	/* The first grant starts our count at its limit (nothing yet), and
+	 * asks for our CREDIT so the peer can reconcile. */
+	for (int i = 0; i < 8; i++)
+		c.limit[i] = 10;
+	len = wire_build_credit(buf, sizeof(buf), peer, &c);
+	swt_rx_raw(&t, 1, buf, len);
+	swt_at(&t, 20000);
+	CHECK_EQ(vt_count(&t.k, from, 1) - swt_ctrl(&t, from, 1, L2CC_ETH_P_CTRL, NULL), 0);
+	CHECK_EQ(swt_ctrl(&t, from, 1, L2CC_ETH_P_CTRL, NULL), 1); /* our count, to reconcile */
+	/* Two more units: exactly two frames go. */
+	for (int i = 0; i < 8; i++)
+		c.limit[i] = 12;
+	len = wire_build_credit(buf, sizeof(buf), peer, &c);
+	swt_rx_raw(&t, 1, buf, len);
+	/* (A wire held by flow control resumes at line rate, not in a burst:
+	 * the two leave 48 us apart.) */
+	swt_run(&t, 2000000);
+	/* (The first is A's broadcast from swt_learn, waiting since.) */
+	CHECK_EQ(vt_count(&t.k, from, 1) - swt_ctrl(&t, from, 1, L2CC_ETH_P_CTRL, NULL), 2);
+	CHECK_EQ(t.s->voq->out_total[1], 4);
+	CHECK(t.s->ports[1].st.prio[0].credit_blocked > 0);
+	CHECK(t.s->ports[1].blocked & 1);
+	swt_at(&t, 3000000);
+	CHECK(sw_credit_stall_ns(&t.s->ports[1], t.s->now) >= 900000);
+	swt_destroy(&t);
+}
+
+static void test_core_egress_pause(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const uint8_t peer[6] = { 2, 0, 0, 0, 0, 0x66 };
+	uint8_t buf[64];
+	struct swt t;
+	uint32_t from;
+	int len;
+
+	swt_create(&t, TWO_PORTS("buffer = 16frames\n", "flow_control = pause\n"));
+	swt_learn(&t, hosts, 2);
+	/* 100 quanta at 10M: 5.12 ms. */
+	len = wire_build_pause(buf, sizeof(buf), peer, 100);
+	swt_rx_raw(&t, 1, buf, len);
+	from = t.k.n;
+	for (int i = 0; i < 3; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 100 });
+	swt_run(&t, 5000000);
+	CHECK_EQ(vt_count(&t.k, from, 1), 0);
+	CHECK_EQ(t.s->ports[1].next_tx_ns, t.s->start_ns + 5120000);
+	swt_run(&t, 6000000);
+	CHECK_EQ(vt_count(&t.k, from, 1), 3);
+	CHECK_EQ(t.k.log[from].t - t.s->start_ns, 5120000);
+	swt_destroy(&t);
+}
+
+/* ---- Santos: roots mark, victims never, blocked outputs revoke ------------- */
+
+/*
+ * p0 and p3: inputs from hosts A and C. p1: toward host R, free (a root
+ * when frames pile up for it). p2: toward a switch with V behind it, credit
+ * flow control and no credits yet (a victim: blocked).
+ */
+#define SANTOS_CONF(p1extra) \
+	"[switch]\nfdb_aging = 0\nmarking = santos\n" \
+	"[port p0]\nrate = 10M\nbuffer = 4frames\n" \
+	"[port p1]\nrate = 10M\nbuffer = 4frames\n" p1extra \
+	"[port p2]\nrate = 10M\nbuffer = 4frames\nflow_control = credit\nrole = switch\n" \
+	"[port p3]\nrate = 10M\nbuffer = 8frames\n"
+
+static const int santos_hosts[][2] = { { H_A, 0 }, { H_R, 1 }, { H_V, 2 }, { H_C, 3 } };
+
+/* Frames tagged so they can carry marks. */
+static void santos_send(struct swt *t, int port, int src, int dst, int n)
+{
+	for (int i = 0; i < n; i++)
+		swt_rx(t, port, (struct vt_eth){ .dst = (uint8_t)dst, .src = (uint8_t)src,
+						 .prio = -1, .len = 1500, .tag = true,
+						 .flow = (uint16_t)src, .seq = (uint32_t)i });
+}
+
+static void test_core_santos_root_marks_cnt1(void)
+{
+	struct swt t;
+	struct cp *cp;
+	int marked = 0, unmarked = 0, order[64], n = 0;
+
+	swt_create(&t, SANTOS_CONF(""));
+	swt_learn(&t, santos_hosts, 4);
+	cp = t.s->ports[1].cp;
+	CHECK(cp != NULL && t.s->ports[1].cpo == cp_find("santos"));
+	/* C sends 3 to R and A 2 to V (stuck: no credits); p1 sends what its
+	 * wire clock's burst allows. Then A sends 2 to R: its 4-frame buffer
+	 * is full, and p1 is a root with frames from it. */
+	santos_send(&t, 3, H_C, H_R, 3);
+	santos_send(&t, 0, H_A, H_V, 2);
+	swt_at(&t, 0);
+	santos_send(&t, 0, H_A, H_R, 2);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_BUFFER_FULL], 0);
+	CHECK_EQ(swt_cp(&t, 1, "mark_events"), 0);
+	swt_at(&t, 100000);
+	/* The pass sent the wire clock's burst on p1, then judged A's buffer
+	 * full: p1 (a root) copied cnt1 = the frames still waiting for it. */
+	{
+		uint32_t sent = vt_count(&t.k, 0, 1), waiting = t.s->voq->out_total[1];
+
+		CHECK_EQ(sent + waiting, 5);
+		CHECK(waiting >= 2);
+		CHECK_EQ(swt_cp(&t, 1, "mark_events"), 1);
+		CHECK_EQ(swt_cp(&t, 1, "cnt2"), waiting);       /* cnt2 = cnt1 */
+		CHECK_EQ(swt_cp(&t, 2, "mark_events"), 0);
+		swt_run(&t, 100000000);
+		for (uint32_t i = 0; i < t.k.n; i++) {
+			if (t.k.log[i].port != 1)
+				continue;
+			order[n] = vt_fecn(&t.k.log[i]);
+			marked += order[n] == 1;
+			unmarked += order[n] == 0;
+			n++;
+		}
+		/* Exactly cnt1 frames marked: the ones sent after the event. */
+		CHECK_EQ(n, 5);
+		CHECK_EQ(marked, (int)waiting);
+		CHECK_EQ(unmarked, (int)sent);
+		for (int i = 0; i < n; i++)
+			CHECK_EQ(order[i], i >= (int)sent);
+		CHECK_EQ(t.s->ports[1].st.marked, waiting);
+		/* cnt2 spent, and A's buffer no longer full: C's next frames
+		 * to the same root go unmarked. */
+		santos_send(&t, 3, H_C, H_R, 3);
+		swt_run(&t, 200000000);
+		CHECK_EQ(t.s->ports[1].st.marked, waiting);
+		CHECK_EQ(swt_cp(&t, 1, "mark_events"), 1);
+	}
+	/* The victim's frames were never marked, also once credits arrive. */
+	{
+		struct wire_credit c = { .unit = L2CC_CREDIT_FRAMES, .prio_mask = 0xff,
+					 .sent_unit = L2CC_CREDIT_UNIT_NONE };
+		uint8_t buf[200];
+		uint32_t from = t.k.n;
+		int len;
+
+		len = wire_build_credit(buf, sizeof(buf), (const uint8_t[6]){ 2, 0, 0, 0, 0, 0x77 }, &c);
+		swt_rx_raw(&t, 2, buf, len);
+		for (int i = 0; i < 8; i++)
+			c.limit[i] = 10;
+		len = wire_build_credit(buf, sizeof(buf), (const uint8_t[6]){ 2, 0, 0, 0, 0, 0x77 }, &c);
+		swt_rx_raw(&t, 2, buf, len);
+		swt_run(&t, 300000000);
+		n = 0;
+		for (uint32_t i = from; i < t.k.n; i++)
+			if (t.k.log[i].port == 2 && vt_ethertype(&t.k.log[i]) == L2CC_ETH_P_DATA_TAG) {
+				CHECK_EQ(vt_fecn(&t.k.log[i]), 0);
+				n++;
+			}
+		CHECK_EQ(n, 2);
+		CHECK_EQ(t.s->ports[2].st.marked, 0);
+	}
+	swt_destroy(&t);
+}
+
+static void test_core_santos_blocked_revokes(void)
+{
+	const uint8_t peer[6] = { 2, 0, 0, 0, 0, 0x66 };
+	uint8_t buf[64];
+	struct swt t;
+	uint32_t from;
+	int len;
+
+	swt_create(&t, SANTOS_CONF("flow_control = pause\n"));
+	swt_learn(&t, santos_hosts, 4);
+	santos_send(&t, 3, H_C, H_R, 3);
+	santos_send(&t, 0, H_A, H_V, 2);
+	swt_at(&t, 0);
+	santos_send(&t, 0, H_A, H_R, 2);
+	swt_at(&t, 100000);
+	CHECK(swt_cp(&t, 1, "cnt2") >= 2);              /* armed */
+	CHECK_EQ(t.s->ports[1].st.marked, 0);
+	/* R's side pauses p1 before it sends: a victim now, marks revoked. */
+	len = wire_build_pause(buf, sizeof(buf), peer, 100);
+	swt_rx_raw(&t, 1, buf, len);
+	from = t.k.n;
+	swt_at(&t, 101000);
+	CHECK_EQ(swt_cp(&t, 1, "cnt2"), 0);
+	CHECK_EQ(swt_cp(&t, 1, "mark_revoked"), 1);
+	swt_run(&t, 100000000);
+	for (uint32_t i = from; i < t.k.n; i++)
+		if (t.k.log[i].port == 1)
+			CHECK_EQ(vt_fecn(&t.k.log[i]), 0);
+	CHECK_EQ(t.s->ports[1].st.marked, 0);
+	swt_destroy(&t);
+}
+
+/* With no control nothing is marked; naive marks every frame of the full
+ * buffer, the victim's too. */
+static void test_core_naive_marks_victims(void)
+{
+	struct wire_credit c = { .unit = L2CC_CREDIT_FRAMES, .prio_mask = 0xff,
+				 .sent_unit = L2CC_CREDIT_UNIT_NONE };
+	uint8_t buf[200];
+	struct swt t;
+	int len, victim_marked = 0;
+	char conf[1024];
+
+	snprintf(conf, sizeof(conf), "%s", SANTOS_CONF(""));
+	memcpy(strstr(conf, "santos"), "naive ", 6);
+	swt_create(&t, conf);
+	swt_learn(&t, santos_hosts, 4);
+	santos_send(&t, 0, H_A, H_V, 2);
+	santos_send(&t, 0, H_A, H_R, 3);
+	swt_at(&t, 0);
+	len = wire_build_credit(buf, sizeof(buf), (const uint8_t[6]){ 2, 0, 0, 0, 0, 0x77 }, &c);
+	swt_rx_raw(&t, 2, buf, len);
+	for (int i = 0; i < 8; i++)
+		c.limit[i] = 10;
+	len = wire_build_credit(buf, sizeof(buf), (const uint8_t[6]){ 2, 0, 0, 0, 0, 0x77 }, &c);
+	swt_rx_raw(&t, 2, buf, len);
+	swt_run(&t, 200000000);
+	for (uint32_t i = 0; i < t.k.n; i++)
+		if (t.k.log[i].port == 2 && vt_fecn(&t.k.log[i]) == 1)
+			victim_marked++;
+	CHECK_EQ(victim_marked, 2);
+	CHECK_EQ(swt_cp(&t, 0, "mark_events"), 1);
+	swt_destroy(&t);
+
+	snprintf(conf, sizeof(conf), "%s", SANTOS_CONF(""));
+	memcpy(strstr(conf, "santos"), "none  ", 6);
+	swt_create(&t, conf);
+	CHECK(t.s->ports[1].cp == NULL && t.s->ncps == 0);
+	swt_learn(&t, santos_hosts, 4);
+	santos_send(&t, 3, H_C, H_R, 3);
+	santos_send(&t, 0, H_A, H_R, 5);
+	swt_run(&t, 100000000);
+	for (int p = 0; p < 4; p++)
+		CHECK_EQ(t.s->ports[p].st.marked, 0);
+	CHECK(t.s->ports[0].st.buffer_full_events >= 1);
+	swt_destroy(&t);
+}
+
+/* ---- the CPU pseudo-port ----------------------------------------------------- */
+
+static void test_core_cpu_emit(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	uint8_t frame[1000] = { 0 };
+	int ok = 0, refused = 0;
+	struct swt t;
+
+	swt_create(&t, TWO_PORTS("", ""));
+	swt_learn(&t, hosts, 2);
+	vt_mac(frame, H_B);
+	vt_mac(frame + 6, 0xe0);
+	frame[12] = 0x22;
+	frame[13] = 0xe7;
+	/* To a learnt address: out by its port, through the VOQs. */
+	CHECK_EQ(sw_emit(t.s, 6, frame, 200), 0);
+	swt_at(&t, 0);
+	CHECK_EQ(vt_count(&t.k, 0, 1), 1);
+	CHECK_EQ(t.k.log[0].len, 200);
+	CHECK_EQ(t.s->ports[1].st.cpu_tx, 1);
+	CHECK_EQ(sw_cpu_port(t.s)->occ[6], 0);
+	/* To an address the switch never saw: dropped, not flooded. */
+	vt_mac(frame, 0x99);
+	CHECK_EQ(sw_emit(t.s, 6, frame, 200), -ENOBUFS);
+	vt_mac(frame, H_B);
+	/* At most cpu_share (10%) of 10M: a burst of four full frames, then
+	 * 1000-byte frames 8 ms apart. */
+	t.k.n = 0;
+	for (int i = 0; i < 10; i++) {
+		int r = sw_emit(t.s, 6, frame, 1000);
+
+		ok += r == 0;
+		refused += r == -ENOBUFS;
+	}
+	CHECK_EQ(ok + refused, 10);
+	CHECK(ok >= 5 && ok <= 8);
+	CHECK_EQ(t.s->ports[1].st.cpu_drops, (uint64_t)refused);
+	swt_run(&t, 1000000000);
+	CHECK_EQ(vt_count(&t.k, 0, 1), (uint32_t)ok);
+	swt_destroy(&t);
+}
+
+/* ---- the congestion-point hooks -------------------------------------------------- */
+
+struct hook_log {
+	int admit, full, enqueue, dequeue, tx, transit, blocked;
+	struct cp_occ last_enq, last_deq;
+	uint8_t last_blocked;
+	int last_type;
+};
+
+static struct hook_log hl;
+
+static int hk_create(struct cp **out, struct sw *s) { *out = (struct cp *)&hl; return 0; }
+static void hk_destroy(struct cp *cp) {}
+static void hk_admit(struct cp *cp, uint32_t in, int prio, uint32_t f, uint32_t len) { hl.admit++; }
+static void hk_full(struct cp *cp, uint32_t in, int prio) { hl.full++; }
+static void hk_enq(struct cp *cp, uint32_t out, int prio, uint32_t f, const struct cp_occ *o)
+{
+	hl.enqueue++;
+	hl.last_enq = *o;
+}
+static void hk_deq(struct cp *cp, uint32_t out, int prio, uint32_t f, const struct cp_occ *o)
+{
+	hl.dequeue++;
+	hl.last_deq = *o;
+}
+static void hk_blocked(struct cp *cp, uint32_t out, uint8_t prios)
+{
+	hl.blocked++;
+	hl.last_blocked = prios;
+}
+static enum cp_verdict hk_tx(struct cp *cp, uint32_t out, int prio, uint32_t f, uint8_t *d,
+			     uint32_t len)
+{
+	hl.tx++;
+	return CP_PASS;
+}
+static void hk_transit(struct cp *cp, uint32_t in, uint32_t out, int type, uint8_t *body,
+		       size_t len)
+{
+	hl.transit++;
+	hl.last_type = type;
+	body[0] ^= 0xff;        /* rewritten in place */
+}
+
+static const struct cp_ops hook_ops = {
+	.name = "hooks", .create = hk_create, .destroy = hk_destroy, .admit = hk_admit,
+	.full = hk_full, .enqueue = hk_enq, .dequeue = hk_deq, .blocked = hk_blocked,
+	.tx = hk_tx, .transit = hk_transit, .ctrl_types = 1u << 9,
+};
+
+static void test_core_cp_hooks(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const uint8_t peer[6] = { 2, 0, 0, 0, 0, 0x66 };
+	uint8_t buf[128] = { 0 };
+	struct swt t;
+	int len;
+
+	swt_create(&t, TWO_PORTS("", "flow_control = pause\n"));
+	/* A scheme of the test's own on both ports. */
+	memset(&hl, 0, sizeof(hl));
+	t.s->cps[0] = (struct sw_cp){ .ops = &hook_ops, .cp = (struct cp *)&hl };
+	t.s->ncps = 1;
+	t.s->transit_types = hook_ops.ctrl_types;
+	for (int i = 0; i < 2; i++) {
+		t.s->ports[i].cpo = &hook_ops;
+		t.s->ports[i].cp = (struct cp *)&hl;
+	}
+	swt_learn(&t, hosts, 2);
+	memset(&hl, 0, sizeof(hl));
+	for (int i = 0; i < 2; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = 2, .len = 300 });
+	CHECK_EQ(hl.admit, 2);
+	CHECK_EQ(hl.enqueue, 2);
+	CHECK_EQ(hl.last_enq.frames, 2);
+	CHECK_EQ(hl.last_enq.bytes, 600);
+	CHECK_EQ(hl.last_enq.frames_total, 2);
+	swt_at(&t, 0);
+	CHECK_EQ(hl.dequeue, 2);
+	CHECK_EQ(hl.tx, 2);
+	CHECK_EQ(hl.last_deq.frames, 0);
+	CHECK_EQ(hl.last_deq.bytes_total, 0);
+	/* Paused with frames waiting: blocked on prio 2, then unblocked. */
+	len = wire_build_pause(buf, sizeof(buf), peer, 100);
+	swt_rx_raw(&t, 1, buf, len);
+	swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = 2, .len = 300 });
+	swt_at(&t, 1000);
+	CHECK_EQ(hl.blocked, 1);
+	CHECK_EQ(hl.last_blocked, 1u << 2);
+	swt_run(&t, 10000000);
+	CHECK_EQ(hl.blocked, 2);
+	CHECK_EQ(hl.last_blocked, 0);
+	/* A unicast 0x88B6 message of type 9 in transit: seen and rewritten. */
+	t.k.n = 0;
+	vt_mac(buf, H_B);
+	vt_mac(buf + 6, H_A);
+	buf[12] = 0x88;
+	buf[13] = 0xb6;
+	buf[14] = L2CC_WIRE_VERSION;
+	buf[15] = 9;
+	buf[16] = 0;
+	buf[17] = 4;            /* body length */
+	buf[18] = 0x5a;
+	{
+		int64_t idx = umem_alloc(t.u);
+		uint64_t addr = umem_addr(t.u, (uint32_t)idx) + XPORT_UMEM_HEADROOM;
+
+		memcpy(umem_data(t.u, addr), buf, 64);
+		CHECK(sw_rx_frame(t.s, &t.s->ports[0], addr, 64));
+	}
+	CHECK_EQ(hl.transit, 1);
+	CHECK_EQ(hl.last_type, 9);
+	swt_at(&t, 20000000);
+	CHECK_EQ(vt_count(&t.k, 0, 1), 1);
+	CHECK_EQ(t.k.log[0].data[18 + 0], 0x5a ^ 0xff);
+	/* Leave nothing for destroy to call into. */
+	t.s->ncps = 0;
+	for (int i = 0; i < 2; i++)
+		t.s->ports[i].cpo = NULL;
+	swt_destroy(&t);
+}
+
+int main(void)
+{
+	log_set_level(LOG_LVL_WARN);    /* the headroom notes of small buffers */
+	RUN(test_core_admission_tail_drop);
+	RUN(test_core_wire_rate);
+	RUN(test_core_pause_xoff_xon);
+	RUN(test_core_pause_refresh);
+	RUN(test_core_pfc_per_priority);
+	RUN(test_core_credit_grants);
+	RUN(test_core_egress_credits);
+	RUN(test_core_egress_pause);
+	RUN(test_core_santos_root_marks_cnt1);
+	RUN(test_core_santos_blocked_revokes);
+	RUN(test_core_naive_marks_victims);
+	RUN(test_core_cpu_emit);
+	RUN(test_core_cp_hooks);
+	return check_summary();
+}
