@@ -51,8 +51,9 @@ static inline uint64_t sw_units(const struct sw_port *p, uint32_t len)
 /* Units still free in each priority's input buffer: what credits grant. */
 static void sw_room(const struct sw_port *p, uint64_t room[L2CC_NPRIO])
 {
+	/* (A reload may have shrunk the buffer below what it holds.) */
 	for (int i = 0; i < L2CC_NPRIO; i++)
-		room[i] = p->cap - p->occ[i];
+		room[i] = p->cap > p->occ[i] ? p->cap - p->occ[i] : 0;
 }
 
 static void sw_put(struct sw *s, struct sw_port *p, uint32_t idx, uint32_t len)
@@ -148,7 +149,8 @@ static void sw_drop_frame(struct sw *s, struct sw_port *p, uint32_t idx, enum sw
 static void sw_full_check(struct sw *s, struct sw_port *p, int prio)
 {
 	uint8_t bit = 1u << prio;
-	uint64_t room = p->cap - p->occ[prio], need = sw_units(p, p->max_frame);
+	uint64_t room = p->cap > p->occ[prio] ? p->cap - p->occ[prio] : 0;
+	uint64_t need = sw_units(p, p->max_frame);
 
 	if (room < need) {
 		if (!(p->full_mask & bit)) {
