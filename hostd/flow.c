@@ -39,8 +39,7 @@ struct flow_table {
 	uint64_t idle_ns;
 	uint64_t queue_limit;
 	uint32_t nframes;
-	uint32_t *next;         /* caller's */
-	uint32_t *flen;         /* [nframes]: length of each queued frame */
+	struct flow_frame *frames;      /* caller's, or NULL: no queues */
 	void (*on_remove)(void *ctx, struct flow *f);
 	void *ctx;
 	struct flow_table_stats st;
@@ -205,7 +204,7 @@ int flow_table_create(struct flow_table **out, const struct flow_table_config *c
 	uint32_t size = 16;
 
 	if (cfg->max_flows < 2 || cfg->max_flows > FLOW_MAX_FLOWS || !cfg->queue_limit ||
-	    !cfg->nframes || !cfg->next)
+	    (cfg->frames && !cfg->nframes))
 		return -EINVAL;
 	/* At most half full: linear probes stay short. */
 	while (size < 2 * cfg->max_flows)
@@ -216,8 +215,7 @@ int flow_table_create(struct flow_table **out, const struct flow_table_config *c
 	t->flows = calloc(cfg->max_flows, sizeof(*t->flows));
 	t->slots = malloc(size * sizeof(*t->slots));
 	t->free_ids = malloc(cfg->max_flows * sizeof(*t->free_ids));
-	t->flen = calloc(cfg->nframes, sizeof(*t->flen));
-	if (!t->flows || !t->slots || !t->free_ids || !t->flen) {
+	if (!t->flows || !t->slots || !t->free_ids) {
 		flow_table_destroy(t);
 		return -ENOMEM;
 	}
@@ -227,8 +225,8 @@ int flow_table_create(struct flow_table **out, const struct flow_table_config *c
 	t->max_flows = cfg->max_flows;
 	t->idle_ns = cfg->idle_ns;
 	t->queue_limit = cfg->queue_limit;
-	t->nframes = cfg->nframes;
-	t->next = cfg->next;
+	t->nframes = cfg->frames ? cfg->nframes : 0;
+	t->frames = cfg->frames;
 	t->on_remove = cfg->on_remove;
 	t->ctx = cfg->ctx;
 	for (uint32_t id = 1; id < cfg->max_flows; id++)
@@ -254,7 +252,6 @@ void flow_table_destroy(struct flow_table *t)
 	free(t->flows);
 	free(t->slots);
 	free(t->free_ids);
-	free(t->flen);
 	free(t);
 }
 
@@ -427,10 +424,10 @@ int flow_enqueue(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t 
 		f->cnt.drop_bytes += len;
 		return -ENOBUFS;
 	}
-	t->next[frame] = FLOW_FRAME_NONE;
-	t->flen[frame] = len;
+	t->frames[frame].next = FLOW_FRAME_NONE;
+	t->frames[frame].len = len;
 	if (f->q.frames)
-		t->next[f->q.tail] = frame;
+		t->frames[f->q.tail].next = frame;
 	else
 		f->q.head = frame;
 	f->q.tail = frame;
@@ -448,8 +445,8 @@ uint32_t flow_dequeue(struct flow_table *t, struct flow *f, uint64_t now, uint32
 	if (!f->q.frames)
 		return FLOW_FRAME_NONE;
 	frame = f->q.head;
-	l = t->flen[frame];
-	f->q.head = t->next[frame];
+	l = t->frames[frame].len;
+	f->q.head = t->frames[frame].next;
 	f->q.frames--;
 	f->q.bytes -= l;
 	f->cnt.frames_out++;
@@ -462,7 +459,7 @@ uint32_t flow_dequeue(struct flow_table *t, struct flow *f, uint64_t now, uint32
 
 uint32_t flow_frame_len(const struct flow_table *t, uint32_t frame)
 {
-	return frame < t->nframes ? t->flen[frame] : 0;
+	return frame < t->nframes ? t->frames[frame].len : 0;
 }
 
 /* ---- walking ------------------------------------------------------------- */

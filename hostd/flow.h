@@ -125,12 +125,24 @@ struct flow {
 
 struct flow_table;
 
+/*
+ * Per-frame metadata, one per UMEM frame index, owned by the caller: the
+ * flow queues link frames through `next` and count `len`; `addr` is the
+ * caller's (the frame's descriptor address). hostd's one record of a frame.
+ */
+struct flow_frame {
+	uint64_t addr;
+	uint32_t next;
+	uint32_t len;
+};
+
 struct flow_table_config {
 	uint32_t max_flows;             /* ids 0..max_flows-1, 2..FLOW_MAX_FLOWS, incl. default */
 	uint64_t idle_ns;               /* remove flows idle this long; 0 = never */
 	uint64_t queue_limit;           /* per-flow queue bound in bytes (> 0), f->q.limit */
 	uint32_t nframes;               /* frame indices are 0..nframes-1 */
-	uint32_t *next;                 /* [nframes], caller-owned: the FIFO links */
+	struct flow_frame *frames;      /* [nframes], caller-owned; NULL for a table
+					 * whose flows never queue (flow_enqueue refuses) */
 	/* Called just before a flow is removed (flow_remove or flow_expire), so its
 	 * owner can drop references (timer entries, law state). May be NULL. */
 	void (*on_remove)(void *ctx, struct flow *f);

@@ -144,13 +144,13 @@ static uint64_t counter(const struct hd *h, size_t i)
 
 static void emit_fc(struct hd *h, struct jw *w)
 {
-	uint64_t paused[HD_NPRIO];
+	uint64_t paused[L2CC_NPRIO];
 
-	for (int i = 0; i < HD_NPRIO; i++)
+	for (int i = 0; i < L2CC_NPRIO; i++)
 		paused[i] = fc_tx_paused_ns(&h->etx, i, h->now);
 	jw_u64(w, "paused_ns", fc_tx_paused_max_ns(&h->etx, h->now));
 	jw_arr_begin(w, "paused_ns_prio");
-	for (int i = 0; i < HD_NPRIO; i++)
+	for (int i = 0; i < L2CC_NPRIO; i++)
 		jw_u64(w, NULL, paused[i]);
 	jw_arr_end(w);
 	jw_u64(w, "paused_mask", (uint8_t)~fc_tx_open_mask(&h->etx, h->now));

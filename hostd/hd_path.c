@@ -14,8 +14,12 @@
  * FECN marks and answer them with CNPs (or ACKs in reliable mode), deliver
  * the rest to the host stack unchanged.
  *
- * Nothing here allocates after hd_create() or logs unthrottled; frames move
- * as descriptors and the tag is inserted into the UMEM headroom in place.
+ * This is the core: frames come in through hd_rx_host_frame() and
+ * hd_rx_up_frame() and leave through the sink (dp_sink.h) at the time the
+ * caller set, so the unit tests run it in virtual time; hd_daemon.c binds
+ * it to the AF_XDP ports. Nothing here allocates after hd_core_create() or
+ * logs unthrottled; frames move as descriptors and the tag is inserted into
+ * the UMEM headroom in place.
  */
 #define LOG_SUBSYS "hostd"
 #include "hostd_private.h"
@@ -24,26 +28,15 @@
 #include "wire.h"
 
 #include <errno.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 
-#define HD_RX_BATCH_MAX 256
-#define HD_LCTL_CAP 16
-#define HD_NOTIFY_CAP 512
 #define HD_CREDIT_INTERVAL_NS 1000000ull
-#define HD_CREDIT_KEEPALIVE_NS 50000000ull
 #define HD_EXPIRE_INTERVAL_NS 100000000ull  /* a sweep of 1024 flows per 400 ms */
 #define HD_EXPIRE_BUDGET 256
 /* Saved law state (persistent = yes) is forgotten after this long unused. */
 #define HD_SAVED_IDLE_NS 60000000000ull
-/* Credits we grant the switch: we hand everything to the host stack at once,
- * so our room is unlimited; a finite number keeps the arithmetic plain. */
-#define HD_CREDIT_UNLIMITED (1ull << 40)
-/* The kernel puts received data XDP_PACKET_HEADROOM bytes into each frame. */
-#define HD_UMEM_HEADROOM 256
 
 const char *const hd_drop_names[HD_DROP_MAX] = {
 	[HD_DROP_MALFORMED] = "malformed",
@@ -314,17 +307,16 @@ static void hd_flow_removed(void *ctx, struct flow *f)
 void hd_apply_cfg(struct hd *h)
 {
 	const struct hd_cfg *c = h->cfg;
-	uint64_t burst = c->burst;
+	uint64_t burst = c->burst ? c->burst : wclock_default_burst(c->link_rate, h->max_frame);
 	uint32_t max_flows = flow_table_max_flows(h->flows);
+	struct fc_rx_cfg fc = {
+		/* We grant credits (unlimited) once the switch grants us some. */
+		.mode = c->fc == HD_FC_AUTO || c->fc == HD_FC_CREDIT ? FC_RX_CREDIT : FC_RX_NONE,
+		.credit_interval = HD_CREDIT_INTERVAL_NS,
+	};
 
-	if (!burst) {
-		/* As switchd: two frames or 500 us of line rate, so a late
-		 * wake-up on a shared CPU catches up and the rate stays exact. */
-		burst = 2ull * h->max_frame;
-		if (c->link_rate / 8 / 2000 > burst)
-			burst = c->link_rate / 8 / 2000;
-	}
 	wclock_init(&h->wc, c->link_rate, burst, (uint32_t)c->wire_overhead);
+	fc_rx_configure(&h->frx, &fc, h->now);
 	/* Flows follow the configuration unless the control socket set them. */
 	for (uint32_t id = 0; id < max_flows; id++) {
 		struct flow *f = flow_by_id(h->flows, (uint16_t)id);
@@ -364,16 +356,14 @@ static bool hd_can_send(const struct hd *h, uint8_t open, int prio, uint32_t len
 	return !hd_credits_apply(h) || fc_tx_credit_ok(&h->etx, prio, len);
 }
 
-static void hd_send_up(struct hd *h, uint32_t idx, uint64_t addr, uint32_t len, int prio,
-		       bool data)
+static void hd_send_up(struct hd *h, uint64_t addr, uint32_t len, int prio, bool data)
 {
-	xport_tx_one(h->up, addr, len);
+	dp_put(&h->sink, HD_PORT_UP, addr, len);
 	wclock_charge(&h->wc, len);
 	if (data && hd_credits_apply(h)) {
 		fc_tx_credit_charge(&h->etx, prio, len);
-		if (!h->credit_dirty && h->credit_next_ns > h->now + HD_CREDIT_INTERVAL_NS)
-			h->credit_next_ns = h->now + HD_CREDIT_INTERVAL_NS;
-		h->credit_dirty = true;
+		/* The switch reconciles to our sent count: tell it soon. */
+		fc_rx_sent_changed(&h->frx, h->now);
 	}
 	h->ust.tx_frames++;
 	h->ust.tx_bytes += len;
@@ -383,7 +373,7 @@ static int hd_frame_prio(const struct hd *h, uint32_t idx, uint32_t len)
 {
 	struct eth_info ei;
 
-	if (wire_parse_eth(umem_data(h->umem, h->faddr[idx]), len, &ei))
+	if (wire_parse_eth(umem_data(h->umem, h->frames[idx].addr), len, &ei))
 		return 0;
 	return ei.prio;
 }
@@ -406,7 +396,7 @@ static void hd_park(struct hd *h, struct flow *f, int prio)
  * priority it waited on in *prio; or NULL. */
 static struct flow *hd_unpark(struct hd *h, uint8_t open, int *prio)
 {
-	for (int p = 0; p < HD_NPRIO; p++) {
+	for (int p = 0; p < L2CC_NPRIO; p++) {
 		struct flow *f;
 		uint32_t id;
 
@@ -468,7 +458,7 @@ static void hd_send_flow(struct hd *h, struct flow *f, int prio)
 {
 	struct hd_flow *x = &h->hf[f->id];
 	uint32_t len, idx = flow_dequeue(h->flows, f, h->now, &len);
-	uint64_t addr = h->faddr[idx];
+	uint64_t addr = h->frames[idx].addr;
 	uint32_t next = f->q.frames ? flow_frame_len(h->flows, flow_head(f)) : 0;
 	enum law_limit lim = x->window_waited ? LAW_LIMIT_WINDOW
 			   : next && hd_paced(&x->out) ? LAW_LIMIT_RATE : LAW_LIMIT_NONE;
@@ -487,7 +477,7 @@ static void hd_send_flow(struct hd *h, struct flow *f, int prio)
 			h->st.tagged++;
 		}
 	}
-	hd_send_up(h, idx, addr, len, prio, true);
+	hd_send_up(h, addr, len, prio, true);
 	x->last_limit = lim;
 	x->window_waited = false;
 	if (h->law->on_tx) {
@@ -500,16 +490,29 @@ static void hd_send_flow(struct hd *h, struct flow *f, int prio)
 	pacer_done(h->pacer, f->id, h->now, len, next);
 }
 
-/* Move link-local control frames (CREDIT) out: not subject to PAUSE. */
-static uint32_t hd_tx_lctl(struct hd *h, uint32_t space)
+/* Our CREDIT, when fc_rx has one due: link-local, not subject to PAUSE,
+ * ahead of everything else. */
+static uint32_t hd_tx_credit(struct hd *h, uint32_t space)
 {
 	uint32_t sent = 0;
 
-	while (h->lctl.n && space && wclock_ready(&h->wc, h->now)) {
-		uint32_t idx = h->lctl.idx[h->lctl.head];
+	while (h->etx.credit_have && fc_rx_due(&h->frx) && space && wclock_ready(&h->wc, h->now)) {
+		int64_t idx = umem_alloc(h->umem);
+		int len;
 
-		hd_send_up(h, idx, h->faddr[idx], h->lctl.len[h->lctl.head], 0, false);
-		fring_pop(&h->lctl);
+		if (idx < 0) {
+			h->ust.drop[HD_DROP_NO_FRAME]++;
+			break;  /* still due: the next pass tries again */
+		}
+		h->frames[idx].addr = umem_addr(h->umem, (uint32_t)idx);
+		len = fc_rx_build(&h->frx, umem_data(h->umem, h->frames[idx].addr),
+				  h->umem->frame_size, h->mac_up, &h->etx, NULL, h->now);
+		if (len <= 0) {
+			umem_free(h->umem, (uint32_t)idx);
+			break;
+		}
+		hd_send_up(h, h->frames[idx].addr, (uint32_t)len, 0, false);
+		h->st.credit_tx++;
 		space--;
 		sent++;
 	}
@@ -529,19 +532,19 @@ static bool hd_tx_fifo(struct hd *h, struct hd_fring *r, uint8_t open, uint8_t *
 		*blocked |= 1u << prio;
 		return false;
 	}
-	hd_send_up(h, idx, h->faddr[idx], len, prio, true);
+	hd_send_up(h, h->frames[idx].addr, len, prio, true);
 	fring_pop(r);
 	return true;
 }
 
 static bool hd_tx_up(struct hd *h)
 {
-	uint32_t space = xport_tx_space(h->up), sent;
+	uint32_t space = dp_space(&h->sink, HD_PORT_UP), sent;
 	uint8_t open = 0xff, blocked = 0;
 	bool more = false;
 
 	h->next_tx_ns = UINT64_MAX;
-	sent = hd_tx_lctl(h, space);
+	sent = hd_tx_credit(h, space);
 	space -= sent;
 	if (hd_honour_pause(h) || hd_honour_pfc(h))
 		open = fc_tx_open_mask(&h->etx, h->now);
@@ -599,8 +602,8 @@ sent:
 		space--;
 		sent++;
 	}
-	more = h->lctl.n || h->notify.n || h->pass.n || h->parked_mask ||
-	       pacer_deadline(h->pacer) != PACER_NEVER;
+	more = (h->etx.credit_have && fc_rx_due(&h->frx)) || h->notify.n || h->pass.n ||
+	       h->parked_mask || pacer_deadline(h->pacer) != PACER_NEVER;
 	if (more) {
 		if (!space) {
 			h->next_tx_ns = h->now + 20000; /* the kernel drains the ring soon */
@@ -618,8 +621,6 @@ sent:
 			h->fc_held = h->parked_mask || blocked;
 		}
 	}
-	if (h->up->tx_pending)
-		xport_kick(h->up);
 	return sent > 0;
 }
 
@@ -632,8 +633,8 @@ static void *hd_ctrl_begin(struct hd *h, struct hd_fring *r, int64_t *idx)
 	*idx = umem_alloc(h->umem);
 	if (*idx < 0)
 		return NULL;
-	h->faddr[*idx] = umem_addr(h->umem, *idx);
-	return umem_data(h->umem, h->faddr[*idx]);
+	h->frames[*idx].addr = umem_addr(h->umem, (uint32_t)*idx);
+	return umem_data(h->umem, h->frames[*idx].addr);
 }
 
 static bool hd_ctrl_commit(struct hd *h, struct hd_fring *r, int64_t idx, int len)
@@ -644,33 +645,6 @@ static bool hd_ctrl_commit(struct hd *h, struct hd_fring *r, int64_t idx, int le
 	}
 	fring_push(r, (uint32_t)idx, (uint32_t)len);
 	return true;
-}
-
-static void hd_send_credit(struct hd *h)
-{
-	struct wire_credit c = {
-		.unit = L2CC_CREDIT_BYTES,
-		.prio_mask = 0xff,
-		.sent_unit = h->etx.credit_have ? h->etx.credit_unit : L2CC_CREDIT_UNIT_NONE,
-	};
-	int64_t idx;
-	void *buf = hd_ctrl_begin(h, &h->lctl, &idx);
-
-	if (!buf)
-		return;
-	for (int i = 0; i < HD_NPRIO; i++) {
-		c.limit[i] = h->crx_rcvd[i] + HD_CREDIT_UNLIMITED;
-		c.sent[i] = h->etx.credit_sent[i];
-	}
-	if (!hd_ctrl_commit(h, &h->lctl, idx, wire_build_credit(buf, h->umem->frame_size,
-								h->up->mac, &c)))
-		return;
-	h->st.credit_tx++;
-	h->credit_last_ns = h->now;
-	h->credit_dirty = false;
-	/* Out now: the switch grants nothing more until it has our count. */
-	if (hd_tx_lctl(h, xport_tx_space(h->up)))
-		xport_kick(h->up);
 }
 
 static void hd_send_cnp(struct hd *h, struct hd_peer *p)
@@ -745,12 +719,11 @@ static void hd_rx_credit(struct hd *h, const uint8_t *body, size_t len)
 		return;
 	}
 	/* As receiver of the switch's frames: take its count as ours. */
-	if (c.sent_unit == L2CC_CREDIT_BYTES)
-		for (int i = 0; i < HD_NPRIO; i++)
-			if (c.prio_mask & (1u << i))
-				h->crx_rcvd[i] = c.sent[i];
+	fc_rx_credit_in(&h->frx, &c);
+	/* The first grant needs our count back at once: the switch gives
+	 * nothing more until it has reconciled to it. */
 	if (fc_tx_credit(&h->etx, &c, h->now))
-		hd_send_credit(h);
+		fc_rx_credit_now(&h->frx);
 }
 
 /* A CNP or ACK for one of our flows. */
@@ -900,9 +873,7 @@ static void hd_rx_link_local(struct hd *h, const struct eth_info *ei, const uint
 	}
 }
 
-/* One frame from the uplink. False if it must stay in the RX ring (the host
- * port's TX ring is full; *space counts what is left of it). */
-static bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len, uint32_t *space)
+bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 {
 	uint32_t idx = umem_idx(h->umem, addr);
 	uint8_t *frame = umem_data(h->umem, addr);
@@ -917,14 +888,13 @@ static bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len, uint32_t *
 		return true;
 	}
 	deliver = !wire_is_link_local(ei.dst) && ei.ethertype != L2CC_ETH_P_CTRL;
-	if (deliver && !*space)
+	if (deliver && !dp_space(&h->sink, HD_PORT_HOST))
 		return false;
 	h->ust.rx_frames++;
 	h->ust.rx_bytes += len;
-	if (!wire_is_link_local(ei.dst)) {
-		/* What the switch sent us, for our CREDIT messages' counts. */
-		h->crx_rcvd[ei.prio] += len;
-	}
+	/* What the switch sent us, for our CREDIT messages' counts. */
+	if (!wire_is_link_local(ei.dst))
+		fc_rx_count(&h->frx, ei.prio, len);
 	if (!deliver) {
 		if (wire_is_link_local(ei.dst)) {
 			hd_rx_link_local(h, &ei, frame, len);
@@ -956,29 +926,10 @@ static bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len, uint32_t *
 		h->st.stripped++;
 		hd_rx_tagged(h, &ei, &t);
 	}
-	xport_tx_one(h->host, addr, len);
+	dp_put(&h->sink, HD_PORT_HOST, addr, len);
 	h->hst.tx_frames++;
 	h->hst.tx_bytes += len;
-	(*space)--;
 	return true;
-}
-
-static bool hd_rx_up(struct hd *h)
-{
-	struct xdp_desc d[HD_RX_BATCH_MAX];
-	uint32_t space = xport_tx_space(h->host), n, i;
-
-	n = xport_rx_peek(h->up, d, (uint32_t)h->cfg->batch);
-	for (i = 0; i < n; i++)
-		if (!hd_rx_up_frame(h, d[i].addr, d[i].len, &space))
-			break;
-	xport_rx_done(h->up, i, n);
-	h->up_held = i < n;
-	if (h->up_held)
-		h->st.rx_holds++;
-	if (h->host->tx_pending)
-		xport_kick(h->host);
-	return i > 0;
 }
 
 /* ---- host -> fabric ------------------------------------------------------ */
@@ -996,7 +947,7 @@ static bool hd_is_pass(const struct eth_info *ei, const uint8_t *frame, uint32_t
 	return false;
 }
 
-static void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
+void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 {
 	uint32_t idx = umem_idx(h->umem, addr);
 	const uint8_t *frame = umem_data(h->umem, addr);
@@ -1008,7 +959,7 @@ static void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 	bool was_idle;
 	int r;
 
-	h->faddr[idx] = addr;
+	h->frames[idx].addr = addr;
 	h->hst.rx_frames++;
 	h->hst.rx_bytes += len;
 	if (wire_parse_eth(frame, len, &ei) || wire_is_multicast(ei.src)) {
@@ -1073,18 +1024,6 @@ drop:
 	umem_free(h->umem, idx);
 }
 
-static bool hd_rx_host(struct hd *h)
-{
-	struct xdp_desc d[HD_RX_BATCH_MAX];
-	uint32_t n;
-
-	n = xport_rx_peek(h->host, d, (uint32_t)h->cfg->batch);
-	for (uint32_t i = 0; i < n; i++)
-		hd_rx_host_frame(h, d[i].addr, d[i].len);
-	xport_rx_done(h->host, n, n);
-	return n > 0;
-}
-
 /* ---- timers ------------------------------------------------------------- */
 
 static void hd_timers(struct hd *h)
@@ -1130,13 +1069,9 @@ static void hd_timers(struct hd *h)
 		h->law->on_timer(&e, f, &o);
 		hd_apply_out(h, f, &o);
 	}
-	if (hd_credits_apply(h) && h->etx.credit_have && h->now >= h->credit_next_ns) {
-		if (h->credit_dirty || h->now - h->credit_last_ns >= HD_CREDIT_KEEPALIVE_NS)
-			hd_send_credit(h);
-		/* Idle: only the keepalive; sending re-arms the interval. */
-		h->credit_next_ns = h->credit_dirty ? h->now + HD_CREDIT_INTERVAL_NS
-						    : h->credit_last_ns + HD_CREDIT_KEEPALIVE_NS;
-	}
+	/* Our CREDIT: keepalive, and our sent count when it moved. */
+	if (hd_credits_apply(h) && h->etx.credit_have && h->now >= fc_rx_next(&h->frx))
+		fc_rx_timers(&h->frx, NULL, h->now);
 	if (h->now >= h->next_expire_ns) {
 		flow_expire(h->flows, h->now, h->expire_budget);
 		flow_expire(h->peers, h->now, h->expire_budget);
@@ -1146,26 +1081,14 @@ static void hd_timers(struct hd *h)
 	}
 }
 
-bool hd_poll(struct hd *h)
+bool hd_pass(struct hd *h)
 {
-	bool work = false;
+	bool work;
 
-	h->now = loop_now_ns();
-	h->loops++;
-	xport_reclaim(h->host);
-	xport_reclaim(h->up);
-	xport_refill(h->host);
-	xport_refill(h->up);
-	work |= hd_rx_up(h);
-	work |= hd_rx_host(h);
 	hd_timers(h);
-	work |= hd_tx_up(h);
-	if (h->cfg->stats_interval && h->now >= h->next_stats_ns) {
-		hd_stats_tick(h);
-		h->next_stats_ns += h->cfg->stats_interval;
-		if (h->next_stats_ns < h->now)
-			h->next_stats_ns = h->now + h->cfg->stats_interval;
-	}
+	work = hd_tx_up(h);
+	dp_flush(&h->sink, HD_PORT_UP);
+	dp_flush(&h->sink, HD_PORT_HOST);
 	return work;
 }
 
@@ -1195,15 +1118,13 @@ static bool hd_may_expire(const struct hd *h)
 	return false;
 }
 
-uint64_t hd_next_deadline(const struct hd *h)
+uint64_t hd_core_deadline(const struct hd *h)
 {
 	/* An idle hostd with nothing to forget sleeps through the expiry
 	 * interval (a short flow_idle would otherwise wake it every
 	 * flow_idle/4); the next frame makes a flow and re-arms it. */
 	uint64_t d = hd_may_expire(h) ? h->next_expire_ns : UINT64_MAX;
 
-	if (h->cfg->stats_interval)
-		hd_min(&d, h->next_stats_ns);
 	hd_min(&d, h->next_tx_ns);
 	hd_min(&d, tfifo_next(&h->cnp_fifo));
 	hd_min(&d, tfifo_next(&h->ack_fifo));
@@ -1211,87 +1132,19 @@ uint64_t hd_next_deadline(const struct hd *h)
 	if (h->ntimers)
 		hd_min(&d, h->hf[h->timer_heap[0]].timer_at);
 	if (h->etx.credit_have && hd_credits_apply(h))
-		hd_min(&d, h->credit_next_ns);
-	/* Completions do not wake epoll: come back to reclaim when low. */
-	if ((h->up->tx_out || h->host->tx_out) && h->umem->nfree < h->umem->nframes / 4)
-		hd_min(&d, h->now + 200000);
-	/* Frames held in the uplink ring wait for the host ring to drain. */
-	if (h->up_held)
-		hd_min(&d, h->now + 50000);
+		hd_min(&d, fc_rx_next(&h->frx));
 	return d;
 }
 
-/* ---- lifecycle ---------------------------------------------------------- */
+/* ---- lifecycle of the core ------------------------------------------------ */
 
-static unsigned int hd_iflink(const char *ifname)
+void hd_core_destroy(struct hd *h)
 {
-	char path[96];
-	unsigned int ifindex = 0;
-	FILE *f;
+	struct hd_fring *rings[] = { &h->notify, &h->pass };
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/iflink", ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%u", &ifindex) != 1)
-		ifindex = 0;
-	fclose(f);
-	return ifindex;
-}
-
-/*
- * MTU of the host stack's interface: the veth peer of host_port when it is
- * in our namespace, else host_port's own MTU. iflink is an index in the
- * peer's namespace, so the interface with that index here is the peer only
- * if its own iflink points back at host_port.
- */
-static int hd_host_mtu(const char *host_port, char *peer, size_t peerlen)
-{
-	unsigned int self = if_nametoindex(host_port), link = hd_iflink(host_port);
-	char name[IF_NAMESIZE];
-
-	if (link && link != self && if_indextoname(link, name) && hd_iflink(name) == self) {
-		snprintf(peer, peerlen, "%s", name);
-		return xport_if_mtu(name);
-	}
-	snprintf(peer, peerlen, "%s", host_port);
-	return xport_if_mtu(host_port);
-}
-
-/* An interface's MAC from sysfs: 0 or -errno. */
-static int hd_if_mac(const char *ifname, uint8_t mac[6])
-{
-	char path[96], text[32];
-	FILE *f;
-	int err = 0;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	if (!fgets(text, sizeof(text), f) ||
-	    sscanf(text, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3],
-		   &mac[4], &mac[5]) != 6)
-		err = -EINVAL;
-	fclose(f);
-	return err;
-}
-
-static uint32_t hd_frame_size(const struct hd_cfg *cfg)
-{
-	int mtu = xport_if_mtu(cfg->uplink);
-
-	if (cfg->frame_size)
-		return (uint32_t)cfg->frame_size;
-	return mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN > 2048 - HD_UMEM_HEADROOM ? 4096 : 2048;
-}
-
-void hd_destroy(struct hd *h)
-{
 	if (!h)
 		return;
-	hd_ctl_fini(h);
-	/* Frames queued in flows and FIFOs go back before the UMEM goes. */
+	/* Frames queued in flows and FIFOs go back to the pool. */
 	if (h->flows) {
 		for (uint32_t id = 0; id < flow_table_max_flows(h->flows); id++) {
 			struct flow *f = flow_by_id(h->flows, (uint16_t)id);
@@ -1301,8 +1154,6 @@ void hd_destroy(struct hd *h)
 				umem_free(h->umem, idx);
 		}
 	}
-	struct hd_fring *rings[] = { &h->lctl, &h->notify, &h->pass };
-
 	for (size_t i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
 		while (rings[i]->n && h->umem) {
 			umem_free(h->umem, rings[i]->idx[rings[i]->head]);
@@ -1310,12 +1161,6 @@ void hd_destroy(struct hd *h)
 		}
 		fring_fini(rings[i]);
 	}
-	xport_close(h->host);
-	xport_close(h->up);
-	if (h->ipv6_host >= 0)
-		xport_if_ipv6_disable(h->cfg->host_port, h->ipv6_host);
-	if (h->ipv6_up >= 0)
-		xport_if_ipv6_disable(h->cfg->uplink, h->ipv6_up);
 	flow_table_destroy(h->flows);
 	flow_table_destroy(h->peers);
 	flow_table_destroy(h->saved);
@@ -1323,96 +1168,51 @@ void hd_destroy(struct hd *h)
 	tfifo_fini(&h->cnp_fifo);
 	tfifo_fini(&h->ack_fifo);
 	tfifo_fini(&h->win_fifo);
-	umem_destroy(h->umem);
-	loop_destroy(h->loop);
 	free(h->timer_heap);
 	free(h->timer_pos);
 	free(h->hf);
 	free(h->pr);
-	free(h->faddr);
-	free(h->fnext);
+	free(h->frames);
 	free(h);
 }
 
-static int hd_open_port(struct hd *h, struct xport **xp, const char *ifname, int *ipv6_was)
+int hd_core_create(struct hd **out, struct hd_cfg *cfg, struct umem *umem,
+		   const struct dp_sink *sink, const struct hd_ports_info *pi, uint64_t now)
 {
-	struct xport_opts o = {
-		.ring_size = (uint32_t)h->cfg->ring_size,
-		.skb_mode = h->cfg->xdp_mode == HD_XDP_SKB,
-	};
-	int err = xport_open(xp, h->umem, ifname, &o);
-
-	if (err) {
-		pr_err("cannot open %s: %s\n", ifname, strerror(-err));
-		return err;
-	}
-	/* The kernel's own IPv6 chatter on our ports would reach the host
-	 * stack or the switch as if someone had sent it. */
-	*ipv6_was = xport_if_ipv6_disable(ifname, 1);
-	return loop_add_fd(h->loop, (*xp)->fd, EPOLLIN | EPOLLET, NULL, NULL);
-}
-
-int hd_create(struct hd **out, struct hd_cfg *cfg)
-{
-	uint32_t max_flows = (uint32_t)cfg->max_flows, nframes, room;
+	uint32_t max_flows = (uint32_t)cfg->max_flows, nframes = umem->nframes;
 	struct flow_table_config ft = { 0 };
-	char peer[IF_NAMESIZE];
 	struct hd *h;
-	int err, host_mtu, up_mtu;
+	int err;
 
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->cfg = cfg;
+	h->umem = umem;
+	h->sink = *sink;
 	h->ipv6_host = h->ipv6_up = -1;
-	h->now = h->start_ns = loop_now_ns();
+	h->now = h->start_ns = now;
+	h->max_frame = pi->max_frame;
+	h->host_mtu = pi->host_mtu;
+	h->host_mac_known = pi->host_mac_known;
+	memcpy(h->host_mac, pi->host_mac, 6);
+	memcpy(h->mac_up, pi->up_mac, 6);
 	h->law = law_find(cfg->law);
 	if (!h->law) {
 		err = -EINVAL;
 		goto err;
 	}
-	up_mtu = xport_if_mtu(cfg->uplink);
-	host_mtu = hd_host_mtu(cfg->host_port, peer, sizeof(peer));
-	if (up_mtu < 0 || host_mtu < 0) {
-		err = up_mtu < 0 ? up_mtu : host_mtu;
-		pr_err("%s: %s\n", up_mtu < 0 ? cfg->uplink : cfg->host_port, strerror(-err));
-		goto err;
-	}
-	if (cfg->tag && host_mtu + L2CC_TAG_LEN > up_mtu) {
-		pr_err("the host's MTU (%s: %d) leaves no room for the %d-byte l2cc tag on the "
-		       "uplink %s (MTU %d): set `ip link set %s mtu %d`, or raise the uplink's "
-		       "and the fabric's MTU to %d (or set tag = no)\n",
-		       peer, host_mtu, L2CC_TAG_LEN, cfg->uplink, up_mtu, peer,
-		       up_mtu - L2CC_TAG_LEN, host_mtu + L2CC_TAG_LEN);
-		err = -EMSGSIZE;
-		goto err;
-	}
-	h->host_mtu = (uint32_t)host_mtu;
-	h->host_mac_known = strcmp(peer, cfg->host_port) && !hd_if_mac(peer, h->host_mac);
-	h->max_frame = (uint32_t)up_mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN;
-	err = loop_create(&h->loop);
-	if (err)
-		goto err;
-	err = loop_catch_signals(h->loop);
-	if (err)
-		goto err;
-	/* Fill and TX rings of both ports, the FIFOs, and the flows' queues:
-	 * by default room for 8192 more frames (16 MB at 2K), shared. */
-	nframes = cfg->umem_frames ? (uint32_t)cfg->umem_frames
-				   : (uint32_t)(4 * cfg->ring_size + cfg->pass_queue +
-						HD_NOTIFY_CAP + HD_LCTL_CAP + 8192);
 	h->reserve = (uint32_t)cfg->ring_size;
-	h->faddr = calloc(nframes, sizeof(*h->faddr));
-	h->fnext = calloc(nframes, sizeof(*h->fnext));
+	h->frames = calloc(nframes, sizeof(*h->frames));
 	h->hf = calloc(max_flows, sizeof(*h->hf));
 	h->pr = calloc(max_flows, sizeof(*h->pr));
 	h->timer_heap = calloc(max_flows, sizeof(*h->timer_heap));
 	h->timer_pos = calloc(max_flows, sizeof(*h->timer_pos));
-	if (!h->faddr || !h->fnext || !h->hf || !h->pr || !h->timer_heap || !h->timer_pos) {
+	if (!h->frames || !h->hf || !h->pr || !h->timer_heap || !h->timer_pos) {
 		err = -ENOMEM;
 		goto err;
 	}
-	err = fring_init(&h->lctl, HD_LCTL_CAP) ?: fring_init(&h->notify, HD_NOTIFY_CAP) ?:
+	err = fring_init(&h->notify, HD_NOTIFY_CAP) ?:
 	      fring_init(&h->pass, (uint32_t)cfg->pass_queue) ?:
 	      tfifo_init(&h->cnp_fifo, max_flows) ?: tfifo_init(&h->ack_fifo, max_flows) ?:
 	      tfifo_init(&h->win_fifo, 2 * max_flows);
@@ -1422,22 +1222,19 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 	ft.idle_ns = cfg->flow_idle;
 	ft.queue_limit = cfg->queue;
 	ft.nframes = nframes;
-	ft.next = h->fnext;
+	ft.frames = h->frames;
 	ft.on_remove = hd_flow_removed;
 	ft.ctx = h;
 	err = flow_table_create(&h->flows, &ft);
 	if (err)
 		goto err;
-	/* Peers have no queues: one dummy frame slot. */
-	ft.nframes = 1;
-	ft.next = &h->peer_next;
+	/* Peers and saved law states have no queues. */
+	ft.frames = NULL;
 	ft.on_remove = NULL;
-	ft.queue_limit = 1;
 	err = flow_table_create(&h->peers, &ft);
 	if (err)
 		goto err;
 	if (cfg->persistent && h->law->state_size) {
-		ft.next = &h->saved_next;
 		ft.idle_ns = HD_SAVED_IDLE_NS;
 		err = flow_table_create(&h->saved, &ft);
 		if (err)
@@ -1457,40 +1254,13 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 		err = -errno;
 		goto err;
 	}
-	err = umem_create(&h->umem, nframes, hd_frame_size(cfg), (uint32_t)cfg->ring_size);
-	if (err) {
-		pr_err("UMEM of %u frames: %s\n", nframes, strerror(-err));
-		goto err;
-	}
-	room = h->umem->frame_size - HD_UMEM_HEADROOM;
-	if (h->max_frame > room) {
-		pr_err("uplink %s: MTU %d does not fit a %u-byte UMEM frame; lower it to %u\n",
-		       cfg->uplink, up_mtu, h->umem->frame_size,
-		       room - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN);
-		err = -EMSGSIZE;
-		goto err;
-	}
-	err = hd_open_port(h, &h->host, cfg->host_port, &h->ipv6_host);
-	if (err)
-		goto err;
-	err = hd_open_port(h, &h->up, cfg->uplink, &h->ipv6_up);
-	if (err)
-		goto err;
 	hd_apply_cfg(h);
 	hd_flow_init(h, flow_default(h->flows));
 	h->next_expire_ns = h->now + h->expire_interval;
-	h->next_stats_ns = h->now;
-	h->credit_next_ns = h->now;
 	h->next_tx_ns = UINT64_MAX;
-	err = hd_ctl_init(h);
-	if (err)
-		goto err;
-	pr_info("%s -> %s at %llu bit/s, host MTU %d (%s), uplink MTU %d\n",
-		cfg->host_port, cfg->uplink, (unsigned long long)cfg->link_rate, host_mtu, peer,
-		up_mtu);
 	*out = h;
 	return 0;
 err:
-	hd_destroy(h);
+	hd_core_destroy(h);
 	return err;
 }

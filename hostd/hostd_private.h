@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "hostd.h"
+#include "dp_sink.h"
+#include "fc_rx.h"
 #include "fc_tx.h"
 #include "flow.h"
 #include "law.h"
@@ -17,8 +19,11 @@ struct loop;
 struct ctl;
 struct tseries;
 
-#define HD_NPRIO 8
 #define HD_PARK_WINDOW 0xff
+#define HD_NOTIFY_CAP 512           /* CNPs/ACKs waiting for the uplink */
+
+/* The sink's ports (dp_sink.h): toward the host stack, toward the switch. */
+enum { HD_PORT_HOST = 0, HD_PORT_UP = 1 };
 
 /* Why a frame was dropped: one counter each, per port (host = from the host
  * stack, up = from the fabric). */
@@ -44,7 +49,7 @@ struct hd_port_stats {
 
 struct hd_stats {
 	/* flow control from the switch */
-	uint64_t pause_rx, pfc_rx, credit_rx, credit_tx;
+	uint64_t pause_rx, pfc_rx, credit_rx, credit_tx;   /* credit_tx: our counts (fc_rx) */
 	uint64_t fc_ignored;        /* PAUSE/PFC/credit received but not honoured (config) */
 	uint64_t fc_blocked;        /* times a flow's head frame waited on PAUSE/PFC/credits */
 	uint64_t window_blocked;    /* times a flow waited for ACKs: its window was full */
@@ -122,9 +127,10 @@ struct hd {
 	struct hd_cfg *cfg;
 	const struct law_ops *law;
 	struct umem *umem;
-	struct xport *host, *up;
-	uint64_t *faddr;            /* [nframes]: descriptor address of a held frame */
-	uint32_t *fnext;            /* [nframes]: flow queue links */
+	struct xport *host, *up;    /* the daemon's (NULL in tests) */
+	struct xport *xps[2];       /* the same, as the sink's ports */
+	struct dp_sink sink;        /* where frames leave: HD_PORT_HOST, HD_PORT_UP */
+	struct flow_frame *frames;  /* [nframes]: each frame's address, queue link, length */
 	uint32_t reserve;           /* free frames kept for the fill rings */
 	uint32_t max_frame;         /* largest frame the uplink may send (fabric MTU + headers) */
 	uint32_t host_mtu;          /* MTU of the host stack's interface */
@@ -136,6 +142,7 @@ struct hd {
 	 * destination would name someone else's address. */
 	uint8_t host_mac[6];
 	bool host_mac_known;
+	uint8_t mac_up[6];          /* the uplink port's own address */
 
 	/* Uplink egress: wire clock at link_rate, flow control from the switch. */
 	struct wclock wc;
@@ -144,16 +151,15 @@ struct hd {
 	bool fc_held;               /* the last TX pass ended held by flow control */
 	bool up_held;               /* the last RX pass left frames in the uplink ring */
 	/* Credit receiver side: what we counted from the switch, so our CREDIT
-	 * messages carry a sent count it can reconcile to (we grant unlimited). */
-	uint64_t crx_rcvd[HD_NPRIO];
-	uint64_t credit_next_ns, credit_last_ns;
-	bool credit_dirty;
+	 * messages carry a sent count it can reconcile to (we grant unlimited:
+	 * everything goes on to the host at once). */
+	struct fc_rx frx;
 
 	/* Flows (sender side) and their pacer. */
 	struct flow_table *flows;
 	struct hd_flow *hf;         /* [max_flows] */
 	struct pacer *pacer;
-	uint32_t park_head[HD_NPRIO], park_tail[HD_NPRIO];
+	uint32_t park_head[L2CC_NPRIO], park_tail[L2CC_NPRIO];
 	uint8_t parked_mask;        /* priorities with parked flows */
 	uint32_t *timer_heap;       /* law timers: flow ids, min-heap on hf[].timer_at */
 	uint32_t *timer_pos;        /* [max_flows]: position in the heap + 1, 0 = absent */
@@ -163,17 +169,14 @@ struct hd {
 	 * same key's next flow (a flow table used as a bounded keyed store;
 	 * its entries expire after HD_SAVED_IDLE_NS). */
 	struct flow_table *saved;
-	uint32_t saved_next;        /* dummy flow-queue links for the store */
 
 	/* Peers (receiver side) and their notification timers. */
 	struct flow_table *peers;
 	struct hd_peer *pr;         /* [max_flows] */
 	struct hd_tfifo cnp_fifo, ack_fifo;
 	struct hd_tfifo win_fifo;   /* flows waiting on a full window (ack_timeout) */
-	uint32_t peer_next;         /* dummy flow-queue links for the peer table */
 
 	/* Frames waiting for the uplink outside the flows. */
-	struct hd_fring lctl;       /* link-local control (CREDIT): not subject to PAUSE */
 	struct hd_fring notify;     /* CNP/ACK: priority 0, ahead of data */
 	struct hd_fring pass;       /* ARP/ND/broadcast/multicast from the host */
 
@@ -191,7 +194,35 @@ struct hd {
 	bool stop;
 };
 
-/* Datapath (hd_path.c). */
+/* What the core needs to know of the ports (the daemon reads it off them). */
+struct hd_ports_info {
+	uint32_t max_frame;         /* largest frame the uplink may send */
+	uint32_t host_mtu;          /* the host stack's interface MTU */
+	bool host_mac_known;
+	uint8_t host_mac[6];
+	uint8_t up_mac[6];          /* the uplink's own: source of our CREDITs */
+};
+
+/* Datapath core (hd_path.c): no sockets, time set by the caller. */
+/*
+ * The core over umem (one made with ring_size 0 will do), emitting through
+ * sink, at time now. Tests drive it with hd_rx_up_frame(),
+ * hd_rx_host_frame() and hd_pass() at times of their choosing.
+ */
+int hd_core_create(struct hd **out, struct hd_cfg *cfg, struct umem *umem,
+		   const struct dp_sink *sink, const struct hd_ports_info *pi, uint64_t now);
+void hd_core_destroy(struct hd *h);
+/* A frame from the switch (addr, len in the UMEM): false if it must stay in
+ * the uplink's RX ring (the host port cannot take it now). */
+bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len);
+/* A frame from the host stack. */
+void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len);
+/* Timers, then the uplink's TX; flushes both ports. True if it sent anything. */
+bool hd_pass(struct hd *h);
+/* When the core next has something due by itself; UINT64_MAX for nothing. */
+uint64_t hd_core_deadline(const struct hd *h);
+
+/* The daemon (hd_daemon.c): the core over AF_XDP ports. */
 int hd_create(struct hd **out, struct hd_cfg *cfg);
 void hd_destroy(struct hd *h);
 /* One pass: completions, RX on both ports, TX, timers. True if it did work. */

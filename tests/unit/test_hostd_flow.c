@@ -448,7 +448,7 @@ static void test_key_granularity_merges(void)
 /* ---- table ---------------------------------------------------------------- */
 
 #define NFRAMES 4096
-static uint32_t frame_next[NFRAMES];
+static struct flow_frame frame_meta[NFRAMES];
 
 static struct flow_table_config base_cfg(uint32_t max_flows, uint64_t idle_ns)
 {
@@ -457,7 +457,7 @@ static struct flow_table_config base_cfg(uint32_t max_flows, uint64_t idle_ns)
 		.idle_ns = idle_ns,
 		.queue_limit = 6000,
 		.nframes = NFRAMES,
-		.next = frame_next,
+		.frames = frame_meta,
 	};
 }
 
@@ -501,8 +501,14 @@ static void test_table_create_lookup_remove(void)
 	cfg.queue_limit = 0;
 	CHECK_EQ(flow_table_create(&t, &cfg), -EINVAL);
 	cfg = base_cfg(16, 1000);
-	cfg.next = NULL;
+	cfg.nframes = 0;
 	CHECK_EQ(flow_table_create(&t, &cfg), -EINVAL);
+	/* A table without queues (no frames) is fine; it queues nothing. */
+	cfg = base_cfg(16, 1000);
+	cfg.frames = NULL;
+	CHECK_EQ(flow_table_create(&t, &cfg), 0);
+	CHECK_EQ(flow_enqueue(t, flow_default(t), 0, 60), -EINVAL);
+	flow_table_destroy(t);
 
 	cfg = base_cfg(16, 1000);
 	CHECK_EQ(flow_table_create(&t, &cfg), 0);
@@ -1082,7 +1088,7 @@ static void churn(uint64_t seed, uint32_t max_flows, uint32_t npool, uint32_t no
 	struct model m = { 0 };
 	struct flow_table_config cfg = base_cfg(max_flows, idle_ns);
 	struct flow_table *t = NULL;
-	uint32_t *next = calloc(NFRAMES, sizeof(*next));
+	struct flow_frame *next = calloc(NFRAMES, sizeof(*next));
 	uint32_t n_create = 0, n_full = 0, n_expired = 0, n_reuse = 0, n_busy = 0;
 	uint32_t n_drop = 0, n_stale_cnp = 0, op, fail_op = UINT32_MAX;
 	uint32_t hot = npool / 10 + 1;
@@ -1097,7 +1103,7 @@ static void churn(uint64_t seed, uint32_t max_flows, uint32_t npool, uint32_t no
 		m.owner[id] = -1;
 	for (uint32_t i = 0; i < NFRAMES; i++)
 		m.free_frames[m.nfree++] = i;
-	cfg.next = next;
+	cfg.frames = next;
 	cfg.on_remove = churn_on_remove;
 	cfg.ctx = &m;
 	CHECK_EQ(flow_table_create(&t, &cfg), 0);

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * hostd as a daemon: the datapath core (hd_path.c) over two AF_XDP ports
+ * that share one UMEM (the host stack's veth peer and the uplink), the
+ * event loop and the control socket. hd_poll() is one pass: reclaim
+ * completions, refill the fill rings, hand each port's received frames to
+ * the core, then let the core run its timers and transmit.
+ */
+#define LOG_SUBSYS "hostd"
+#include "hostd_private.h"
+#include "log.h"
+#include "loop.h"
+#include "wire.h"
+
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#define HD_RX_BATCH_MAX 256
+
+static bool hd_rx_up(struct hd *h)
+{
+	struct xdp_desc d[HD_RX_BATCH_MAX];
+	uint32_t n, i;
+
+	n = xport_rx_peek(h->up, d, (uint32_t)h->cfg->batch);
+	for (i = 0; i < n; i++)
+		if (!hd_rx_up_frame(h, d[i].addr, d[i].len))
+			break;
+	xport_rx_done(h->up, i, n);
+	/* The host port's ring is full: what is left waits in the uplink's
+	 * RX ring for it to drain (hd_next_deadline comes back for it). */
+	h->up_held = i < n;
+	if (h->up_held)
+		h->st.rx_holds++;
+	return i > 0;
+}
+
+static bool hd_rx_host(struct hd *h)
+{
+	struct xdp_desc d[HD_RX_BATCH_MAX];
+	uint32_t n;
+
+	n = xport_rx_peek(h->host, d, (uint32_t)h->cfg->batch);
+	for (uint32_t i = 0; i < n; i++)
+		hd_rx_host_frame(h, d[i].addr, d[i].len);
+	xport_rx_done(h->host, n, n);
+	return n > 0;
+}
+
+bool hd_poll(struct hd *h)
+{
+	bool work = false;
+
+	h->now = loop_now_ns();
+	h->loops++;
+	xport_reclaim(h->host);
+	xport_reclaim(h->up);
+	xport_refill(h->host);
+	xport_refill(h->up);
+	work |= hd_rx_up(h);
+	work |= hd_rx_host(h);
+	work |= hd_pass(h);
+	if (h->cfg->stats_interval && h->now >= h->next_stats_ns) {
+		hd_stats_tick(h);
+		h->next_stats_ns += h->cfg->stats_interval;
+		if (h->next_stats_ns < h->now)
+			h->next_stats_ns = h->now + h->cfg->stats_interval;
+	}
+	return work;
+}
+
+uint64_t hd_next_deadline(const struct hd *h)
+{
+	uint64_t d = hd_core_deadline(h);
+
+	if (h->cfg->stats_interval && h->next_stats_ns < d)
+		d = h->next_stats_ns;
+	/* Completions do not wake epoll: come back to reclaim when low. */
+	if ((h->up->tx_out || h->host->tx_out) && h->umem->nfree < h->umem->nframes / 4 &&
+	    h->now + 200000 < d)
+		d = h->now + 200000;
+	/* Frames held in the uplink ring wait for the host ring to drain. */
+	if (h->up_held && h->now + 50000 < d)
+		d = h->now + 50000;
+	return d;
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+static unsigned int hd_iflink(const char *ifname)
+{
+	char path[96];
+	unsigned int ifindex = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/iflink", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &ifindex) != 1)
+		ifindex = 0;
+	fclose(f);
+	return ifindex;
+}
+
+/*
+ * MTU of the host stack's interface: the veth peer of host_port when it is
+ * in our namespace, else host_port's own MTU. iflink is an index in the
+ * peer's namespace, so the interface with that index here is the peer only
+ * if its own iflink points back at host_port.
+ */
+static int hd_host_mtu(const char *host_port, char *peer, size_t peerlen)
+{
+	unsigned int self = if_nametoindex(host_port), link = hd_iflink(host_port);
+	char name[IF_NAMESIZE];
+
+	if (link && link != self && if_indextoname(link, name) && hd_iflink(name) == self) {
+		snprintf(peer, peerlen, "%s", name);
+		return xport_if_mtu(name);
+	}
+	snprintf(peer, peerlen, "%s", host_port);
+	return xport_if_mtu(host_port);
+}
+
+/* An interface's MAC from sysfs: 0 or -errno. */
+static int hd_if_mac(const char *ifname, uint8_t mac[6])
+{
+	char path[96], text[32];
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(text, sizeof(text), f) ||
+	    sscanf(text, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3],
+		   &mac[4], &mac[5]) != 6)
+		err = -EINVAL;
+	fclose(f);
+	return err;
+}
+
+static uint32_t hd_frame_size(const struct hd_cfg *cfg)
+{
+	int mtu = xport_if_mtu(cfg->uplink);
+
+	if (cfg->frame_size)
+		return (uint32_t)cfg->frame_size;
+	return mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN > 2048 - XPORT_UMEM_HEADROOM ? 4096 : 2048;
+}
+
+void hd_destroy(struct hd *h)
+{
+	struct xport *host, *up;
+	struct umem *umem;
+	struct loop *loop;
+
+	if (!h)
+		return;
+	hd_ctl_fini(h);
+	if (h->ipv6_host >= 0)
+		xport_if_ipv6_disable(h->cfg->host_port, h->ipv6_host);
+	if (h->ipv6_up >= 0)
+		xport_if_ipv6_disable(h->cfg->uplink, h->ipv6_up);
+	host = h->host;
+	up = h->up;
+	umem = h->umem;
+	loop = h->loop;
+	/* Frames the core holds go back to the pool, then the sockets go
+	 * (before the UMEM they are bound to). */
+	hd_core_destroy(h);
+	xport_close(host);
+	xport_close(up);
+	umem_destroy(umem);
+	loop_destroy(loop);
+}
+
+static int hd_open_port(const struct hd_cfg *cfg, struct umem *umem, struct xport **xp,
+			const char *ifname)
+{
+	struct xport_opts o = {
+		.ring_size = (uint32_t)cfg->ring_size,
+		.skb_mode = cfg->xdp_mode == HD_XDP_SKB,
+	};
+	int err = xport_open(xp, umem, ifname, &o);
+
+	if (err)
+		pr_err("cannot open %s: %s\n", ifname, strerror(-err));
+	return err;
+}
+
+int hd_create(struct hd **out, struct hd_cfg *cfg)
+{
+	struct xport *ports[2] = { NULL, NULL };
+	struct hd_ports_info pi = { 0 };
+	struct umem *umem = NULL;
+	struct loop *loop = NULL;
+	struct dp_sink sink;
+	struct hd *h = NULL;
+	char peer[IF_NAMESIZE];
+	int err, host_mtu, up_mtu;
+	uint32_t nframes, room;
+
+	up_mtu = xport_if_mtu(cfg->uplink);
+	host_mtu = hd_host_mtu(cfg->host_port, peer, sizeof(peer));
+	if (up_mtu < 0 || host_mtu < 0) {
+		err = up_mtu < 0 ? up_mtu : host_mtu;
+		pr_err("%s: %s\n", up_mtu < 0 ? cfg->uplink : cfg->host_port, strerror(-err));
+		return err;
+	}
+	if (cfg->tag && host_mtu + L2CC_TAG_LEN > up_mtu) {
+		pr_err("the host's MTU (%s: %d) leaves no room for the %d-byte l2cc tag on the "
+		       "uplink %s (MTU %d): set `ip link set %s mtu %d`, or raise the uplink's "
+		       "and the fabric's MTU to %d (or set tag = no)\n",
+		       peer, host_mtu, L2CC_TAG_LEN, cfg->uplink, up_mtu, peer,
+		       up_mtu - L2CC_TAG_LEN, host_mtu + L2CC_TAG_LEN);
+		return -EMSGSIZE;
+	}
+	pi.host_mtu = (uint32_t)host_mtu;
+	pi.host_mac_known = strcmp(peer, cfg->host_port) && !hd_if_mac(peer, pi.host_mac);
+	pi.max_frame = (uint32_t)up_mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN;
+	err = loop_create(&loop);
+	if (err)
+		goto err;
+	err = loop_catch_signals(loop);
+	if (err)
+		goto err;
+	/* Fill and TX rings of both ports, the FIFOs, and the flows' queues:
+	 * by default room for 8192 more frames (16 MB at 2K), shared. */
+	nframes = cfg->umem_frames ? (uint32_t)cfg->umem_frames
+				   : (uint32_t)(4 * cfg->ring_size + cfg->pass_queue +
+						HD_NOTIFY_CAP + 16 + 8192);
+	err = umem_create(&umem, nframes, hd_frame_size(cfg), (uint32_t)cfg->ring_size);
+	if (err) {
+		pr_err("UMEM of %u frames: %s\n", nframes, strerror(-err));
+		goto err;
+	}
+	room = umem->frame_size - XPORT_UMEM_HEADROOM;
+	if (pi.max_frame > room) {
+		pr_err("uplink %s: MTU %d does not fit a %u-byte UMEM frame; lower it to %u\n",
+		       cfg->uplink, up_mtu, umem->frame_size,
+		       room - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN);
+		err = -EMSGSIZE;
+		goto err;
+	}
+	err = hd_open_port(cfg, umem, &ports[HD_PORT_HOST], cfg->host_port);
+	if (err)
+		goto err;
+	err = hd_open_port(cfg, umem, &ports[HD_PORT_UP], cfg->uplink);
+	if (err)
+		goto err;
+	memcpy(pi.up_mac, ports[HD_PORT_UP]->mac, 6);
+	/* The sink's ports are h->xps, filled in once the core exists. */
+	sink = (struct dp_sink){ .ops = &xport_sink_ops, .ctx = NULL };
+	err = hd_core_create(&h, cfg, umem, &sink, &pi, loop_now_ns());
+	if (err)
+		goto err;
+	h->xps[HD_PORT_HOST] = h->host = ports[HD_PORT_HOST];
+	h->xps[HD_PORT_UP] = h->up = ports[HD_PORT_UP];
+	h->sink.ctx = h->xps;
+	h->loop = loop;
+	loop = NULL;
+	/* The kernel's own IPv6 chatter on our ports would reach the host
+	 * stack or the switch as if someone had sent it. */
+	h->ipv6_host = xport_if_ipv6_disable(cfg->host_port, 1);
+	h->ipv6_up = xport_if_ipv6_disable(cfg->uplink, 1);
+	err = loop_add_fd(h->loop, h->host->fd, EPOLLIN | EPOLLET, NULL, NULL);
+	if (!err)
+		err = loop_add_fd(h->loop, h->up->fd, EPOLLIN | EPOLLET, NULL, NULL);
+	if (err)
+		goto err_h;
+	h->next_stats_ns = h->now;
+	err = hd_ctl_init(h);
+	if (err)
+		goto err_h;
+	pr_info("%s -> %s at %llu bit/s, host MTU %d (%s), uplink MTU %d\n",
+		cfg->host_port, cfg->uplink, (unsigned long long)cfg->link_rate, host_mtu, peer,
+		up_mtu);
+	*out = h;
+	return 0;
+err_h:
+	hd_destroy(h);
+	return err;
+err:
+	xport_close(ports[HD_PORT_HOST]);
+	xport_close(ports[HD_PORT_UP]);
+	umem_destroy(umem);
+	loop_destroy(loop);
+	return err;
+}

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * hostd's datapath core in virtual time, on raw frames: a core made with
+ * hd_core_create() over a frame pool without sockets, the host stack's and
+ * the switch's frames fed in by hand, time moved by hand, and every frame
+ * it emits toward the host (port 0) and the switch (port 1) recorded by an
+ * in-memory sink (vt.h). What only the netns tests covered before: tagging
+ * and pacing, CNP coalescing, ACKs, the window, the ACK timeout, PAUSE and
+ * credits from the switch.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "log.h"
+#include "vt.h"
+#include "../../hostd/hostd_private.h"
+
+/* Our host's MAC (vt_mac id), the peers it talks to, and the switch. */
+enum { ME = 1, B = 2, C = 3, SW = 0x77 };
+enum { P_HOST = HD_PORT_HOST, P_UP = HD_PORT_UP };
+
+struct hdt {
+	struct hd_cfg cfg;
+	struct umem *u;
+	struct vt_sink k;
+	struct hd *h;
+};
+
+static int hdt_create_(struct hdt *t, const char *extra)
+{
+	char path[] = "/tmp/l2cc-hdt-XXXXXX", err[512], conf[2048];
+	struct hd_ports_info pi = { .max_frame = 1500 + 22, .host_mtu = 1482,
+				    .host_mac_known = true };
+	struct dp_sink sink;
+	int fd, ret;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(conf, sizeof(conf), "[hostd]\nhost_port = cc0\nuplink = up0\n%s%s",
+		 strstr(extra, "link_rate") ? "" : "link_rate = 100M\n", extra);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, conf, strlen(conf)) == (ssize_t)strlen(conf) ? 0 : -EIO;
+	close(fd);
+	if (!ret)
+		ret = hd_cfg_load(&t->cfg, path, NULL, 0, err, sizeof(err));
+	unlink(path);
+	if (ret) {
+		printf("    config: %s\n", err);
+		return ret;
+	}
+	ret = umem_create(&t->u, 4096, 2048, 0);
+	if (ret)
+		return ret;
+	vt_mac(pi.host_mac, ME);
+	vt_mac(pi.up_mac, 0xe0);
+	vt_sink_init(&t->k, t->u, NULL);
+	sink = vt_sink(&t->k);
+	ret = hd_core_create(&t->h, &t->cfg, t->u, &sink, &pi, 1000000000ull);
+	if (ret)
+		return ret;
+	t->k.now = &t->h->now;
+	return 0;
+}
+
+#define hdt_create(t, extra) do {                                           \
+	int _e = hdt_create_((t), (extra));                                  \
+	CHECK_EQ(_e, 0);                                                     \
+	if (_e)                                                              \
+		return;                                                      \
+} while (0)
+
+static void hdt_destroy(struct hdt *t)
+{
+	hd_core_destroy(t->h);
+	if (t->u)
+		CHECK_EQ(t->u->held, 0);
+	umem_destroy(t->u);
+	vt_sink_fini(&t->k);
+}
+
+static void hdt_set(struct hdt *t, uint64_t at_ns)
+{
+	t->h->now = t->h->start_ns + at_ns;
+}
+
+/* A pass now, then one at every deadline up to `until` (ns since start). */
+static void hdt_run(struct hdt *t, uint64_t until_ns)
+{
+	uint64_t end = t->h->start_ns + until_ns;
+
+	hd_pass(t->h);
+	for (int n = 0; n < 100000; n++) {
+		uint64_t d = hd_core_deadline(t->h);
+
+		if (d > end)
+			break;
+		/* A deadline that does not move on is a core that would spin. */
+		CHECK(d > t->h->now || n == 0);
+		if (d <= t->h->now && n)
+			break;
+		t->h->now = d > t->h->now ? d : t->h->now;
+		hd_pass(t->h);
+	}
+	t->h->now = end;
+	hd_pass(t->h);
+}
+
+/* The host stack sends a frame of len bytes to dst. */
+static void hdt_host(struct hdt *t, int dst, uint32_t len)
+{
+	struct vt_eth e = { .dst = (uint8_t)dst, .src = ME, .prio = -1, .len = len };
+	uint32_t l;
+	uint64_t addr = vt_frame_make(t->u, &e, &l);
+
+	hd_rx_host_frame(t->h, addr, l);
+}
+
+/* A frame from the switch: a tagged data frame of src's flow. */
+static bool hdt_up_data(struct hdt *t, int src, uint16_t flow, uint32_t seq, bool fecn)
+{
+	struct vt_eth e = { .dst = ME, .src = (uint8_t)src, .prio = -1, .len = 500, .tag = true,
+			    .flow = flow, .seq = seq };
+	uint32_t l;
+	uint64_t addr = vt_frame_make(t->u, &e, &l);
+	bool taken;
+
+	if (fecn)
+		CHECK_EQ(wire_tag_set_fecn(umem_data(t->u, addr), l), 0);
+	taken = hd_rx_up_frame(t->h, addr, l);
+	if (!taken)
+		umem_free(t->u, umem_idx(t->u, addr));
+	return taken;
+}
+
+/* A built frame from the switch (PAUSE, CREDIT, CNP, ACK). */
+static void hdt_up_raw(struct hdt *t, const uint8_t *buf, int len)
+{
+	int64_t idx = umem_alloc(t->u);
+	uint64_t addr = umem_addr(t->u, (uint32_t)idx) + XPORT_UMEM_HEADROOM;
+
+	memcpy(umem_data(t->u, addr), buf, len);
+	CHECK(hd_rx_up_frame(t->h, addr, (uint32_t)len));
+}
+
+static void hdt_ack(struct hdt *t, int from, uint16_t flow, uint32_t cum, uint32_t frames, bool ece)
+{
+	struct wire_ack a = { .flow = flow, .flags = ece ? L2CC_ACK_ECE : 0, .cum_seq = cum,
+			      .frames = frames };
+	uint8_t buf[128], me[6], src[6];
+
+	vt_mac(me, ME);
+	vt_mac(src, (uint8_t)from);
+	hdt_up_raw(t, buf, wire_build_ack(buf, sizeof(buf), me, src, &a));
+}
+
+/* The l2cc control messages of a type the sink saw on the uplink from `from`. */
+static int hdt_ctrl(struct hdt *t, uint32_t from, int type, const struct vt_frame **last)
+{
+	int n = 0;
+
+	for (uint32_t i = from; i < t->k.n; i++) {
+		const struct vt_frame *f = &t->k.log[i];
+		const uint8_t *body;
+		size_t blen;
+
+		if (f->port != P_UP || vt_ethertype(f) != L2CC_ETH_P_CTRL)
+			continue;
+		if (wire_parse_ctrl(f->data + L2CC_ETH_HLEN, f->len - L2CC_ETH_HLEN, &body, &blen) ==
+		    type) {
+			n++;
+			if (last)
+				*last = f;
+		}
+	}
+	return n;
+}
+
+static const uint8_t *hdt_body(const struct vt_frame *f, size_t *blen)
+{
+	const uint8_t *body;
+
+	CHECK(wire_parse_ctrl(f->data + L2CC_ETH_HLEN, f->len - L2CC_ETH_HLEN, &body, blen) > 0);
+	return body;
+}
+
+/* Data frames (tagged) on the uplink from `from`. */
+static int hdt_data(struct hdt *t, uint32_t from)
+{
+	int n = 0;
+
+	for (uint32_t i = from; i < t->k.n; i++)
+		n += t->k.log[i].port == P_UP && vt_ethertype(&t->k.log[i]) == L2CC_ETH_P_DATA_TAG;
+	return n;
+}
+
+/* ---- host -> fabric -------------------------------------------------------- */
+
+/* Data frames leave tagged, with the flow's sequence numbers, at the rate
+ * of their [rate] section: 1000-byte frames at 8 Mbit/s are 1 ms apart. */
+static void test_hd_core_tag_and_pace(void)
+{
+	struct hdt t;
+	struct wire_tag tag;
+	uint64_t t0, t9;
+	int n = 0;
+
+	hdt_create(&t, "[rate b]\ndst = 02:00:00:00:00:02\nrate = 8M\n");
+	for (int i = 0; i < 20; i++)
+		hdt_host(&t, B, 1000 - L2CC_TAG_LEN);
+	hdt_run(&t, 100000000);
+	CHECK_EQ(hdt_data(&t, 0), 20);
+	for (uint32_t i = 0; i < t.k.n; i++) {
+		if (t.k.log[i].port != P_UP)
+			continue;
+		CHECK(wire_tag_read(t.k.log[i].data, t.k.log[i].len, &tag) > 0);
+		CHECK_EQ(tag.seq, n);
+		CHECK_EQ(t.k.log[i].len, 1000);
+		n++;
+	}
+	/* Past the flow's burst (2 ms), one frame a millisecond. */
+	t0 = t.k.log[10].t;
+	t9 = t.k.log[19].t;
+	CHECK_NEAR((double)(t9 - t0) / 9, 1000000, 2000);
+	CHECK_EQ(t.h->st.tagged, 20);
+	hdt_destroy(&t);
+}
+
+/* The host cannot forge what only hostd writes. */
+static void test_hd_core_forged_from_host(void)
+{
+	struct vt_eth e = { .dst = B, .src = ME, .prio = -1, .len = 200, .tag = true };
+	struct hdt t;
+	uint32_t l;
+	uint64_t addr;
+
+	hdt_create(&t, "");
+	addr = vt_frame_make(t.u, &e, &l);
+	hd_rx_host_frame(t.h, addr, l);
+	hdt_run(&t, 10000000);
+	CHECK_EQ(t.h->hst.drop[HD_DROP_FORGED], 1);
+	CHECK_EQ(t.k.n, 0);
+	hdt_destroy(&t);
+}
+
+/* ---- fabric -> host: notifications ---------------------------------------- */
+
+/* Unreliable mode: the first marked frame is answered at once, the marks
+ * of the next cnp_interval are coalesced into one CNP at its end naming the
+ * last marked frame and how many there were. */
+static void test_hd_core_cnp_coalescing(void)
+{
+	const struct vt_frame *f = NULL;
+	struct wire_cnp c;
+	struct hdt t;
+	size_t blen;
+	const uint8_t *body;
+
+	hdt_create(&t, "cnp_interval = 1ms\n");
+	hdt_set(&t, 0);
+	CHECK(hdt_up_data(&t, B, 7, 100, true));
+	hd_pass(t.h);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_CNP, &f), 1);
+	body = hdt_body(f, &blen);
+	CHECK_EQ(wire_parse_cnp(body, blen, &c), 0);
+	CHECK_EQ(c.flow, 7);
+	CHECK_EQ(c.seq, 100);
+	CHECK_EQ(c.marked, 1);
+	CHECK(f->data[5] == B && f->data[11] == ME);    /* to the sender, from us */
+	/* Three more marks within the interval (and an unmarked frame). */
+	for (uint32_t i = 1; i <= 4; i++) {
+		hdt_set(&t, i * 100000);
+		CHECK(hdt_up_data(&t, B, 7, 100 + i, i != 2));
+		hd_pass(t.h);
+	}
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_CNP, NULL), 1);
+	hdt_run(&t, 999000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_CNP, NULL), 1);
+	hdt_run(&t, 1001000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_CNP, &f), 2);
+	CHECK_EQ(f->t - t.h->start_ns, 1000000);
+	body = hdt_body(f, &blen);
+	CHECK_EQ(wire_parse_cnp(body, blen, &c), 0);
+	CHECK_EQ(c.seq, 104);
+	CHECK_EQ(c.marked, 3);
+	/* Nothing more marked: no more CNPs. */
+	hdt_run(&t, 10000000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_CNP, NULL), 2);
+	CHECK_EQ(t.h->st.cnp_tx, 2);
+	CHECK_EQ(t.h->st.fecn_rx, 4);
+	/* Every data frame reached the host untagged. */
+	CHECK_EQ(vt_count(&t.k, 0, P_HOST), 5);
+	CHECK_EQ(t.k.log[0].len, 500 - 0);
+	hdt_destroy(&t);
+}
+
+/* Reliable mode: an ACK per ack_every frames, or ack_delay after the first
+ * unacknowledged one; ECE when any frame it covers was marked. */
+static void test_hd_core_acks(void)
+{
+	const struct vt_frame *f = NULL;
+	struct wire_ack a;
+	struct hdt t;
+	const uint8_t *body;
+	size_t blen;
+
+	hdt_create(&t, "mode = reliable\nack_every = 3\nack_delay = 200us\n");
+	hdt_set(&t, 0);
+	for (uint32_t i = 0; i < 3; i++)
+		CHECK(hdt_up_data(&t, B, 4, i, i == 1));
+	hd_pass(t.h);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_ACK, &f), 1);
+	body = hdt_body(f, &blen);
+	CHECK_EQ(wire_parse_ack(body, blen, &a), 0);
+	CHECK_EQ(a.flow, 4);
+	CHECK_EQ(a.cum_seq, 2);
+	CHECK_EQ(a.frames, 3);
+	CHECK(a.flags & L2CC_ACK_ECE);
+	/* One more frame: acknowledged at most ack_delay later (the timer
+	 * the first frame armed is not restarted), no ECE. */
+	hdt_set(&t, 10000);
+	CHECK(hdt_up_data(&t, B, 4, 3, false));
+	hdt_run(&t, 150000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_ACK, NULL), 1);
+	hdt_run(&t, 211000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_ACK, &f), 2);
+	CHECK(f->t - t.h->start_ns <= 210000);
+	body = hdt_body(f, &blen);
+	CHECK_EQ(wire_parse_ack(body, blen, &a), 0);
+	CHECK_EQ(a.cum_seq, 3);
+	CHECK_EQ(a.frames, 1);
+	CHECK(!(a.flags & L2CC_ACK_ECE));
+	hdt_destroy(&t);
+}
+
+/* ---- the window and the ACK timeout ------------------------------------------ */
+
+/* A window of one frame: each frame waits for the ACK of the one before. */
+static void test_hd_core_window(void)
+{
+	struct hdt t;
+	struct flow *f;
+
+	hdt_create(&t, "mode = reliable\n[law]\nlaw = lipd\nwindow = 1\n");
+	for (int i = 0; i < 3; i++)
+		hdt_host(&t, B, 500);
+	hdt_run(&t, 10000000);
+	CHECK_EQ(hdt_data(&t, 0), 1);
+	CHECK(t.h->st.window_blocked >= 1);
+	f = flow_by_id(t.h->flows, 1);
+	CHECK(f != NULL);
+	CHECK_EQ(t.h->hf[1].parked, HD_PARK_WINDOW);
+	/* The ACK of seq 0 lets seq 1 go, and only it. */
+	hdt_ack(&t, B, 1, 0, 1, false);
+	hdt_run(&t, 20000000);
+	CHECK_EQ(hdt_data(&t, 0), 2);
+	hdt_ack(&t, B, 1, 1, 1, false);
+	hdt_run(&t, 30000000);
+	CHECK_EQ(hdt_data(&t, 0), 3);
+	CHECK_EQ(t.h->st.ack_timeouts, 0);
+	CHECK_EQ(t.h->st.ack_rx, 2);
+	hdt_destroy(&t);
+}
+
+/* A full window with no ACK gives up after ack_timeout and goes on. */
+static void test_hd_core_ack_timeout(void)
+{
+	struct hdt t;
+
+	hdt_create(&t, "mode = reliable\nack_timeout = 50ms\n[law]\nlaw = lipd\nwindow = 1\n");
+	for (int i = 0; i < 2; i++)
+		hdt_host(&t, B, 500);
+	hdt_run(&t, 49000000);
+	CHECK_EQ(hdt_data(&t, 0), 1);
+	CHECK_EQ(t.h->st.ack_timeouts, 0);
+	hdt_run(&t, 51000000);
+	CHECK_EQ(hdt_data(&t, 0), 2);
+	CHECK_EQ(t.h->st.ack_timeouts, 1);
+	/* The second frame's ACK never comes either: timed out in turn. */
+	hdt_host(&t, B, 500);
+	hdt_run(&t, 200000000);
+	CHECK_EQ(hdt_data(&t, 0), 3);
+	CHECK_EQ(t.h->st.ack_timeouts, 2);
+	hdt_destroy(&t);
+}
+
+/* ---- flow control from the switch ------------------------------------------------ */
+
+static void test_hd_core_pause(void)
+{
+	uint8_t buf[64], sw[6];
+	struct hdt t;
+	uint32_t from;
+
+	hdt_create(&t, "link_rate = 10M\n");
+	vt_mac(sw, SW);
+	/* 100 quanta at 10M: 5.12 ms. */
+	hdt_set(&t, 0);
+	hdt_up_raw(&t, buf, wire_build_pause(buf, sizeof(buf), sw, 100));
+	from = t.k.n;
+	for (int i = 0; i < 3; i++)
+		hdt_host(&t, B, 200);
+	hdt_run(&t, 5000000);
+	CHECK_EQ(hdt_data(&t, from), 0);
+	CHECK(t.h->st.fc_blocked >= 1);
+	hdt_run(&t, 6000000);
+	CHECK_EQ(hdt_data(&t, from), 3);
+	CHECK_EQ(t.k.log[from].t - t.h->start_ns, 5120000);
+	hdt_destroy(&t);
+}
+
+/* Credits: nothing before a grant; the first grant is answered at once with
+ * our count; then frames up to the limit; a keepalive carries our count. */
+static void test_hd_core_credits(void)
+{
+	struct wire_credit c = { .unit = L2CC_CREDIT_BYTES, .prio_mask = 0xff,
+				 .sent_unit = L2CC_CREDIT_UNIT_NONE };
+	const struct vt_frame *f = NULL;
+	struct wire_credit mine;
+	uint8_t buf[200], sw[6];
+	struct hdt t;
+	const uint8_t *body;
+	size_t blen;
+
+	hdt_create(&t, "flow_control = credit\n");
+	vt_mac(sw, SW);
+	for (int i = 0; i < 4; i++)
+		hdt_host(&t, B, 482);                   /* 500 bytes tagged */
+	hdt_run(&t, 1000000);
+	CHECK_EQ(hdt_data(&t, 0), 0);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_CREDIT, NULL), 0);
+	for (int i = 0; i < 8; i++)
+		c.limit[i] = 100000;
+	hdt_up_raw(&t, buf, wire_build_credit(buf, sizeof(buf), sw, &c));
+	hdt_run(&t, 1001000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_CREDIT, &f), 1);
+	body = hdt_body(f, &blen);
+	CHECK_EQ(wire_parse_credit(body, blen, &mine), 0);
+	CHECK_EQ(mine.sent_unit, L2CC_CREDIT_BYTES);
+	CHECK_EQ(mine.sent[0], 100000);                 /* counted from the grant */
+	CHECK_EQ(hdt_data(&t, 0), 0);
+	/* Room for two frames. */
+	for (int i = 0; i < 8; i++)
+		c.limit[i] = 101000;
+	c.sent_unit = L2CC_CREDIT_BYTES;
+	hdt_up_raw(&t, buf, wire_build_credit(buf, sizeof(buf), sw, &c));
+	hdt_run(&t, 2000000);
+	CHECK_EQ(hdt_data(&t, 0), 2);
+	/* Our sent count moved: within credit_interval (1 ms) the switch hears. */
+	hdt_run(&t, 3100000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_CREDIT, &f), 2);
+	body = hdt_body(f, &blen);
+	CHECK_EQ(wire_parse_credit(body, blen, &mine), 0);
+	CHECK_EQ(mine.sent[0], 101000);
+	/* Then only the keepalive, 50 ms after the last one. */
+	{
+		uint64_t last = f->t - t.h->start_ns;
+
+		hdt_run(&t, last + FC_RX_CREDIT_KEEPALIVE_NS - 100000);
+		CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_CREDIT, NULL), 2);
+		hdt_run(&t, last + FC_RX_CREDIT_KEEPALIVE_NS + 100000);
+		CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_CREDIT, &f), 3);
+		CHECK_EQ(f->t - t.h->start_ns, last + FC_RX_CREDIT_KEEPALIVE_NS);
+	}
+	hdt_destroy(&t);
+}
+
+int main(void)
+{
+	log_set_level(LOG_LVL_WARN);
+	RUN(test_hd_core_tag_and_pace);
+	RUN(test_hd_core_forged_from_host);
+	RUN(test_hd_core_cnp_coalescing);
+	RUN(test_hd_core_acks);
+	RUN(test_hd_core_window);
+	RUN(test_hd_core_ack_timeout);
+	RUN(test_hd_core_pause);
+	RUN(test_hd_core_credits);
+	return check_summary();
+}
