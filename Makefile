@@ -46,6 +46,7 @@ UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 BPFT_SRCS   := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS   := $(BPFT_SRCS:tests/bpf/%.c=$(B)/tests/%)
+TOOL_BINS   := $(B)/tests/dump_ctrl
 BENCH_SRCS  := $(wildcard tests/bench/*.c)
 BENCH_BINS  := $(BENCH_SRCS:tests/bench/%.c=$(B)/bench/%)
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
@@ -53,7 +54,7 @@ FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
 
 BINS := $(B)/bin/switchd $(B)/bin/hostd $(B)/bin/l2ccctl $(B)/bin/l2cc-flowgen
 
-all: $(BINS) $(BPF_OBJS) $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS)
+all: $(BINS) $(BPF_OBJS) $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(TOOL_BINS)
 
 $(B)/%.bpf.o: bpf/%.bpf.c bpf/l2cc_shared.h
 	$(call msg,BPF,$@)
@@ -108,6 +109,12 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libswitchd.a $(B)/libhostd.a $(B)/libl2cc
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/tests/test_bpf_%: $(B)/tests/bpf/test_bpf_%.o $(B)/libl2cc.a
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Test tools that are not tests themselves (check_dissector.sh runs dump_ctrl).
+$(B)/tests/dump_ctrl: $(B)/tests/wireshark/dump_ctrl.o $(B)/libl2cc.a
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

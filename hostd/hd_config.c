@@ -7,7 +7,8 @@
 #include "hostd.h"
 #include "dconf.h"
 #include "flow.h"
-#include "law.h"
+#include "rp.h"
+#include "rp_santos.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -114,7 +115,7 @@ static const struct cfg_item hd_items[] = {
 
 static const struct cfg_item law_items[] = {
 	/* The law list is only known at run time (law.c), so the name is a
-	 * string here and checked against law_find() after parsing. */
+	 * string here and checked against rp_find() after parsing. */
 	H("law", CFG_STR, law, "static", 1, 0,
 	  "rate-control law of every flow (hostd --help-config lists them after the tables)"),
 	H("rate", CFG_RATE, rate, "unlimited", 0, HD_MAX_RATE,
@@ -291,11 +292,11 @@ static int hd_cfg_validate(struct hd_cfg *cfg, const char *path, char *err, size
 			 "(ACKs carry the data tag's flow and sequence numbers)", path);
 		return -EINVAL;
 	}
-	if (!law_find(cfg->law)) {
+	if (!rp_find(cfg->law)) {
 		n = snprintf(err, errlen, "%s: [law] law \"%s\" is not known, expected one of: ",
 			     path, cfg->law);
-		for (int i = 0; law_names[i] && n >= 0 && (size_t)n < errlen; i++)
-			n += snprintf(err + n, errlen - n, "%s%s", i ? ", " : "", law_names[i]);
+		for (int i = 0; rp_names[i] && n >= 0 && (size_t)n < errlen; i++)
+			n += snprintf(err + n, errlen - n, "%s%s", i ? ", " : "", rp_names[i]);
 		return -EINVAL;
 	}
 	if (cfg->ipd >= 0 && cfg->rate) {

@@ -230,10 +230,10 @@ static void emit_flow(struct hd *h, struct jw *w, const struct flow *f, bool ful
 			jw_u64(w, "waiting_prio", x->parked - 1u);
 		jw_u64(w, "idle_ms", (h->now - f->last_seen_ns) / 1000000);
 	}
-	if (h->law->describe) {
+	if (h->rpo->describe) {
 		/* The law's own per-flow state (rate, ipd, RPI, APSN, marks, ...). */
 		jw_obj_begin(w, "law");
-		h->law->describe(f, w);
+		h->rpo->describe(h->rp, f, w);
 		jw_obj_end(w);
 	}
 	jw_obj_end(w);
@@ -246,7 +246,7 @@ static int cmd_flows(struct jw *w, const char *args, void *ctx)
 
 	h->now = loop_now_ns();
 	jw_obj_begin(w, NULL);
-	jw_str(w, "law", h->law->name);
+	jw_str(w, "law", h->rpo->name);
 	jw_str(w, "granularity", gran_str[h->cfg->granularity]);
 	jw_arr_begin(w, "flows");
 	for (uint32_t id = 0; id < max; id++) {
@@ -367,7 +367,7 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 		jw_str(w, "host_mac", mac);
 	}
 	jw_u64(w, "max_frame", h->max_frame);
-	jw_str(w, "law", h->law->name);
+	jw_str(w, "law", h->rpo->name);
 	jw_str(w, "granularity", gran_str[h->cfg->granularity]);
 	jw_str(w, "mode", mode_str[h->cfg->mode]);
 	jw_str(w, "flow_control", fc_str[h->cfg->fc]);

@@ -23,6 +23,7 @@
  */
 #define LOG_SUBSYS "hostd"
 #include "hostd_private.h"
+#include "ctrl_msg.h"
 #include "log.h"
 #include "loop.h"
 #include "wire.h"
@@ -86,68 +87,24 @@ static void fring_pop(struct hd_fring *r)
 	r->n--;
 }
 
-static int tfifo_init(struct hd_tfifo *q, uint32_t cap)
-{
-	q->cap = cap;
-	q->id = calloc(cap, sizeof(*q->id));
-	q->gen = calloc(cap, sizeof(*q->gen));
-	q->at = calloc(cap, sizeof(*q->at));
-	return q->id && q->gen && q->at ? 0 : -ENOMEM;
-}
+/* ---- law timers: a binary min-heap of (flow id, timer) on tat[] ---------- */
 
-static void tfifo_fini(struct hd_tfifo *q)
-{
-	free(q->id);
-	free(q->gen);
-	free(q->at);
-}
-
-/* Every peer is in a FIFO at most once and cap = peers, so it never fills. */
-static void tfifo_push(struct hd_tfifo *q, uint16_t id, uint16_t gen, uint64_t at)
-{
-	uint32_t slot = (q->head + q->n) % q->cap;
-
-	q->id[slot] = id;
-	q->gen[slot] = gen;
-	q->at[slot] = at;
-	q->n++;
-}
-
-/* The next entry of q due by now, as its flow in t; entries of flows that
- * have ended since are dropped on the way. NULL when nothing more is due. */
-static struct flow *tfifo_pop_due(struct hd_tfifo *q, const struct flow_table *t, uint64_t now)
-{
-	while (q->n && q->at[q->head] <= now) {
-		struct flow *f = flow_by_ref(t, q->id[q->head], q->gen[q->head]);
-
-		q->head = (q->head + 1) % q->cap;
-		q->n--;
-		if (f)
-			return f;
-	}
-	return NULL;
-}
-
-static inline uint64_t tfifo_next(const struct hd_tfifo *q)
-{
-	return q->n ? q->at[q->head] : UINT64_MAX;
-}
-
-/* ---- law timers: a binary min-heap of flow ids on hf[].timer_at ----------- */
+/* Timer k of flow id is slot id * RP_TIMERS + k. */
+static inline uint32_t tslot(uint32_t id, unsigned k) { return id * RP_TIMERS + k; }
 
 static void heap_swap(struct hd *h, uint32_t a, uint32_t b)
 {
-	uint32_t t = h->timer_heap[a];
+	uint32_t t = h->theap[a];
 
-	h->timer_heap[a] = h->timer_heap[b];
-	h->timer_heap[b] = t;
-	h->timer_pos[h->timer_heap[a]] = a + 1;
-	h->timer_pos[h->timer_heap[b]] = b + 1;
+	h->theap[a] = h->theap[b];
+	h->theap[b] = t;
+	h->tpos[h->theap[a]] = a + 1;
+	h->tpos[h->theap[b]] = b + 1;
 }
 
 static uint64_t heap_key(const struct hd *h, uint32_t i)
 {
-	return h->hf[h->timer_heap[i]].timer_at;
+	return h->tat[h->theap[i]];
 }
 
 static void heap_fix(struct hd *h, uint32_t i)
@@ -170,29 +127,29 @@ static void heap_fix(struct hd *h, uint32_t i)
 	}
 }
 
-static void timer_cancel(struct hd *h, uint32_t id)
+static void timer_cancel(struct hd *h, uint32_t slot)
 {
-	uint32_t pos = h->timer_pos[id];
+	uint32_t pos = h->tpos[slot];
 
 	if (!pos)
 		return;
-	h->timer_pos[id] = 0;
-	h->hf[id].timer_at = 0;
+	h->tpos[slot] = 0;
+	h->tat[slot] = 0;
 	if (--h->ntimers == pos - 1)
 		return;
-	h->timer_heap[pos - 1] = h->timer_heap[h->ntimers];
-	h->timer_pos[h->timer_heap[pos - 1]] = pos;
+	h->theap[pos - 1] = h->theap[h->ntimers];
+	h->tpos[h->theap[pos - 1]] = pos;
 	heap_fix(h, pos - 1);
 }
 
-static void timer_set(struct hd *h, uint32_t id, uint64_t at)
+static void timer_set(struct hd *h, uint32_t slot, uint64_t at)
 {
-	uint32_t pos = h->timer_pos[id];
+	uint32_t pos = h->tpos[slot];
 
-	h->hf[id].timer_at = at;
+	h->tat[slot] = at;
 	if (!pos) {
-		h->timer_heap[h->ntimers] = id;
-		h->timer_pos[id] = ++h->ntimers;
+		h->theap[h->ntimers] = slot;
+		h->tpos[slot] = ++h->ntimers;
 		pos = h->ntimers;
 	}
 	heap_fix(h, pos - 1);
@@ -200,13 +157,13 @@ static void timer_set(struct hd *h, uint32_t id, uint64_t at)
 
 /* ---- flows and laws ----------------------------------------------------- */
 
-static bool hd_paced(const struct law_out *o)
+static bool hd_paced(const struct rp_out *o)
 {
 	return o->by_ipd || o->rate_bps;
 }
 
-/* Apply a law's decision to the pacer and the timer. */
-static void hd_apply_out(struct hd *h, struct flow *f, const struct law_out *o)
+/* Apply a law's decision to the pacer. */
+static void hd_apply_out(struct hd *h, struct flow *f, const struct rp_out *o)
 {
 	struct hd_flow *x = &h->hf[f->id];
 
@@ -229,23 +186,14 @@ static void hd_apply_out(struct hd *h, struct flow *f, const struct law_out *o)
 		pacer_set_burst(h->pacer, f->id, (uint32_t)(burst > UINT32_MAX ? UINT32_MAX : burst));
 	}
 	x->out = *o;
-	if (o->timer_ns)
-		timer_set(h, f->id, h->now + o->timer_ns);
-	x->out.timer_ns = 0;
-}
-
-static struct law_env hd_env(const struct hd *h)
-{
-	return (struct law_env){ .cfg = h->cfg, .link_bps = h->cfg->link_rate, .now = h->now };
 }
 
 static void hd_flow_init(struct hd *h, struct flow *f)
 {
-	struct law_env e = hd_env(h);
-	struct law_out o = { 0 };
+	struct rp_out o = { 0 };
 
 	memset(&h->hf[f->id], 0, sizeof(h->hf[f->id]));
-	h->law->init(&e, f, &o);
+	h->rpo->init(h->rp, f, &o);
 	/* The pacer's slot is fresh (idle, unpaced): force the first apply. */
 	h->hf[f->id].out.rate_bps = o.rate_bps + 1;
 	hd_apply_out(h, f, &o);
@@ -253,30 +201,29 @@ static void hd_flow_init(struct hd *h, struct flow *f)
 
 int hd_set_flow_rate(struct hd *h, struct flow *f, uint64_t rate_bps, int64_t ipd)
 {
-	struct law_out o = h->hf[f->id].out;
+	struct rp_out o = h->hf[f->id].out;
 
 	if (ipd > 65535)
 		return -ERANGE;
 	o.by_ipd = ipd >= 0;
 	o.ipd = ipd >= 0 ? (uint32_t)ipd : 0;
 	o.rate_bps = ipd >= 0 ? 0 : rate_bps;
-	o.timer_ns = 0;
 	hd_apply_out(h, f, &o);
 	f->pinned = true;
 	return 0;
 }
 
 /* [law] persistent: keep the law's state of a flow that goes away under
- * its key, for the key's next flow (Santos et al. 2003 §VI-B.2). */
+ * its key, for the key's next flow (Infocom 2003, HPL-2002-359 §VI-B.2). */
 static void hd_law_save(struct hd *h, const struct flow *f)
 {
 	struct flow *sv;
 
-	if (!h->saved || !h->law->state_size || f->key.type == FLOW_KEY_DEFAULT)
+	if (!h->saved || !h->rpo->state_size || f->key.type == FLOW_KEY_DEFAULT)
 		return;
 	if (flow_lookup_or_create(h->saved, &f->key, h->now, &sv) < 0)
 		return; /* store full: the next flow starts afresh */
-	memcpy(sv->law_area, f->law_area, h->law->state_size);
+	memcpy(sv->law_area, f->law_area, h->rpo->state_size);
 	h->st.law_saves++;
 }
 
@@ -285,12 +232,12 @@ static void hd_law_restore(struct hd *h, struct flow *f)
 {
 	struct flow *sv;
 
-	if (!h->saved || !h->law->state_size)
+	if (!h->saved || !h->rpo->state_size)
 		return;
 	sv = flow_lookup(h->saved, &f->key);
 	if (!sv)
 		return;
-	memcpy(f->law_area, sv->law_area, h->law->state_size);
+	memcpy(f->law_area, sv->law_area, h->rpo->state_size);
 	flow_remove(h->saved, sv);
 	h->st.law_resumes++;
 }
@@ -300,8 +247,30 @@ static void hd_flow_removed(void *ctx, struct flow *f)
 	struct hd *h = ctx;
 
 	hd_law_save(h, f);
-	timer_cancel(h, f->id);
+	for (unsigned k = 0; k < RP_TIMERS; k++)
+		timer_cancel(h, tslot(f->id, k));
 	pacer_remove(h->pacer, f->id);
+}
+
+/* The law's instance for the configuration in force (made anew on a
+ * reload: its keys may have changed). */
+static int hd_rp_create(struct hd *h)
+{
+	struct rp_env env = { .cfg = h->cfg, .link_bps = h->cfg->link_rate, .h = h };
+	const struct rp_ops *ops = rp_find(h->cfg->law);
+	struct rp *rp;
+	int err;
+
+	if (!ops)
+		return -EINVAL;
+	err = ops->create(&rp, &env);
+	if (err)
+		return err;
+	if (h->rp)
+		h->rpo->destroy(h->rp);
+	h->rpo = ops;
+	h->rp = rp;
+	return 0;
 }
 
 void hd_apply_cfg(struct hd *h)
@@ -314,20 +283,62 @@ void hd_apply_cfg(struct hd *h)
 		.mode = c->fc == HD_FC_AUTO || c->fc == HD_FC_CREDIT ? FC_RX_CREDIT : FC_RX_NONE,
 		.credit_interval = HD_CREDIT_INTERVAL_NS,
 	};
+	int err;
 
 	wclock_init(&h->wc, c->link_rate, burst, (uint32_t)c->wire_overhead);
 	fc_rx_configure(&h->frx, &fc, h->now);
+	err = hd_rp_create(h);
+	if (err) {
+		pr_err("law %s: %s%s\n", c->law, strerror(-err),
+		       h->rp ? " (keeping the running one)" : "");
+		if (!h->rp)
+			return;
+	}
 	/* Flows follow the configuration unless the control socket set them. */
 	for (uint32_t id = 0; id < max_flows; id++) {
 		struct flow *f = flow_by_id(h->flows, (uint16_t)id);
-		struct law_env e = hd_env(h);
-		struct law_out o = { 0 };
+		struct rp_out o = { 0 };
 
 		if (!f || f->pinned)
 			continue;
-		h->law->init(&e, f, &o);
+		h->rpo->init(h->rp, f, &o);
 		hd_apply_out(h, f, &o);
 	}
+}
+
+/* ---- what a law may ask of hostd (rp.h) ------------------------------------ */
+
+uint64_t rp_now(const struct hd *h) { return h->now; }
+
+void rp_timer(struct hd *h, const struct flow *f, unsigned timer, uint64_t delay_ns)
+{
+	if (timer >= RP_TIMERS)
+		return;
+	if (delay_ns)
+		timer_set(h, tslot(f->id, timer), h->now + delay_ns);
+	else
+		timer_cancel(h, tslot(f->id, timer));
+}
+
+void rp_tick(struct hd *h, unsigned tick, uint64_t at)
+{
+	if (tick < RP_TICKS)
+		h->tick_at[tick] = at;
+}
+
+void rp_apply(struct hd *h, struct flow *f, const struct rp_out *o)
+{
+	hd_apply_out(h, f, o);
+}
+
+const struct rp_out *rp_current(const struct hd *h, const struct flow *f)
+{
+	return &h->hf[f->id].out;
+}
+
+int rp_foreach(struct hd *h, int (*fn)(void *ctx, struct flow *f), void *ctx)
+{
+	return flow_foreach(h->flows, fn, ctx);
 }
 
 /* ---- uplink transmit ---------------------------------------------------- */
@@ -460,8 +471,8 @@ static void hd_send_flow(struct hd *h, struct flow *f, int prio)
 	uint32_t len, idx = flow_dequeue(h->flows, f, h->now, &len);
 	uint64_t addr = h->frames[idx].addr;
 	uint32_t next = f->q.frames ? flow_frame_len(h->flows, flow_head(f)) : 0;
-	enum law_limit lim = x->window_waited ? LAW_LIMIT_WINDOW
-			   : next && hd_paced(&x->out) ? LAW_LIMIT_RATE : LAW_LIMIT_NONE;
+	enum rp_limit lim = x->window_waited ? RP_LIMIT_WINDOW
+			  : next && hd_paced(&x->out) ? RP_LIMIT_RATE : RP_LIMIT_NONE;
 	uint32_t seq = f->seq_next;
 
 	if (h->cfg->tag) {
@@ -469,6 +480,9 @@ static void hd_send_flow(struct hd *h, struct flow *f, int prio)
 		struct wire_tag t = { .flow = f->id, .seq = seq };
 		uint32_t headroom = (uint32_t)(addr - umem_addr(h->umem, idx));
 
+		/* Fields the law wants its flows to carry (a congestion point's id). */
+		if (h->rpo->tag)
+			h->rpo->tag(h->rp, f, &t);
 		/* Frames that cannot carry a tag (802.3 length field, more
 		 * than two VLAN tags) go untagged: they cannot be marked. */
 		if (!wire_tag_insert(&frame, &len, headroom, &t)) {
@@ -480,11 +494,10 @@ static void hd_send_flow(struct hd *h, struct flow *f, int prio)
 	hd_send_up(h, addr, len, prio, true);
 	x->last_limit = lim;
 	x->window_waited = false;
-	if (h->law->on_tx) {
-		struct law_env e = hd_env(h);
-		struct law_out o = x->out;
+	if (h->rpo->on_tx) {
+		struct rp_out o = x->out;
 
-		h->law->on_tx(&e, f, seq, lim, &o);
+		h->rpo->on_tx(h->rp, f, seq, len, lim, &o);
 		hd_apply_out(h, f, &o);
 	}
 	pacer_done(h->pacer, f->id, h->now, len, next);
@@ -584,7 +597,7 @@ static bool hd_tx_up(struct hd *h)
 		if (hd_window_full(h, f)) {
 			/* Keeps its turn in the pacer; an ACK moves it on. */
 			h->hf[id].parked = HD_PARK_WINDOW;
-			h->hf[id].last_limit = LAW_LIMIT_WINDOW;
+			h->hf[id].last_limit = RP_LIMIT_WINDOW;
 			h->hf[id].window_waited = true;
 			h->st.window_blocked++;
 			hd_window_timer(h, f);
@@ -647,43 +660,57 @@ static bool hd_ctrl_commit(struct hd *h, struct hd_fring *r, int64_t idx, int le
 	return true;
 }
 
-static void hd_send_cnp(struct hd *h, struct hd_peer *p)
+int rp_emit(struct hd *h, const void *frame, uint32_t len)
 {
-	struct wire_cnp c = { .flow = p->flow, .seq = p->mark_seq, .marked = p->marks_pending };
 	int64_t idx;
-	void *buf = hd_ctrl_begin(h, &h->notify, &idx);
+	void *buf;
 
-	p->marks_pending = 0;
-	p->last_cnp_ns = h->now;
-	if (!buf || !hd_ctrl_commit(h, &h->notify, idx,
-				    wire_build_cnp(buf, h->umem->frame_size, p->src, p->dst, &c))) {
+	if (len > h->max_frame || len < L2CC_ETH_HLEN) {
 		h->st.notify_drops++;
-		return;
+		return -EINVAL;
 	}
-	p->cnp_tx++;
-	h->st.cnp_tx++;
+	buf = hd_ctrl_begin(h, &h->notify, &idx);
+	if (!buf) {
+		h->st.notify_drops++;
+		return -ENOBUFS;
+	}
+	memcpy(buf, frame, len);
+	hd_ctrl_commit(h, &h->notify, idx, (int)len);
+	return 0;
 }
 
-static void hd_send_ack(struct hd *h, struct hd_peer *p)
-{
-	struct wire_ack a = {
-		.flow = p->flow,
-		.flags = p->ack_ece ? L2CC_ACK_ECE : 0,
-		.cum_seq = p->ack_seq,
-		.frames = p->ack_frames,
-	};
-	int64_t idx;
-	void *buf = hd_ctrl_begin(h, &h->notify, &idx);
+/* ---- what a notification point may ask of hostd (np.h) ---------------------- */
 
-	p->ack_frames = 0;
-	p->ack_ece = false;
-	if (!buf || !hd_ctrl_commit(h, &h->notify, idx,
-				    wire_build_ack(buf, h->umem->frame_size, p->src, p->dst, &a))) {
+uint64_t np_now(const struct hd *h) { return h->now; }
+const struct hd_cfg *np_cfg(const struct hd *h) { return h->cfg; }
+const struct flow_table *np_peers(const struct hd *h) { return h->peers; }
+struct hd_peer *np_peer(struct hd *h, const struct flow *pf) { return &h->pr[pf->id]; }
+uint32_t np_max_peers(const struct hd *h) { return flow_table_max_flows(h->peers); }
+
+int np_send(struct hd *h, struct hd_peer *p, int type, const union ctrl_msg *m)
+{
+	const struct ctrl_type *t = ctrl_type_of(type);
+	int64_t idx;
+	void *buf = t ? hd_ctrl_begin(h, &h->notify, &idx) : NULL;
+	int len;
+
+	if (!buf) {
 		h->st.notify_drops++;
-		return;
+		return t ? -ENOBUFS : -EINVAL;
 	}
-	p->ack_tx++;
-	h->st.ack_tx++;
+	len = t->encode(buf, h->umem->frame_size, p->src, p->dst, m);
+	if (!hd_ctrl_commit(h, &h->notify, idx, len)) {
+		h->st.notify_drops++;
+		return len;
+	}
+	if (type == L2CC_CTRL_CNP) {
+		p->cnp_tx++;
+		h->st.cnp_tx++;
+	} else if (type == L2CC_CTRL_ACK) {
+		p->ack_tx++;
+		h->st.ack_tx++;
+	}
+	return 0;
 }
 
 /* ---- fabric -> host ------------------------------------------------------ */
@@ -705,88 +732,100 @@ static void hd_rx_macctrl(struct hd *h, const uint8_t *pl, size_t len)
 	fc_tx_macctrl(&h->etx, &mc, h->cfg->link_rate, h->now);
 }
 
-static void hd_rx_credit(struct hd *h, const uint8_t *body, size_t len)
+static void hd_rx_credit(struct hd *h, const struct wire_credit *c)
 {
-	struct wire_credit c;
-
-	if (wire_parse_credit(body, len, &c)) {
-		h->ust.drop[HD_DROP_BAD_CTRL]++;
-		return;
-	}
 	h->st.credit_rx++;
 	if (h->cfg->fc != HD_FC_AUTO && h->cfg->fc != HD_FC_CREDIT) {
 		h->st.fc_ignored++;
 		return;
 	}
 	/* As receiver of the switch's frames: take its count as ours. */
-	fc_rx_credit_in(&h->frx, &c);
+	fc_rx_credit_in(&h->frx, c);
 	/* The first grant needs our count back at once: the switch gives
 	 * nothing more until it has reconciled to it. */
-	if (fc_tx_credit(&h->etx, &c, h->now))
+	if (fc_tx_credit(&h->etx, c, h->now))
 		fc_rx_credit_now(&h->frx);
 }
 
-/* A CNP or ACK for one of our flows. */
-static void hd_rx_notify(struct hd *h, int type, const uint8_t *body, size_t blen)
+/* Feedback about one of our flows, to its law. */
+static void hd_feedback(struct hd *h, struct flow *f, const struct rp_fb *fb)
 {
-	struct law_env e = hd_env(h);
+	struct rp_out o = h->hf[f->id].out;
+
+	if (!h->rpo->on_feedback)
+		return;
+	h->rpo->on_feedback(h->rp, f, fb, &o);
+	hd_apply_out(h, f, &o);
+}
+
+/* A CNP or ACK for one of our flows. */
+static void hd_rx_notify(struct hd *h, int type, const union ctrl_msg *m)
+{
+	struct rp_fb fb = { 0 };
 	struct flow *f;
-	struct law_out o;
 
 	if (type == L2CC_CTRL_CNP) {
-		struct wire_cnp c;
-
-		if (wire_parse_cnp(body, blen, &c)) {
-			h->ust.drop[HD_DROP_BAD_CTRL]++;
-			return;
-		}
 		h->st.cnp_rx++;
-		f = flow_by_id(h->flows, c.flow);
+		f = flow_by_id(h->flows, m->cnp.flow);
 		if (!f) {
 			h->st.cnp_unknown++;
 			return;
 		}
 		f->cnt.cnp_in++;
-		f->cnt.marks += c.marked;
-		o = h->hf[f->id].out;
-		if (h->law->on_cnp) {
-			h->law->on_cnp(&e, f, c.seq, c.marked, &o);
-			hd_apply_out(h, f, &o);
-		}
+		f->cnt.marks += m->cnp.marked;
+		fb.kind = RP_FB_CNP;
+		fb.seq = m->cnp.seq;
+		fb.marked = m->cnp.marked;
+		hd_feedback(h, f, &fb);
 	} else if (type == L2CC_CTRL_ACK) {
-		struct wire_ack a;
-		uint32_t unmarked, marked;
 		struct hd_flow *x;
 
-		if (wire_parse_ack(body, blen, &a)) {
-			h->ust.drop[HD_DROP_BAD_CTRL]++;
-			return;
-		}
 		h->st.ack_rx++;
-		f = flow_by_id(h->flows, a.flow);
+		f = flow_by_id(h->flows, m->ack.flow);
 		if (!f) {
 			h->st.ack_unknown++;
 			return;
 		}
-		wire_ack_count(&a, &unmarked, &marked);
+		fb.kind = RP_FB_ACK;
+		fb.seq = m->ack.cum_seq;
+		wire_ack_count(&m->ack, &fb.unmarked, &fb.marked);
 		f->cnt.ack_in++;
-		f->cnt.marks += marked;
+		f->cnt.marks += fb.marked;
 		x = &h->hf[f->id];
-		if ((int32_t)(a.cum_seq + 1 - x->acked_next) > 0)
-			x->acked_next = a.cum_seq + 1;
-		o = x->out;
-		if (h->law->on_ack) {
-			h->law->on_ack(&e, f, a.cum_seq, unmarked, marked, &o);
-			hd_apply_out(h, f, &o);
-		}
+		if ((int32_t)(m->ack.cum_seq + 1 - x->acked_next) > 0)
+			x->acked_next = m->ack.cum_seq + 1;
+		hd_feedback(h, f, &fb);
 		if (x->parked == HD_PARK_WINDOW && !hd_window_full(h, f))
 			hd_window_release(h, f);
-	} else {
-		h->ust.drop[HD_DROP_UNSUPPORTED]++;
 	}
 }
 
-/* A tagged frame from a remote sender: CNP/ACK bookkeeping. */
+/* An l2cc control message (0x88B6): CREDIT from the switch (link-local),
+ * CNP or ACK from a receiving hostd (unicast to our host). A message sent
+ * the wrong way (a CNP to the link-local address, a CREDIT unicast) is
+ * not one we take. */
+static void hd_rx_ctrl(struct hd *h, const struct eth_info *ei, const uint8_t *frame,
+		       uint32_t len)
+{
+	union ctrl_msg m;
+	int type = ctrl_decode(frame + ei->hlen, len - ei->hlen, &m);
+
+	if (type < 0) {
+		h->ust.drop[type == -EINVAL ? HD_DROP_BAD_CTRL : HD_DROP_UNSUPPORTED]++;
+		return;
+	}
+	if (ctrl_type_of(type)->link_local != wire_is_link_local(ei->dst)) {
+		h->ust.drop[HD_DROP_UNSUPPORTED]++;
+		return;
+	}
+	if (type == L2CC_CTRL_CREDIT)
+		hd_rx_credit(h, &m.credit);
+	else
+		hd_rx_notify(h, type, &m);
+}
+
+/* A tagged frame from a remote sender: keep its flow as a peer and let
+ * the notification point answer it. */
 static void hd_rx_tagged(struct hd *h, const struct eth_info *ei, const struct wire_tag *t)
 {
 	bool marked = t->flags & L2CC_TAG_FECN;
@@ -801,7 +840,7 @@ static void hd_rx_tagged(struct hd *h, const struct eth_info *ei, const struct w
 	}
 	if (marked)
 		h->st.fecn_rx++;
-	if (!marked && h->cfg->mode != HD_MODE_RELIABLE)
+	if (!marked && !h->npo->every_frame)
 		return;
 	memcpy(k.mac, ei->src, 6);
 	r = flow_lookup_or_create(h->peers, &k, h->now, &pf);
@@ -825,27 +864,7 @@ static void hd_rx_tagged(struct hd *h, const struct eth_info *ei, const struct w
 	p->frames++;
 	if (marked)
 		p->marked++;
-	if (h->cfg->mode == HD_MODE_RELIABLE) {
-		p->ack_frames++;
-		p->ack_seq = t->seq;
-		p->ack_ece |= marked;
-		if (p->ack_frames >= h->cfg->ack_every) {
-			hd_send_ack(h, p);
-		} else if (!p->ack_timer) {
-			p->ack_timer = true;
-			tfifo_push(&h->ack_fifo, pf->id, pf->gen, h->now + h->cfg->ack_delay);
-		}
-		return;
-	}
-	p->marks_pending++;
-	p->mark_seq = t->seq;
-	if (!h->cfg->cnp_interval || h->now - p->last_cnp_ns >= h->cfg->cnp_interval ||
-	    !p->cnp_tx) {
-		hd_send_cnp(h, p);
-	} else if (!p->cnp_timer) {
-		p->cnp_timer = true;
-		tfifo_push(&h->cnp_fifo, pf->id, pf->gen, p->last_cnp_ns + h->cfg->cnp_interval);
-	}
+	h->npo->on_data(h->np, p, pf, t, marked);
 }
 
 /* Link-local frames (01:80:C2:00:00:0x): consumed here. */
@@ -855,20 +874,11 @@ static void hd_rx_link_local(struct hd *h, const struct eth_info *ei, const uint
 	const uint8_t *pl = frame + ei->hlen;
 	size_t plen = len - ei->hlen;
 
-	if (ei->ethertype == L2CC_ETH_P_MACCTRL) {
+	if (ei->ethertype == L2CC_ETH_P_MACCTRL)
 		hd_rx_macctrl(h, pl, plen);
-	} else if (ei->ethertype == L2CC_ETH_P_CTRL) {
-		const uint8_t *body;
-		size_t blen;
-		int type = wire_parse_ctrl(pl, plen, &body, &blen);
-
-		if (type < 0)
-			h->ust.drop[type == -EPROTO ? HD_DROP_UNSUPPORTED : HD_DROP_BAD_CTRL]++;
-		else if (type == L2CC_CTRL_CREDIT)
-			hd_rx_credit(h, body, blen);
-		else
-			h->ust.drop[HD_DROP_UNSUPPORTED]++;
-	} else {
+	else if (ei->ethertype == L2CC_ETH_P_CTRL)
+		hd_rx_ctrl(h, ei, frame, len);
+	else {
 		h->ust.drop[HD_DROP_LINK_LOCAL]++;
 	}
 }
@@ -896,19 +906,10 @@ bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 	if (!wire_is_link_local(ei.dst))
 		fc_rx_count(&h->frx, ei.prio, len);
 	if (!deliver) {
-		if (wire_is_link_local(ei.dst)) {
+		if (wire_is_link_local(ei.dst))
 			hd_rx_link_local(h, &ei, frame, len);
-		} else {
-			const uint8_t *body;
-			size_t blen;
-			int type = wire_parse_ctrl(frame + ei.hlen, len - ei.hlen, &body, &blen);
-
-			if (type < 0)
-				h->ust.drop[type == -EPROTO ? HD_DROP_UNSUPPORTED
-							    : HD_DROP_BAD_CTRL]++;
-			else
-				hd_rx_notify(h, type, body, blen);
-		}
+		else
+			hd_rx_ctrl(h, &ei, frame, len);
 		umem_free(h->umem, idx);
 		return true;
 	}
@@ -1030,16 +1031,8 @@ static void hd_timers(struct hd *h)
 {
 	struct flow *f;
 
-	while ((f = tfifo_pop_due(&h->cnp_fifo, h->peers, h->now))) {
-		h->pr[f->id].cnp_timer = false;
-		if (h->pr[f->id].marks_pending)
-			hd_send_cnp(h, &h->pr[f->id]);
-	}
-	while ((f = tfifo_pop_due(&h->ack_fifo, h->peers, h->now))) {
-		h->pr[f->id].ack_timer = false;
-		if (h->pr[f->id].ack_frames)
-			hd_send_ack(h, &h->pr[f->id]);
-	}
+	if (h->npo->next_timer(h->np) <= h->now)
+		h->npo->on_timer(h->np, h->now);
 	while ((f = tfifo_pop_due(&h->win_fifo, h->flows, h->now))) {
 		struct hd_flow *x = &h->hf[f->id];
 
@@ -1056,18 +1049,24 @@ static void hd_timers(struct hd *h)
 		x->acked_next = f->seq_next;
 		hd_window_release(h, f);
 	}
-	while (h->ntimers && h->hf[h->timer_heap[0]].timer_at <= h->now) {
-		uint32_t id = h->timer_heap[0];
-		struct law_env e = hd_env(h);
-		struct law_out o;
+	while (h->ntimers && h->tat[h->theap[0]] <= h->now) {
+		uint32_t slot = h->theap[0], id = slot / RP_TIMERS;
+		struct rp_out o;
 
 		f = flow_by_id(h->flows, (uint16_t)id);
-		timer_cancel(h, id);
-		if (!f || !h->law->on_timer)
+		timer_cancel(h, slot);
+		if (!f || !h->rpo->on_timer)
 			continue;
 		o = h->hf[id].out;
-		h->law->on_timer(&e, f, &o);
+		h->rpo->on_timer(h->rp, f, slot % RP_TIMERS, &o);
 		hd_apply_out(h, f, &o);
+	}
+	for (unsigned k = 0; k < RP_TICKS; k++) {
+		if (!h->tick_at[k] || h->tick_at[k] > h->now)
+			continue;
+		h->tick_at[k] = 0;
+		if (h->rpo->on_tick)
+			h->rpo->on_tick(h->rp, k, h->now);
 	}
 	/* Our CREDIT: keepalive, and our sent count when it moved. */
 	if (hd_credits_apply(h) && h->etx.credit_have && h->now >= fc_rx_next(&h->frx))
@@ -1126,11 +1125,13 @@ uint64_t hd_core_deadline(const struct hd *h)
 	uint64_t d = hd_may_expire(h) ? h->next_expire_ns : UINT64_MAX;
 
 	hd_min(&d, h->next_tx_ns);
-	hd_min(&d, tfifo_next(&h->cnp_fifo));
-	hd_min(&d, tfifo_next(&h->ack_fifo));
+	hd_min(&d, h->npo->next_timer(h->np));
 	hd_min(&d, tfifo_next(&h->win_fifo));
 	if (h->ntimers)
-		hd_min(&d, h->hf[h->timer_heap[0]].timer_at);
+		hd_min(&d, h->tat[h->theap[0]]);
+	for (unsigned k = 0; k < RP_TICKS; k++)
+		if (h->tick_at[k])
+			hd_min(&d, h->tick_at[k]);
 	if (h->etx.credit_have && hd_credits_apply(h))
 		hd_min(&d, fc_rx_next(&h->frx));
 	return d;
@@ -1165,11 +1166,14 @@ void hd_core_destroy(struct hd *h)
 	flow_table_destroy(h->peers);
 	flow_table_destroy(h->saved);
 	pacer_destroy(h->pacer);
-	tfifo_fini(&h->cnp_fifo);
-	tfifo_fini(&h->ack_fifo);
+	if (h->np)
+		h->npo->destroy(h->np);
 	tfifo_fini(&h->win_fifo);
-	free(h->timer_heap);
-	free(h->timer_pos);
+	if (h->rp)
+		h->rpo->destroy(h->rp);
+	free(h->theap);
+	free(h->tpos);
+	free(h->tat);
 	free(h->hf);
 	free(h->pr);
 	free(h->frames);
@@ -1197,24 +1201,19 @@ int hd_core_create(struct hd **out, struct hd_cfg *cfg, struct umem *umem,
 	h->host_mac_known = pi->host_mac_known;
 	memcpy(h->host_mac, pi->host_mac, 6);
 	memcpy(h->mac_up, pi->up_mac, 6);
-	h->law = law_find(cfg->law);
-	if (!h->law) {
-		err = -EINVAL;
-		goto err;
-	}
 	h->reserve = (uint32_t)cfg->ring_size;
 	h->frames = calloc(nframes, sizeof(*h->frames));
 	h->hf = calloc(max_flows, sizeof(*h->hf));
 	h->pr = calloc(max_flows, sizeof(*h->pr));
-	h->timer_heap = calloc(max_flows, sizeof(*h->timer_heap));
-	h->timer_pos = calloc(max_flows, sizeof(*h->timer_pos));
-	if (!h->frames || !h->hf || !h->pr || !h->timer_heap || !h->timer_pos) {
+	h->theap = calloc((size_t)max_flows * RP_TIMERS, sizeof(*h->theap));
+	h->tpos = calloc((size_t)max_flows * RP_TIMERS, sizeof(*h->tpos));
+	h->tat = calloc((size_t)max_flows * RP_TIMERS, sizeof(*h->tat));
+	if (!h->frames || !h->hf || !h->pr || !h->theap || !h->tpos || !h->tat) {
 		err = -ENOMEM;
 		goto err;
 	}
 	err = fring_init(&h->notify, HD_NOTIFY_CAP) ?:
 	      fring_init(&h->pass, (uint32_t)cfg->pass_queue) ?:
-	      tfifo_init(&h->cnp_fifo, max_flows) ?: tfifo_init(&h->ack_fifo, max_flows) ?:
 	      tfifo_init(&h->win_fifo, 2 * max_flows);
 	if (err)
 		goto err;
@@ -1234,12 +1233,11 @@ int hd_core_create(struct hd **out, struct hd_cfg *cfg, struct umem *umem,
 	err = flow_table_create(&h->peers, &ft);
 	if (err)
 		goto err;
-	if (cfg->persistent && h->law->state_size) {
-		ft.idle_ns = HD_SAVED_IDLE_NS;
-		err = flow_table_create(&h->saved, &ft);
-		if (err)
-			goto err;
-	}
+	h->npo = np_for(cfg);
+	err = h->npo->create(&h->np, h);
+	if (err)
+		goto err;
+
 	/* A flow ends flow_idle after its last frame: check often enough
 	 * that short idle times (ON/OFF sources, where each ON period is a
 	 * flow) end flows within a quarter of it, sweeping every id then. */
@@ -1254,7 +1252,18 @@ int hd_core_create(struct hd **out, struct hd_cfg *cfg, struct umem *umem,
 		err = -errno;
 		goto err;
 	}
+	/* The law (hd_apply_cfg makes it), then the store persistence needs. */
 	hd_apply_cfg(h);
+	if (!h->rp) {
+		err = -EINVAL;
+		goto err;
+	}
+	if (cfg->persistent && h->rpo->state_size) {
+		ft.idle_ns = HD_SAVED_IDLE_NS;
+		err = flow_table_create(&h->saved, &ft);
+		if (err)
+			goto err;
+	}
 	hd_flow_init(h, flow_default(h->flows));
 	h->next_expire_ns = h->now + h->expire_interval;
 	h->next_tx_ns = UINT64_MAX;

@@ -19,10 +19,10 @@ static void print_reference(FILE *f)
 	cfg_print_reference(f, hd_cfg_sections, hd_cfg_nsections);
 	fputs("### Laws\n\nValues of [law] `law`.\n\n", f);
 	fputs("| law | description |\n|-----|-------------|\n", f);
-	for (int i = 0; law_names[i]; i++) {
-		const struct law_ops *l = law_find(law_names[i]);
+	for (int i = 0; rp_names[i]; i++) {
+		const struct rp_ops *l = rp_find(rp_names[i]);
 
-		fprintf(f, "| %s | %s |\n", law_names[i], l && l->help ? l->help : "");
+		fprintf(f, "| %s | %s |\n", rp_names[i], l && l->help ? l->help : "");
 	}
 	fputc('\n', f);
 }

@@ -10,7 +10,9 @@
 #include "fc_rx.h"
 #include "fc_tx.h"
 #include "flow.h"
-#include "law.h"
+#include "np.h"
+#include "rp.h"
+#include "tfifo.h"
 #include "pacer.h"
 #include "wclock.h"
 #include "xport.h"
@@ -73,47 +75,16 @@ struct hd_stats {
 
 /* hostd's own state of a (sender-side) flow, indexed by flow id. */
 struct hd_flow {
-	struct law_out out;         /* the law's current decision, as applied */
-	enum law_limit last_limit;  /* what limited its last frame */
+	struct rp_out out;          /* the law's current decision, as applied */
+	enum rp_limit last_limit;   /* what limited its last frame */
 	uint32_t acked_next;        /* reliable: first seq not yet acknowledged */
 	uint8_t parked;             /* 0, 1 + the priority it waits on (paused/credits),
 				     * or HD_PARK_WINDOW (its window is full) */
 	bool window_waited;         /* its next frame waited on the window (RWL) */
 	uint32_t park_next;         /* link in that priority's parked list */
-	uint64_t timer_at;          /* law timer deadline, 0 = none */
 	bool win_timer;             /* queued in the ACK-timeout FIFO */
 	uint32_t win_acked;         /* acked_next when that timer was armed */
 	uint64_t rate_bytes;        /* bytes_out at the last time-series line (for rates) */
-};
-
-/* Receiver-side state of a remote sender's flow (a peer), indexed by the
- * peer table's id. */
-struct hd_peer {
-	uint8_t src[6];             /* the sender: where CNPs and ACKs go */
-	uint8_t dst[6];             /* our host's MAC as the sender addressed it */
-	uint16_t flow;              /* the sender's flow id */
-	uint16_t vid;
-	bool have_seq;
-	uint32_t next_seq;          /* next expected sequence number */
-	/* CNP coalescing */
-	uint64_t last_cnp_ns;
-	uint32_t marks_pending;
-	uint32_t mark_seq;          /* seq of the last marked frame not yet notified */
-	bool cnp_timer;             /* queued in the CNP timer FIFO */
-	/* reliable mode: the ACK being built */
-	uint32_t ack_frames;
-	uint32_t ack_seq;
-	bool ack_ece;
-	bool ack_timer;             /* queued in the ACK timer FIFO */
-	uint64_t frames, marked, cnp_tx, ack_tx;
-};
-
-/* A FIFO of (peer id, generation, deadline): every entry waits the same
- * delay, so deadlines are in order and the head is always the next due. */
-struct hd_tfifo {
-	uint32_t cap, head, n;
-	uint16_t *id, *gen;
-	uint64_t *at;
 };
 
 /* A small ring of frames (index, length) owned by the daemon. */
@@ -125,7 +96,8 @@ struct hd_fring {
 
 struct hd {
 	struct hd_cfg *cfg;
-	const struct law_ops *law;
+	const struct rp_ops *rpo;   /* the law ([law] law) and its instance */
+	struct rp *rp;
 	struct umem *umem;
 	struct xport *host, *up;    /* the daemon's (NULL in tests) */
 	struct xport *xps[2];       /* the same, as the sink's ports */
@@ -161,20 +133,25 @@ struct hd {
 	struct pacer *pacer;
 	uint32_t park_head[L2CC_NPRIO], park_tail[L2CC_NPRIO];
 	uint8_t parked_mask;        /* priorities with parked flows */
-	uint32_t *timer_heap;       /* law timers: flow ids, min-heap on hf[].timer_at */
-	uint32_t *timer_pos;        /* [max_flows]: position in the heap + 1, 0 = absent */
+	/* The law's timers: RP_TIMERS per flow, slot = id * RP_TIMERS + k,
+	 * a min-heap of slots on tat[]; and its own ticks. */
+	uint32_t *theap;            /* slots in heap order */
+	uint32_t *tpos;             /* [slots]: position in the heap + 1, 0 = absent */
+	uint64_t *tat;              /* [slots]: deadline */
 	uint32_t ntimers;
+	uint64_t tick_at[RP_TICKS]; /* 0 = not set */
 
 	/* [law] persistent: law state of removed flows, by key, for the
 	 * same key's next flow (a flow table used as a bounded keyed store;
 	 * its entries expire after HD_SAVED_IDLE_NS). */
 	struct flow_table *saved;
 
-	/* Peers (receiver side) and their notification timers. */
+	/* Peers (receiver side) and the notification point that answers them. */
 	struct flow_table *peers;
 	struct hd_peer *pr;         /* [max_flows] */
-	struct hd_tfifo cnp_fifo, ack_fifo;
-	struct hd_tfifo win_fifo;   /* flows waiting on a full window (ack_timeout) */
+	const struct np_ops *npo;
+	struct np *np;
+	struct tfifo win_fifo;      /* flows waiting on a full window (ack_timeout) */
 
 	/* Frames waiting for the uplink outside the flows. */
 	struct hd_fring notify;     /* CNP/ACK: priority 0, ahead of data */

@@ -14,6 +14,7 @@
  */
 #define LOG_SUBSYS "switch"
 #include "switch_private.h"
+#include "ctrl_msg.h"
 #include "log.h"
 #include "wire.h"
 
@@ -144,8 +145,8 @@ static void sw_drop_frame(struct sw *s, struct sw_port *p, uint32_t idx, enum sw
 }
 
 /* Edge-detect "the buffer is full": no room for another full-size frame.
- * The port's congestion point hears of it (Santos et al. 2003 §IV mark
- * then; the others may not care). */
+ * The port's congestion point hears of it (the marking of Infocom 2003,
+ * HPL-2002-359 §IV acts then; other schemes may not care). */
 static void sw_full_check(struct sw *s, struct sw_port *p, int prio)
 {
 	uint8_t bit = 1u << prio;
@@ -194,25 +195,19 @@ static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const uint8_t *pl, si
 	fc_tx_macctrl(&p->etx, &mc, p->cfg->rate, s->now);
 }
 
-static void sw_rx_credit(struct sw *s, struct sw_port *p, const uint8_t *body, size_t len)
+static void sw_rx_credit(struct sw *s, struct sw_port *p, const struct wire_credit *c)
 {
-	struct wire_credit c;
-
-	if (wire_parse_credit(body, len, &c)) {
-		p->st.drop[SW_DROP_MALFORMED]++;
-		return;
-	}
 	p->st.credit_rx++;
 	if (p->cfg->fc != FC_CREDIT) {
 		p->st.fc_ignored++;
 		return;
 	}
 	/* As receiver: the partner's sent count is our received count. */
-	fc_rx_credit_in(&p->frx, &c);
+	fc_rx_credit_in(&p->frx, c);
 	/* As sender: a host cannot grant credits (we never wait for them
 	 * toward a host); from a switch, the first grant needs our CREDIT
 	 * back so the partner reconciles to our count. */
-	if (p->cfg->role != ROLE_HOST && fc_tx_credit(&p->etx, &c, s->now))
+	if (p->cfg->role != ROLE_HOST && fc_tx_credit(&p->etx, c, s->now))
 		fc_rx_credit_now(&p->frx);
 	sw_fc_update(s, p);
 }
@@ -227,17 +222,16 @@ static void sw_rx_link_local(struct sw *s, struct sw_port *p, const struct eth_i
 	if (ei->ethertype == L2CC_ETH_P_MACCTRL) {
 		sw_rx_macctrl(s, p, pl, plen);
 	} else if (ei->ethertype == L2CC_ETH_P_CTRL) {
-		const uint8_t *body;
-		size_t blen;
-		int type = wire_parse_ctrl(pl, plen, &body, &blen);
+		union ctrl_msg m;
+		int type = ctrl_decode(pl, plen, &m);
 
-		if (type < 0) {
-			p->st.drop[type == -EPROTO ? SW_DROP_UNSUPPORTED : SW_DROP_MALFORMED]++;
-		} else if (type == L2CC_CTRL_CREDIT) {
-			sw_rx_credit(s, p, body, blen);
-		} else {
+		/* Only link-local types are the switch's to take (CREDIT). */
+		if (type < 0)
+			p->st.drop[type == -EINVAL ? SW_DROP_MALFORMED : SW_DROP_UNSUPPORTED]++;
+		else if (type == L2CC_CTRL_CREDIT)
+			sw_rx_credit(s, p, &m.credit);
+		else
 			p->st.drop[SW_DROP_UNSUPPORTED]++;
-		}
 	} else {
 		p->st.drop[SW_DROP_LINK_LOCAL]++;
 	}

@@ -18,7 +18,7 @@
 /* Relative path: the Makefile's include path has no -Ihostd. */
 #include "../../hostd/hostd.h"
 #include "../../hostd/flow.h"
-#include "../../hostd/law.h"
+#include "../../hostd/rp.h"
 
 static struct hd_cfg C;
 static char err[1024];
@@ -162,7 +162,7 @@ static void test_defaults(void)
 	CHECK_EQ(C.rate, 0);
 	CHECK_EQ(C.ipd, -1);
 	CHECK_EQ(C.nrates, 0);
-	CHECK(law_find(C.law) != NULL);
+	CHECK(rp_find(C.law) != NULL);
 }
 
 static void test_missing_required(void)
@@ -228,9 +228,9 @@ static void test_unknown_law(void)
 	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\n[law]\nlaw = fastest\n", NULL, 0),
 		 -EINVAL);
 	CHECK(err_at(" [law] law \"fastest\" is not known, expected one of: "));
-	/* Every law is listed, in law_names order. */
-	for (int i = 0; law_names[i]; i++)
-		n += snprintf(want + n, sizeof(want) - n, "%s%s", i ? ", " : "", law_names[i]);
+	/* Every law is listed, in rp_names order. */
+	for (int i = 0; rp_names[i]; i++)
+		n += snprintf(want + n, sizeof(want) - n, "%s%s", i ? ", " : "", rp_names[i]);
 	CHECK(strstr(err, want));
 }
 

@@ -469,6 +469,140 @@ static void test_hd_core_credits(void)
 	hdt_destroy(&t);
 }
 
+/* ---- the reaction-point services --------------------------------------------- */
+
+/* A law of the test's own: every service once. */
+struct tlaw {
+	struct hd *h;
+	int inits, txs, timers[RP_TIMERS], ticks, fbs[8];
+	uint32_t last_len;
+	struct rp_fb last_fb;
+};
+
+static struct tlaw tl;
+
+static int tl_create(struct rp **out, const struct rp_env *env)
+{
+	tl.h = env->h;
+	*out = (struct rp *)&tl;
+	return 0;
+}
+static void tl_destroy(struct rp *rp) {}
+static void tl_init(struct rp *rp, struct flow *f, struct rp_out *o)
+{
+	tl.inits++;
+	o->rate_bps = 10000000;
+	if (f->id)
+		rp_timer(tl.h, f, 2, 5000000);  /* timer 2 in 5 ms */
+}
+static void tl_on_tx(struct rp *rp, struct flow *f, uint32_t seq, uint32_t len, enum rp_limit lim,
+		     struct rp_out *o)
+{
+	tl.txs++;
+	tl.last_len = len;
+}
+static void tl_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb *fb, struct rp_out *o)
+{
+	tl.fbs[fb->kind]++;
+	tl.last_fb = *fb;
+	o->rate_bps = 5000000;
+}
+static void tl_on_timer(struct rp *rp, struct flow *f, unsigned timer, struct rp_out *o)
+{
+	tl.timers[timer]++;
+	o->rate_bps = 20000000;
+	rp_tick(tl.h, 3, rp_now(tl.h) + 1000000);
+}
+static int tl_halve(void *ctx, struct flow *f)
+{
+	struct rp_out o = *rp_current(tl.h, f);
+
+	o.rate_bps /= 2;
+	rp_apply(tl.h, f, &o);
+	return 0;
+}
+static void tl_on_tick(struct rp *rp, unsigned tick, uint64_t now)
+{
+	uint8_t frame[60] = { 0 };
+
+	tl.ticks++;
+	rp_foreach(tl.h, tl_halve, NULL);
+	vt_mac(frame, B);
+	vt_mac(frame + 6, ME);
+	frame[12] = 0x88;
+	frame[13] = 0xb6;
+	CHECK_EQ(rp_emit(tl.h, frame, sizeof(frame)), 0);
+}
+static void tl_tag(struct rp *rp, const struct flow *f, struct wire_tag *t)
+{
+	t->flags |= L2CC_TAG_RLT;
+	memset(t->cpid, 0xcd, sizeof(t->cpid));
+}
+
+static const struct rp_ops tl_ops = {
+	.name = "test", .create = tl_create, .destroy = tl_destroy, .init = tl_init,
+	.on_tx = tl_on_tx, .on_feedback = tl_on_feedback, .on_timer = tl_on_timer,
+	.on_tick = tl_on_tick, .tag = tl_tag,
+};
+
+static void test_hd_core_rp_services(void)
+{
+	struct rp_env env = { 0 };
+	struct wire_tag tag;
+	struct flow *f;
+	struct hdt t;
+	int emitted = 0;
+
+	hdt_create(&t, "");
+	memset(&tl, 0, sizeof(tl));
+	t.h->rpo->destroy(t.h->rp);
+	env.h = t.h;
+	tl_create(&t.h->rp, &env);
+	t.h->rpo = &tl_ops;
+	hdt_set(&t, 0);
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 1000000);
+	f = flow_by_id(t.h->flows, 1);
+	CHECK(f != NULL);
+	CHECK_EQ(tl.inits, 1);
+	CHECK_EQ(tl.txs, 1);
+	CHECK_EQ(tl.last_len, 500);                     /* on_tx has the frame's length */
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 10000000);
+	/* The tag carries what the law asked for. */
+	CHECK(wire_tag_read(t.k.log[0].data, t.k.log[0].len, &tag) > 0);
+	CHECK(tag.flags & L2CC_TAG_RLT);
+	CHECK_EQ(tag.cpid[7], 0xcd);
+	/* Feedback through one door, typed. */
+	hdt_ack(&t, B, 1, 0, 1, true);
+	hd_pass(t.h);
+	CHECK_EQ(tl.fbs[RP_FB_ACK], 1);
+	CHECK_EQ(tl.last_fb.marked, 1);
+	CHECK_EQ(tl.last_fb.unmarked, 0);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 5000000);
+	/* Timer 2 at 5 ms, then tick 3 a millisecond later: every flow halved
+	 * and a frame of the law's own on the uplink. */
+	hdt_run(&t, 4900000);
+	CHECK_EQ(tl.timers[2], 0);
+	hdt_run(&t, 5100000);
+	CHECK_EQ(tl.timers[2], 1);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 20000000);
+	hdt_run(&t, 6100000);
+	CHECK_EQ(tl.ticks, 1);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 10000000);
+	for (uint32_t i = 0; i < t.k.n; i++)
+		emitted += t.k.log[i].port == P_UP && t.k.log[i].len == 60 &&
+			   vt_ethertype(&t.k.log[i]) == L2CC_ETH_P_CTRL;
+	CHECK_EQ(emitted, 1);
+	/* A removed flow's timers go with it. */
+	rp_timer(t.h, f, 1, 1000000);
+	CHECK_EQ(t.h->ntimers, 1);
+	t.h->rpo = &tl_ops;
+	f->last_seen_ns = 0;
+	flow_expire(t.h->flows, t.h->now + 100000000000ull, 0);
+	CHECK_EQ(t.h->ntimers, 0);
+	hdt_destroy(&t);
+}
+
 int main(void)
 {
 	log_set_level(LOG_LVL_WARN);
@@ -480,5 +614,6 @@ int main(void)
 	RUN(test_hd_core_ack_timeout);
 	RUN(test_hd_core_pause);
 	RUN(test_hd_core_credits);
+	RUN(test_hd_core_rp_services);
 	return check_summary();
 }

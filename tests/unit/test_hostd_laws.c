@@ -24,7 +24,8 @@
 /* Relative paths: the Makefile's include path has no -Ihostd. */
 #include "../../hostd/hostd.h"
 #include "../../hostd/flow.h"
-#include "../../hostd/law.h"
+#include "../../hostd/rp.h"
+#include "../../hostd/rp_santos.h"
 #include "json.h"
 
 #define LINK 8000000000ull      /* 1 GByte/s, Santos Table I */
@@ -36,10 +37,11 @@ static const char *const law_name[] = { "fimd", "lipd", "aimd" };
 /* A flow and what hostd would keep for it. */
 struct sim {
 	struct hd_cfg cfg;
-	struct law_env e;
+	struct rp_env e;
 	struct flow f;
-	struct law_out o;
-	const struct law_ops *law;
+	struct rp_out o;
+	const struct rp_ops *law;
+	struct rp *rp;          /* made by sim_start, for the cfg as it is then */
 };
 
 static void sim_cfg(struct sim *s, const char *law, int mode, bool discrete)
@@ -57,13 +59,31 @@ static void sim_cfg(struct sim *s, const char *law, int mode, bool discrete)
 	s->f.id = 1;
 	s->f.key.type = FLOW_KEY_DST;
 	s->f.law_state = s->f.law_area;
-	s->law = law_find(law);
+	s->law = rp_find(law);
 }
 
+/* The law's instance is made for the configuration as it is now (hostd
+ * makes it anew on every reload), and the flow starts or resumes. */
 static void sim_start(struct sim *s)
 {
-	s->law->init(&s->e, &s->f, &s->o);
+	s->e.cfg = &s->cfg;
+	if (s->rp)
+		s->law->destroy(s->rp);
+	s->rp = NULL;
+	CHECK_EQ(s->law->create(&s->rp, &s->e), 0);
+	s->law->init(s->rp, &s->f, &s->o);
 }
+
+/* A copy of a sim (a second flow of the same law) gets its own instance. */
+static void sim_fork(struct sim *t, const struct sim *s)
+{
+	*t = *s;
+	t->e.cfg = &t->cfg;
+	t->f.law_state = t->f.law_area;
+	t->rp = NULL;
+	CHECK_EQ(t->law->create(&t->rp, &t->e), 0);
+}
+
 
 static void sim_new(struct sim *s, const char *law, int mode, bool discrete)
 {
@@ -84,17 +104,34 @@ static double sim_ipd(const struct sim *s)
 }
 
 /* A frame leaves, as hd_send_flow() does it: its seq, then seq_next moves. */
-static uint32_t sim_tx(struct sim *s, enum law_limit lim)
+static uint32_t sim_tx(struct sim *s, enum rp_limit lim)
 {
 	uint32_t seq = s->f.seq_next++;
 
-	s->law->on_tx(&s->e, &s->f, seq, lim, &s->o);
+	s->law->on_tx(s->rp, &s->f, seq, FRAME_BITS / 8, lim, &s->o);
 	return seq;
+}
+
+/* An ACK covering `unmarked` + `marked` frames up to seq (reliable mode). */
+static void sim_ack_n(struct sim *s, uint32_t seq, uint32_t unmarked, uint32_t marked)
+{
+	struct rp_fb fb = { .kind = RP_FB_ACK, .seq = seq, .unmarked = unmarked,
+			    .marked = marked };
+
+	s->law->on_feedback(s->rp, &s->f, &fb, &s->o);
 }
 
 static void sim_ack(struct sim *s, uint32_t seq, bool marked)
 {
-	s->law->on_ack(&s->e, &s->f, seq, marked ? 0 : 1, marked ? 1 : 0, &s->o);
+	sim_ack_n(s, seq, marked ? 0 : 1, marked ? 1 : 0);
+}
+
+/* A CNP naming the last marked frame seq, standing for `marked` marks. */
+static void sim_cnp(struct sim *s, uint32_t seq, uint32_t marked)
+{
+	struct rp_fb fb = { .kind = RP_FB_CNP, .seq = seq, .marked = marked };
+
+	s->law->on_feedback(s->rp, &s->f, &fb, &s->o);
 }
 
 /* One rate-limited frame and its feedback; its time on the wire at the rate
@@ -102,12 +139,12 @@ static void sim_ack(struct sim *s, uint32_t seq, bool marked)
 static double sim_frame(struct sim *s, bool marked)
 {
 	double t = FRAME_BITS / sim_rate(s);
-	uint32_t seq = sim_tx(s, LAW_LIMIT_RATE);
+	uint32_t seq = sim_tx(s, RP_LIMIT_RATE);
 
 	if (s->cfg.mode == HD_MODE_RELIABLE)
 		sim_ack(s, seq, marked);
 	else if (marked)
-		s->law->on_cnp(&s->e, &s->f, seq, 1, &s->o);
+		sim_cnp(s, seq, 1);
 	return t;
 }
 
@@ -116,7 +153,7 @@ static void sim_describe(const struct sim *s, struct jw *w)
 {
 	jw_init(w);
 	jw_obj_begin(w, NULL);
-	s->law->describe(&s->f, w);
+	s->law->describe(s->rp, &s->f, w);
 	jw_obj_end(w);
 }
 
@@ -474,9 +511,9 @@ static void test_reliable_apsn(void)
 		uint32_t a, b, c, e;
 
 		sim_new(&s, "fimd", HD_MODE_RELIABLE, d);
-		a = sim_tx(&s, LAW_LIMIT_RATE);
-		b = sim_tx(&s, LAW_LIMIT_RATE);
-		c = sim_tx(&s, LAW_LIMIT_RATE);
+		a = sim_tx(&s, RP_LIMIT_RATE);
+		b = sim_tx(&s, RP_LIMIT_RATE);
+		c = sim_tx(&s, RP_LIMIT_RATE);
 		sim_ack(&s, a, true);
 		CHECK_NEAR(sim_rate(&s), LINK / 2.0, 1);
 		/* b and c left before that decrease: their marks say nothing new. */
@@ -487,7 +524,7 @@ static void test_reliable_apsn(void)
 		CHECK(describe_has(&s, "\"decreases\":1"));
 		CHECK(describe_has(&s, "\"marks\":3"));
 		/* The first frame after it does. */
-		e = sim_tx(&s, LAW_LIMIT_RATE);
+		e = sim_tx(&s, RP_LIMIT_RATE);
 		sim_ack(&s, e, true);
 		CHECK_NEAR(sim_rate(&s), LINK / 4.0, 1);
 		CHECK(describe_has(&s, "\"apsn\":4"));        /* e + 1 */
@@ -503,8 +540,8 @@ static void test_reliable_mark_after_increase(void)
 
 	sim_new(&s, "lipd", HD_MODE_RELIABLE, false);
 	sim_frame(&s, true);                    /* Rmax / 2 */
-	a = sim_tx(&s, LAW_LIMIT_RATE);
-	b = sim_tx(&s, LAW_LIMIT_RATE);
+	a = sim_tx(&s, RP_LIMIT_RATE);
+	b = sim_tx(&s, RP_LIMIT_RATE);
 	sim_ack(&s, a, false);                  /* an increase */
 	r = sim_rate(&s);
 	CHECK(r > LINK / 2.0);
@@ -528,7 +565,7 @@ static void test_reliable_rwl(void)
 		/* The application had nothing more to send: no increase, however
 		 * many unmarked ACKs. */
 		for (int k = 0; k < 200; k++) {
-			seq = sim_tx(&s, LAW_LIMIT_NONE);
+			seq = sim_tx(&s, RP_LIMIT_NONE);
 			sim_ack(&s, seq, false);
 		}
 		CHECK_NEAR(sim_rate(&s), r, 1);
@@ -536,7 +573,7 @@ static void test_reliable_rwl(void)
 		/* Waiting on the (fixed) window: the rate limit is not what
 		 * holds it back either. */
 		for (int k = 0; k < 200; k++) {
-			seq = sim_tx(&s, LAW_LIMIT_WINDOW);
+			seq = sim_tx(&s, RP_LIMIT_WINDOW);
 			sim_ack(&s, seq, false);
 		}
 		CHECK_NEAR(sim_rate(&s), r, 1);
@@ -566,13 +603,11 @@ static void test_reliable_coalesced(void)
 	sim_new(&s, "fimd", HD_MODE_RELIABLE, false);
 	sim_frame(&s, true);
 	sim_frame(&s, true);                     /* Rmax / 4 */
-	t = s;
-	t.e.cfg = &t.cfg;
-	t.f.law_state = t.f.law_area;
+	sim_fork(&t, &s);
 	r = sim_rate(&s);
 	for (int k = 0; k < 4; k++)
-		seq = sim_tx(&s, LAW_LIMIT_RATE);
-	s.law->on_ack(&s.e, &s.f, seq, 3, 1, &s.o);
+		seq = sim_tx(&s, RP_LIMIT_RATE);
+	sim_ack_n(&s, seq, 3, 1);
 	for (int k = 0; k < 3; k++)
 		r = law_fn_inc(LAW_FN_FIMD, 2, LINK / 256.0, LINK, r, 1);
 	r = law_fn_dec(LAW_FN_FIMD, 2, LINK / 256.0, LINK, r);
@@ -614,32 +649,32 @@ static void test_unreliable_cnp(void)
 		uint32_t a, b, c;
 
 		sim_new(&s, "aimd", HD_MODE_UNRELIABLE, d);
-		a = sim_tx(&s, LAW_LIMIT_RATE);
-		b = sim_tx(&s, LAW_LIMIT_RATE);
-		s.law->on_cnp(&s.e, &s.f, a, 1, &s.o);
+		a = sim_tx(&s, RP_LIMIT_RATE);
+		b = sim_tx(&s, RP_LIMIT_RATE);
+		sim_cnp(&s, a, 1);
 		CHECK_NEAR(sim_rate(&s), LINK / 2.0, 1);
 		/* A CNP for a frame older than the decrease is ignored. */
-		s.law->on_cnp(&s.e, &s.f, b, 1, &s.o);
+		sim_cnp(&s, b, 1);
 		CHECK_NEAR(sim_rate(&s), LINK / 2.0, 1);
 		CHECK(describe_has(&s, "\"stale_marks\":1"));
 		/* One decrease per CNP however many marks it covers. */
-		c = sim_tx(&s, LAW_LIMIT_NONE);
-		s.law->on_cnp(&s.e, &s.f, c, 5, &s.o);
+		c = sim_tx(&s, RP_LIMIT_NONE);
+		sim_cnp(&s, c, 5);
 		CHECK_NEAR(sim_rate(&s), LINK / 4.0, 1);
 		CHECK(describe_has(&s, "\"marks\":7"));
 		/* Sequence numbers wrap. */
 		sim_cfg(&s, "aimd", HD_MODE_UNRELIABLE, d);
 		s.f.seq_next = UINT32_MAX - 1;
 		sim_start(&s);
-		a = sim_tx(&s, LAW_LIMIT_RATE);
-		b = sim_tx(&s, LAW_LIMIT_RATE);
-		s.law->on_cnp(&s.e, &s.f, a, 1, &s.o);
+		a = sim_tx(&s, RP_LIMIT_RATE);
+		b = sim_tx(&s, RP_LIMIT_RATE);
+		sim_cnp(&s, a, 1);
 		CHECK_NEAR(sim_rate(&s), LINK / 2.0, 1);
-		s.law->on_cnp(&s.e, &s.f, b, 1, &s.o);
+		sim_cnp(&s, b, 1);
 		CHECK_NEAR(sim_rate(&s), LINK / 2.0, 1);        /* b left before: stale */
-		c = sim_tx(&s, LAW_LIMIT_NONE);
+		c = sim_tx(&s, RP_LIMIT_NONE);
 		CHECK_EQ(c, 0);
-		s.law->on_cnp(&s.e, &s.f, c, 1, &s.o);
+		sim_cnp(&s, c, 1);
 		CHECK_NEAR(sim_rate(&s), LINK / 4.0, 1);
 	}
 }
@@ -655,14 +690,14 @@ static void test_unreliable_rpi(void)
 	sim_start(&s);
 	CHECK(describe_has(&s, "\"rpi\":128"));
 	for (int k = 0; k < 127; k++) {
-		sim_tx(&s, LAW_LIMIT_RATE);
-		sim_tx(&s, LAW_LIMIT_NONE);     /* not rate-limited: not counted */
+		sim_tx(&s, RP_LIMIT_RATE);
+		sim_tx(&s, RP_LIMIT_NONE);     /* not rate-limited: not counted */
 		/* ACKs do not exist in unreliable mode; one would not count. */
-		s.law->on_ack(&s.e, &s.f, s.f.seq_next - 1, 1, 0, &s.o);
+		sim_ack_n(&s, s.f.seq_next - 1, 1, 0);
 	}
 	CHECK_EQ(s.o.ipd, 1);
 	CHECK(describe_has(&s, "\"rpi\":1,"));
-	sim_tx(&s, LAW_LIMIT_RATE);
+	sim_tx(&s, RP_LIMIT_RATE);
 	CHECK_EQ(s.o.ipd, 0);
 	CHECK(describe_has(&s, "\"rpi\":0"));
 	CHECK(describe_has(&s, "\"increases\":1"));
@@ -670,9 +705,9 @@ static void test_unreliable_rpi(void)
 	/* Continuous: every rate-limited frame is one f_inc. */
 	sim_new(&s, "fimd", HD_MODE_UNRELIABLE, false);
 	sim_frame(&s, true);
-	sim_tx(&s, LAW_LIMIT_NONE);
+	sim_tx(&s, RP_LIMIT_NONE);
 	CHECK_NEAR(sim_rate(&s), LINK / 2.0, 1);
-	sim_tx(&s, LAW_LIMIT_RATE);
+	sim_tx(&s, RP_LIMIT_RATE);
 	CHECK_NEAR(sim_rate(&s), LINK / 2.0 * pow(2, 2.0 / 256), 1);
 }
 
@@ -817,15 +852,16 @@ static void test_describe(void)
 static void test_registry(void)
 {
 	for (int l = 0; l < 3; l++) {
-		const struct law_ops *o = law_find(law_name[l]);
+		const struct rp_ops *o = rp_find(law_name[l]);
 		bool listed = false;
 
-		CHECK(o && o->init && o->on_tx && o->on_ack && o->on_cnp && o->describe);
-		for (int i = 0; law_names[i]; i++)
-			listed |= !strcmp(law_names[i], law_name[l]);
+		CHECK(o && o->create && o->destroy && o->init && o->on_tx && o->on_feedback &&
+		      o->describe);
+		for (int i = 0; rp_names[i]; i++)
+			listed |= !strcmp(rp_names[i], law_name[l]);
 		CHECK(listed);
 	}
-	CHECK(law_find("static") && !law_find("static")->state_size);
+	CHECK(rp_find("static") && !rp_find("static")->state_size);
 }
 
 /* ---- [law] keys ---------------------------------------------------------------- */

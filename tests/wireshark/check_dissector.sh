@@ -221,4 +221,23 @@ done
 n=$(TS -Y 'l2cc.credit.sent_unit == 255' 2>/dev/null | wc -l)
 [ "$n" = 1 ] || fail "filter l2cc.credit.sent_unit == 255 matched $n frames, want 1"
 
+# Every type of the control message table (daemon/ctrl_msg.h), from its
+# sample message as the daemons encode it: dissected by name, nothing
+# malformed, no expert info.
+DUMP="$ROOT/build/tests/dump_ctrl"
+[ -x "$DUMP" ] || fail "$DUMP missing (make)"
+CPCAP="$TMP/ctrl.pcap"
+"$DUMP" "$CPCAP" >"$TMP/types.txt" || fail "dump_ctrl failed"
+env -u DISPLAY tshark -o gui.console_open:NEVER -X "lua_script:$LUA" -r "$CPCAP" -V \
+	>"$TMP/cv.txt" 2>/dev/null || fail "tshark -V on the table's samples failed"
+while read -r num type name; do
+	grep -qE "^l2cc control, $name\$" "$TMP/cv.txt" ||
+		fail "control type $type ($name) of daemon/ctrl_msg.h is not dissected by name"
+	grep -qE "^    Type: $name \($type\)\$" "$TMP/cv.txt" ||
+		fail "control type $type ($name): no 'Type: $name ($type)' line"
+done <"$TMP/types.txt"
+if grep -qiE 'malformed|Expert Info' "$TMP/cv.txt"; then
+	fail "a sample of the control table dissects badly: $(grep -miE 'malformed|Expert Info' "$TMP/cv.txt")"
+fi
+
 echo "PASS dissector"

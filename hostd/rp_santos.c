@@ -49,13 +49,18 @@
  * Frames count as whole packets, as in the papers (footnotes 8, 9): a flow
  * of frames smaller than its largest recovers in fewer seconds.
  *
- * hostd is single-threaded: the table cache below is not locked.
+ * The three laws share this file: one instance (struct rp) per hostd,
+ * which knows its law and keeps the discrete tables for the configuration
+ * it was created with.
  */
-#include "law.h"
+#include "rp.h"
+#include "rp_santos.h"
 #include "hostd.h"
 #include "json.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SANTOS_MAGIC 0x4a545300u        /* "STJ" + the law in the low byte */
@@ -63,7 +68,7 @@
 struct santos {
 	uint32_t magic;         /* SANTOS_MAGIC | law_fn: the area holds our state */
 	uint8_t discrete;       /* the mode rate/ipd/acc are in */
-	uint8_t rwl;            /* enum law_limit of the last frame (Turner §5.1.2 RWL) */
+	uint8_t rwl;            /* enum rp_limit of the last frame (Turner §5.1.2 RWL) */
 	uint16_t pad;
 	uint32_t ipd;           /* discrete: rate = Rmax / (1 + ipd) */
 	uint32_t window;        /* frames in flight, reliable mode; 0 otherwise */
@@ -81,6 +86,21 @@ struct santos {
 _Static_assert(sizeof(struct santos) <= FLOW_LAW_WORDS * sizeof(uint64_t),
 	       "struct santos must fit the flow's law area");
 
+struct santos_tab {
+	bool valid;
+	double m;
+	uint32_t n;
+	uint16_t dec[LAW_IPD_LEVELS];   /* ipd after a mark */
+	double u[LAW_IPD_LEVELS];       /* F_inc's time from Rmin to Rmax / (1 + ipd),
+					 * in frame times at Rmax (Trec = n of them) */
+};
+
+struct rp {
+	enum law_fn fn;
+	struct rp_env env;
+	struct santos_tab tab;          /* discrete mode, for the configuration in force */
+};
+
 /* What an event needs from the configuration, sanitised: a config not made
  * by hd_cfg_load (a test's) may leave m and rmin_div zero. */
 struct sp {
@@ -91,17 +111,17 @@ struct sp {
 	uint32_t window;
 };
 
-static void sp_get(const struct law_env *e, enum law_fn fn, struct sp *p)
+static void sp_get(const struct rp *rp, struct sp *p)
 {
-	const struct hd_cfg *c = e->cfg;
+	const struct hd_cfg *c = rp->env.cfg;
 
-	p->fn = fn;
+	p->fn = rp->fn;
 	p->discrete = c->discrete;
 	p->n = c->rmin_div >= 2 ? (c->rmin_div > 65536 ? 65536 : (uint32_t)c->rmin_div) : 256;
 	if (p->discrete && p->n > LAW_IPD_LEVELS)
 		p->n = LAW_IPD_LEVELS;
 	p->m = c->m > 1.0 && isfinite(c->m) ? c->m : 2.0;
-	p->rmax = e->link_bps ? (double)e->link_bps : 1.0;
+	p->rmax = rp->env.link_bps ? (double)rp->env.link_bps : 1.0;
 	p->rmin = p->rmax / p->n;
 	p->reliable = c->mode == HD_MODE_RELIABLE;
 	p->window = p->reliable ? (c->window ? (uint32_t)c->window : 1) : 0;
@@ -152,17 +172,6 @@ double law_fn_inc(enum law_fn fn, double m, double rmin, double rmax, double r, 
 
 /* ---- discrete mode: the laws as tables over ipd ---------------------------- */
 
-struct santos_tab {
-	bool valid;
-	double m;
-	uint32_t n;
-	uint16_t dec[LAW_IPD_LEVELS];   /* ipd after a mark */
-	double u[LAW_IPD_LEVELS];       /* F_inc's time from Rmin to Rmax / (1 + ipd),
-					 * in frame times at Rmax (Trec = n of them) */
-};
-
-static struct santos_tab santos_tabs[3];
-
 /* Time F_inc takes from Rmin to the rate x * Rmax, in frame times at Rmax. */
 static double santos_u(enum law_fn fn, double m, uint32_t n, double x)
 {
@@ -176,9 +185,9 @@ static double santos_u(enum law_fn fn, double m, uint32_t n, double x)
 	}
 }
 
-static const struct santos_tab *santos_tab(const struct sp *p)
+static const struct santos_tab *santos_tab(struct rp *rp, const struct sp *p)
 {
-	struct santos_tab *t = &santos_tabs[p->fn];
+	struct santos_tab *t = &rp->tab;
 
 	if (t->valid && t->m == p->m && t->n == p->n)
 		return t;
@@ -202,7 +211,7 @@ static const struct santos_tab *santos_tab(const struct sp *p)
 }
 
 /* Frames the flow still has to count at its ipd before the next increase. */
-static uint32_t santos_rpi(const struct sp *p, const struct santos *s)
+static uint32_t santos_rpi(struct rp *rp, const struct sp *p, const struct santos *s)
 {
 	const struct santos_tab *t;
 	double left;
@@ -211,13 +220,14 @@ static uint32_t santos_rpi(const struct sp *p, const struct santos *s)
 		return s->rate < p->rmax ? 1 : 0;
 	if (!s->ipd)
 		return 0;
-	t = santos_tab(p);
+	t = santos_tab(rp, p);
 	left = ceil((t->u[s->ipd - 1] - t->u[s->ipd] - s->acc) / (s->ipd + 1.0));
 	return left < 1 ? 1 : left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
 }
 
 /* frames frames counted at the flow's own rate: climb along F_inc. */
-static void santos_increase(const struct sp *p, struct santos *s, uint64_t frames)
+static void santos_increase(struct rp *rp, const struct sp *p, struct santos *s,
+			    uint64_t frames)
 {
 	const struct santos_tab *t;
 
@@ -230,7 +240,7 @@ static void santos_increase(const struct sp *p, struct santos *s, uint64_t frame
 		}
 		return;
 	}
-	t = santos_tab(p);
+	t = santos_tab(rp, p);
 	while (frames && s->ipd) {
 		double d = s->ipd + 1.0, pos = t->u[s->ipd] + s->acc;
 		double need = ceil((t->u[s->ipd - 1] - pos) / d - 1e-9);
@@ -249,7 +259,7 @@ static void santos_increase(const struct sp *p, struct santos *s, uint64_t frame
 	s->rate = p->rmax / (1.0 + s->ipd);
 }
 
-static void santos_decrease(const struct sp *p, struct santos *s)
+static void santos_decrease(struct rp *rp, const struct sp *p, struct santos *s)
 {
 	const struct santos_tab *t;
 	uint32_t i, j;
@@ -260,7 +270,7 @@ static void santos_decrease(const struct sp *p, struct santos *s)
 		s->rate = law_fn_dec(p->fn, p->m, p->rmin, p->rmax, s->rate);
 		return;
 	}
-	t = santos_tab(p);
+	t = santos_tab(rp, p);
 	i = s->ipd;
 	j = t->dec[i];
 	/* The same share of the way to the next rate; at Rmin a mark takes
@@ -292,14 +302,14 @@ static uint32_t santos_ipd_of(const struct sp *p, double rate)
 }
 
 /* A flow's first state: its configured rate (Rmax by default). */
-static void santos_fresh(const struct law_env *e, const struct sp *p, struct flow *f,
+static void santos_fresh(const struct rp *rp, const struct sp *p, struct flow *f,
 			 struct santos *s)
 {
-	struct law_out c;
+	struct rp_out c;
 
 	memset(s, 0, sizeof(*s));
 	s->magic = SANTOS_MAGIC | p->fn;
-	law_configured_rate(e->cfg, f, &c);
+	rp_configured_rate(rp->env.cfg, f, &c);
 	if (c.by_ipd)
 		s->rate = p->rmax / (1.0 + c.ipd);
 	else
@@ -314,10 +324,10 @@ static void santos_fresh(const struct law_env *e, const struct sp *p, struct flo
 
 /* Continue a state under the current configuration: the rate (the ipd in
  * discrete mode) and the progress toward the next increase carry over. */
-static void santos_resume(const struct sp *p, struct santos *s)
+static void santos_resume(struct rp *rp, const struct sp *p, struct santos *s)
 {
 	if (p->discrete && s->discrete) {
-		const struct santos_tab *t = santos_tab(p);
+		const struct santos_tab *t = santos_tab(rp, p);
 
 		if (s->ipd >= p->n)
 			s->ipd = p->n - 1;
@@ -334,63 +344,60 @@ static void santos_resume(const struct sp *p, struct santos *s)
 }
 
 /* The flow's state, started or brought to the current mode if need be. */
-static struct santos *santos_get(const struct law_env *e, enum law_fn fn, struct flow *f,
-				 struct sp *p)
+static struct santos *santos_get(struct rp *rp, struct flow *f, struct sp *p)
 {
 	struct santos *s = santos_area(f);
 
-	sp_get(e, fn, p);
-	if (s->magic != (SANTOS_MAGIC | fn)) {
-		santos_fresh(e, p, f, s);
+	sp_get(rp, p);
+	if (s->magic != (SANTOS_MAGIC | rp->fn)) {
+		santos_fresh(rp, p, f, s);
 		s->apsn = f->seq_next;
 	} else if (s->discrete != p->discrete || (p->discrete && s->ipd >= p->n)) {
-		santos_resume(p, s);
+		santos_resume(rp, p, s);
 	}
 	s->window = p->window;
 	s->rmax = p->rmax;
 	return s;
 }
 
-static void santos_out(const struct sp *p, struct santos *s, struct law_out *o)
+static void santos_out(struct rp *rp, const struct sp *p, struct santos *s, struct rp_out *o)
 {
-	s->rpi = santos_rpi(p, s);
+	s->rpi = santos_rpi(rp, p, s);
 	o->by_ipd = p->discrete;
 	o->ipd = p->discrete ? s->ipd : 0;
 	o->rate_bps = p->discrete ? 0 : (uint64_t)llround(s->rate);
 	if (!p->discrete && !o->rate_bps)
 		o->rate_bps = 1;        /* 0 would mean unpaced */
 	o->window = s->window;
-	o->timer_ns = 0;
 }
 
 /* ---- events -------------------------------------------------------------- */
 
-static void santos_init(enum law_fn fn, const struct law_env *e, struct flow *f,
-			struct law_out *o)
+static void santos_init(struct rp *rp, struct flow *f, struct rp_out *o)
 {
 	struct santos *s = santos_area(f);
 	struct sp p;
 
-	sp_get(e, fn, &p);
-	if (s->magic == (SANTOS_MAGIC | fn)) {
-		santos_resume(&p, s);
+	sp_get(rp, &p);
+	if (s->magic == (SANTOS_MAGIC | rp->fn)) {
+		santos_resume(rp, &p, s);
 		s->resumed++;
 	} else {
-		santos_fresh(e, &p, f, s);
+		santos_fresh(rp, &p, f, s);
 	}
 	/* Sequence numbers and the last frame's limit belong to one flow. */
 	s->apsn = f->seq_next;
-	s->rwl = LAW_LIMIT_NONE;
+	s->rwl = RP_LIMIT_NONE;
 	s->window = p.window;
 	s->rmax = p.rmax;
-	santos_out(&p, s, o);
+	santos_out(rp, &p, s, o);
 }
 
-static void santos_on_tx(enum law_fn fn, const struct law_env *e, struct flow *f, uint32_t seq,
-			 enum law_limit lim, struct law_out *o)
+static void santos_on_tx(struct rp *rp, struct flow *f, uint32_t seq, uint32_t len,
+			 enum rp_limit lim, struct rp_out *o)
 {
 	struct sp p;
-	struct santos *s = santos_get(e, fn, f, &p);
+	struct santos *s = santos_get(rp, f, &p);
 
 	s->rwl = (uint8_t)lim;
 	/* A rate set from the control socket is the operator's, not ours. */
@@ -398,65 +405,69 @@ static void santos_on_tx(enum law_fn fn, const struct law_env *e, struct flow *f
 		return;
 	if (!p.reliable) {
 		/* Turner §5.2: RPI counts frames sent while rate-limited. */
-		if (lim == LAW_LIMIT_RATE)
-			santos_increase(&p, s, 1);
+		if (lim == RP_LIMIT_RATE)
+			santos_increase(rp, &p, s, 1);
 		else
 			s->held++;
 	}
-	santos_out(&p, s, o);
+	santos_out(rp, &p, s, o);
 }
 
 /* One mark, on the frame with sequence seq: a decrease unless the frame
  * left before the last one (Turner §5.1.3.2). */
-static void santos_mark(const struct sp *p, struct santos *s, struct flow *f, uint32_t seq)
+static void santos_mark(struct rp *rp, const struct sp *p, struct santos *s, struct flow *f,
+			uint32_t seq)
 {
 	if ((int32_t)(seq - s->apsn) < 0) {
 		s->stale++;
 		return;
 	}
-	santos_decrease(p, s);
+	santos_decrease(rp, p, s);
 	s->apsn = f->seq_next;
 }
 
-static void santos_on_ack(enum law_fn fn, const struct law_env *e, struct flow *f,
-			  uint32_t cum_seq, uint32_t unmarked, uint32_t marked, struct law_out *o)
+/* Reliable mode: an ACK covering `unmarked` + `marked` frames up to seq.
+ * Turner §3: a coalesced ACK is N - 1 unmarked frames, then the marked one
+ * (seq). Unmarked frames count only in reliable mode and only for a flow
+ * whose last frame waited on its rate (§5.1.3.1). */
+static void santos_ack(struct rp *rp, const struct sp *p, struct santos *s, struct flow *f,
+		       const struct rp_fb *fb)
 {
-	struct sp p;
-	struct santos *s = santos_get(e, fn, f, &p);
-
-	s->marks += marked;
-	if (f->pinned)
-		return;
-	/* Turner §3: a coalesced ACK is N - 1 unmarked frames, then the
-	 * marked one (cum_seq). Unmarked frames count only in reliable mode
-	 * and only for a flow whose last frame waited on its rate (§5.1.3.1). */
-	if (unmarked) {
-		if (p.reliable && s->rwl == LAW_LIMIT_RATE)
-			santos_increase(&p, s, unmarked);
+	if (fb->unmarked) {
+		if (p->reliable && s->rwl == RP_LIMIT_RATE)
+			santos_increase(rp, p, s, fb->unmarked);
 		else
-			s->held += unmarked;
+			s->held += fb->unmarked;
 	}
-	if (marked)
-		santos_mark(&p, s, f, cum_seq);
-	santos_out(&p, s, o);
+	if (fb->marked)
+		santos_mark(rp, p, s, f, fb->seq);
 }
 
-static void santos_on_cnp(enum law_fn fn, const struct law_env *e, struct flow *f, uint32_t seq,
-			  uint32_t marked, struct law_out *o)
+static void santos_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb *fb,
+			       struct rp_out *o)
 {
 	struct sp p;
-	struct santos *s = santos_get(e, fn, f, &p);
+	struct santos *s;
 
-	/* Turner §5.2: one decrease per CNP, however many marks it covers;
-	 * seq is the last marked frame's. */
-	s->marks += marked ? marked : 1;
+	if (fb->kind != RP_FB_ACK && fb->kind != RP_FB_CNP)
+		return;         /* not the papers' feedback */
+	s = santos_get(rp, f, &p);
+	if (fb->kind == RP_FB_ACK)
+		s->marks += fb->marked;
+	else
+		s->marks += fb->marked ? fb->marked : 1;
 	if (f->pinned)
 		return;
-	santos_mark(&p, s, f, seq);
-	santos_out(&p, s, o);
+	if (fb->kind == RP_FB_ACK)
+		santos_ack(rp, &p, s, f, fb);
+	else
+		/* Turner §5.2: one decrease per CNP, however many marks it
+		 * covers; seq is the last marked frame's. */
+		santos_mark(rp, &p, s, f, fb->seq);
+	santos_out(rp, &p, s, o);
 }
 
-static void santos_describe(const struct flow *f, struct jw *w)
+static void santos_describe(const struct rp *rp, const struct flow *f, struct jw *w)
 {
 	static const char *const rwl_names[] = { "none", "rate", "window" };
 	const struct santos *s = santos_carea(f);
@@ -481,45 +492,56 @@ static void santos_describe(const struct flow *f, struct jw *w)
 	jw_u64(w, "resumed", s->resumed);
 }
 
-/* ---- the three laws ------------------------------------------------------ */
+/* ---- the three laws ---------------------------------------------------- */
 
-#define SANTOS_LAW(lname, FN, helptext)                                                     \
-	static void lname##_init(const struct law_env *e, struct flow *f, struct law_out *o) \
-	{                                                                                   \
-		santos_init(FN, e, f, o);                                                   \
-	}                                                                                   \
-	static void lname##_on_tx(const struct law_env *e, struct flow *f, uint32_t seq,   \
-				  enum law_limit lim, struct law_out *o)                    \
-	{                                                                                   \
-		santos_on_tx(FN, e, f, seq, lim, o);                                        \
-	}                                                                                   \
-	static void lname##_on_ack(const struct law_env *e, struct flow *f, uint32_t cum,  \
-				   uint32_t unmarked, uint32_t marked, struct law_out *o)   \
-	{                                                                                   \
-		santos_on_ack(FN, e, f, cum, unmarked, marked, o);                          \
-	}                                                                                   \
-	static void lname##_on_cnp(const struct law_env *e, struct flow *f, uint32_t seq,  \
-				   uint32_t marked, struct law_out *o)                      \
-	{                                                                                   \
-		santos_on_cnp(FN, e, f, seq, marked, o);                                    \
-	}                                                                                   \
-	const struct law_ops law_##lname = {                                                \
-		.name = #lname,                                                             \
-		.help = helptext,                                                           \
-		.init = lname##_init,                                                       \
-		.on_tx = lname##_on_tx,                                                     \
-		.on_ack = lname##_on_ack,                                                   \
-		.on_cnp = lname##_on_cnp,                                                   \
-		.describe = santos_describe,                                                \
-		.state_size = sizeof(struct santos),                                        \
+static int santos_create(struct rp **out, const struct rp_env *env, enum law_fn fn)
+{
+	struct rp *rp = calloc(1, sizeof(*rp));
+
+	if (!rp)
+		return -ENOMEM;
+	rp->fn = fn;
+	rp->env = *env;
+	*out = rp;
+	return 0;
+}
+
+static void santos_destroy(struct rp *rp)
+{
+	free(rp);
+}
+
+static int fimd_create(struct rp **out, const struct rp_env *env)
+{
+	return santos_create(out, env, LAW_FN_FIMD);
+}
+
+static int lipd_create(struct rp **out, const struct rp_env *env)
+{
+	return santos_create(out, env, LAW_FN_LIPD);
+}
+
+static int aimd_create(struct rp **out, const struct rp_env *env)
+{
+	return santos_create(out, env, LAW_FN_AIMD);
+}
+
+#define SANTOS_OPS(lname, helptext)                                                     \
+	const struct rp_ops rp_##lname##_ops = {                                        \
+		.name = #lname,                                                         \
+		.help = helptext,                                                       \
+		.create = lname##_create,                                               \
+		.destroy = santos_destroy,                                              \
+		.init = santos_init,                                                    \
+		.on_tx = santos_on_tx,                                                  \
+		.on_feedback = santos_on_feedback,                                      \
+		.describe = santos_describe,                                            \
+		.state_size = sizeof(struct santos),                                    \
 	}
 
-SANTOS_LAW(fimd, LAW_FN_FIMD,
-	   "Santos et al. 2003 FIMD: a mark divides the rate by m, an unmarked frame "
-	   "multiplies it by m^(Rmin/r): back in 1/Rmin after any mark");
-SANTOS_LAW(lipd, LAW_FN_LIPD,
-	   "Santos et al. 2003 LIPD: a mark adds one to the inter-packet delay, an unmarked "
-	   "frame divides the rate by 1 - Rmin/Rmax: back in 1/Rmin after any mark");
-SANTOS_LAW(aimd, LAW_FN_AIMD,
-	   "AIMD as Santos et al. 2003 compare it: a mark divides the rate by m, the rate grows "
-	   "linearly at the slope that takes Rmin to m*Rmin in 1/Rmin");
+SANTOS_OPS(fimd, "Santos et al. 2003 FIMD: a mark divides the rate by m, an unmarked frame "
+		 "multiplies it by m^(Rmin/r): back in 1/Rmin after any mark");
+SANTOS_OPS(lipd, "Santos et al. 2003 LIPD: a mark adds one to the inter-packet delay, an "
+		 "unmarked frame divides the rate by 1 - Rmin/Rmax: back in 1/Rmin after any mark");
+SANTOS_OPS(aimd, "AIMD as Santos et al. 2003 compare it: a mark divides the rate by m, the rate "
+		 "grows linearly at the slope that takes Rmin to m*Rmin in 1/Rmin");

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The CNP notification point (unreliable mode; Turner et al., HPL-2001-277
+ * §5.2): a frame that arrives marked (FECN) is
+ * answered with a CNP to its sender naming the flow and the last marked
+ * sequence number. With cnp_interval > 0 at most one CNP per peer per
+ * interval: the first mark is answered at once, the marks that follow
+ * within the interval go out together at its end, counted in `marked`.
+ */
+#include "np.h"
+#include "hostd.h"
+#include "tfifo.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct cnp_peer {
+	uint64_t last_cnp_ns;
+	uint32_t marks_pending;
+	uint32_t mark_seq;          /* seq of the last marked frame not yet notified */
+	bool timer;                 /* queued in the FIFO */
+};
+_Static_assert(sizeof(struct cnp_peer) <= NP_AREA_WORDS * sizeof(uint64_t),
+	       "struct cnp_peer must fit the peer's np_area");
+
+struct np {
+	struct hd *h;
+	struct tfifo fifo;          /* peers whose interval ends, in order */
+};
+
+static struct cnp_peer *cnp_of(struct hd_peer *p)
+{
+	return (struct cnp_peer *)p->np_area;
+}
+
+static void cnp_send(struct np *np, struct hd_peer *p)
+{
+	struct cnp_peer *c = cnp_of(p);
+	union ctrl_msg m = { .cnp = { .flow = p->flow, .seq = c->mark_seq,
+				      .marked = c->marks_pending } };
+
+	c->marks_pending = 0;
+	c->last_cnp_ns = np_now(np->h);
+	np_send(np->h, p, L2CC_CTRL_CNP, &m);
+}
+
+static int cnp_create(struct np **out, struct hd *h)
+{
+	struct np *np = calloc(1, sizeof(*np));
+	int err;
+
+	if (!np)
+		return -ENOMEM;
+	np->h = h;
+	/* Every peer is in the FIFO at most once: it never fills. */
+	err = tfifo_init(&np->fifo, np_max_peers(h));
+	if (err) {
+		tfifo_fini(&np->fifo);
+		free(np);
+		return err;
+	}
+	*out = np;
+	return 0;
+}
+
+static void cnp_destroy(struct np *np)
+{
+	tfifo_fini(&np->fifo);
+	free(np);
+}
+
+static void cnp_on_data(struct np *np, struct hd_peer *p, const struct flow *pf,
+			const struct wire_tag *t, bool marked)
+{
+	struct cnp_peer *c = cnp_of(p);
+	uint64_t interval = np_cfg(np->h)->cnp_interval, now = np_now(np->h);
+
+	if (!marked)
+		return;
+	c->marks_pending++;
+	c->mark_seq = t->seq;
+	if (!interval || now - c->last_cnp_ns >= interval || !p->cnp_tx) {
+		cnp_send(np, p);
+	} else if (!c->timer) {
+		c->timer = true;
+		tfifo_push(&np->fifo, pf->id, pf->gen, c->last_cnp_ns + interval);
+	}
+}
+
+static uint64_t cnp_next_timer(const struct np *np)
+{
+	return tfifo_next(&np->fifo);
+}
+
+static void cnp_on_timer(struct np *np, uint64_t now)
+{
+	struct flow *pf;
+
+	while ((pf = tfifo_pop_due(&np->fifo, np_peers(np->h), now))) {
+		struct hd_peer *p = np_peer(np->h, pf);
+
+		cnp_of(p)->timer = false;
+		if (cnp_of(p)->marks_pending)
+			cnp_send(np, p);
+	}
+}
+
+const struct np_ops np_cnp_ops = {
+	.name = "cnp",
+	.help = "a CNP to the sender for marked frames, at most one per cnp_interval "
+		"(unreliable mode)",
+	.every_frame = false,
+	.create = cnp_create,
+	.destroy = cnp_destroy,
+	.on_data = cnp_on_data,
+	.next_timer = cnp_next_timer,
+	.on_timer = cnp_on_timer,
+};
