@@ -55,6 +55,11 @@ for layer in $LAYERS; do
 	case $layer in
 	unit)
 		run_bins "$B/tests/test_[!b]*"
+		# Each datapath rule broken on purpose: its unit test must fail.
+		out=$(mktemp)
+		tests/unit/mutants.sh >"$out" 2>&1
+		count_unit_output mutants "$out" $?
+		rm -f "$out"
 		;;
 	bpf)
 		run_bins "$B/tests/test_bpf_*"

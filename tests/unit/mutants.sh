@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Deliberate breakage: each row below breaks one rule of the datapath in a
+# copy of one source file, rebuilds the unit test that pins the rule
+# against the broken object, and requires that test to FAIL. A test that
+# still passes with the rule broken cannot fail, and says so here.
+#
+# Needs a full build (`make`): the test objects and the other library
+# objects are reused; only the mutated file is compiled again.
+#
+# Prints "PASS mutant_NAME: caught by TEST" or "FAIL mutant_NAME: ..." per
+# row; exits non-zero if any row fails.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+B=${B:-build}
+CC=${CC:-gcc}
+PKGS="libbpf libxdp"
+CFLAGS="-O1 -g -std=gnu11 -D_GNU_SOURCE -Idaemon -Ibpf -I$B $(pkg-config --cflags $PKGS 2>/dev/null)"
+LDLIBS="$(pkg-config --libs $PKGS 2>/dev/null) -lm"
+TMP=$(mktemp -d) || exit 1
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+
+# name @@ file @@ perl substitution (must match once) @@ test binary @@ test that must fail
+MUTANTS=(
+"santos_never_revokes@@switchd/cp_santos.c@@s/if \(!prios \|\| !op->cnt2\)/if (1)/@@test_switch_core@@test_core_santos_blocked_revokes"
+"santos_marks_one_more@@switchd/cp_santos.c@@s/op->cnt2 = sw_out_frames\(cp->s, o\);/op->cnt2 = sw_out_frames(cp->s, o) + 1;/@@test_switch_core@@test_core_santos_root_marks_cnt1"
+"santos_arms_victims@@switchd/cp_santos.c@@s/\|\| !sw_out_is_root\(cp->s, o, prio\)//@@test_switch_core@@test_core_santos_root_marks_cnt1"
+"admit_one_short@@switchd/switch.c@@s/if \(p->occ\[prio\] \+ u > p->cap\)/if (p->occ[prio] + u >= p->cap)/@@test_switch_core@@test_core_admission_tail_drop"
+"pfc_xon_below@@daemon/fc_rx.c@@s/else if \(occ\[i\] <= f->cfg.xon\)\n\t\t\t\tf->xoff_mask &=/else if (occ[i] < f->cfg.xon)\n\t\t\t\tf->xoff_mask &=/@@test_switch_core@@test_core_pfc_per_priority"
+"pause_xon_below@@daemon/fc_rx.c@@s/under &= occ\[i\] <= f->cfg.xon;/under &= occ[i] < f->cfg.xon;/@@test_switch_core@@test_core_pause_xoff_xon"
+"credit_no_step@@daemon/fc_rx.c@@s/if \(lim - f->adv_limit\[i\] >= f->cfg.credit_step\)/if (0)/@@test_switch_core@@test_core_credit_grants"
+"pause_ignored@@daemon/fc_tx.c@@s/mask &= ~\(1u << i\);/;/@@test_switch_core@@test_core_egress_pause"
+"cnp_no_coalescing@@hostd/np_cnp.c@@s/now - c->last_cnp_ns >= interval/1/@@test_hostd_core@@test_hd_core_cnp_coalescing"
+"ack_every_plus_one@@hostd/np_ack.c@@s/a->frames >= cfg->ack_every/a->frames > cfg->ack_every/@@test_hostd_core@@test_hd_core_acks"
+"window_one_more@@hostd/hd_path.c@@s/f->seq_next - x->acked_next >= x->out.window/f->seq_next - x->acked_next > x->out.window/@@test_hostd_core@@test_hd_core_window"
+"ack_timeout_stuck@@hostd/hd_path.c@@s/x->acked_next = f->seq_next;\n\t\thd_window_release\(h, f\);/x->acked_next = f->seq_next;/@@test_hostd_core@@test_hd_core_ack_timeout"
+"credit_count_untold@@hostd/hd_path.c@@s/fc_rx_sent_changed\(&h->frx, h->now\);//@@test_hostd_core@@test_hd_core_credits"
+)
+
+lib_objs() { # the object of every library source but $1 (a source path)
+	local c
+	for c in daemon/*.c switchd/*.c hostd/*.c; do
+		case $c in "$1"|switchd/main.c|hostd/main.c) continue ;; esac
+		echo "$B/${c%.c}.o"
+	done
+}
+
+pass=0 fail=0
+for row in "${MUTANTS[@]}"; do
+	IFS=$'\x01' read -r name file subst bin test <<<"${row//@@/$'\x01'}"
+	m="$TMP/$name"
+	mkdir -p "$m"
+	cp "$file" "$m/src.c"
+	# The copy compiles with the include paths of the original's folder.
+	n=$(perl -0777 -i -pe "\$n += $subst; END { print STDERR \$n + 0 }" "$m/src.c" 2>&1 >/dev/null)
+	if [ "$n" != 1 ]; then
+		echo "FAIL mutant_$name: the change to $file matched $n times, expected once (stale row?)"
+		fail=$((fail + 1)); continue
+	fi
+	if ! $CC $CFLAGS -I"$(dirname "$file")" -c "$m/src.c" -o "$m/src.o" 2>"$m/cc.log"; then
+		echo "FAIL mutant_$name: does not compile: $(head -3 "$m/cc.log")"
+		fail=$((fail + 1)); continue
+	fi
+	# shellcheck disable=SC2046
+	if ! $CC -o "$m/test" "$B/tests/unit/$bin.o" "$m/src.o" $(lib_objs "$file") $LDLIBS \
+		2>"$m/ld.log"; then
+		echo "FAIL mutant_$name: does not link: $(head -3 "$m/ld.log")"
+		fail=$((fail + 1)); continue
+	fi
+	"$m/test" >"$m/out.txt" 2>&1
+	if grep -q "^FAIL $test\$" "$m/out.txt"; then
+		echo "PASS mutant_$name: $file broken, caught by $test"
+		pass=$((pass + 1))
+	else
+		echo "FAIL mutant_$name: $file broken ($subst) and $test still passes"
+		fail=$((fail + 1))
+	fi
+done
+echo "# unit: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
