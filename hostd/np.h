@@ -23,8 +23,22 @@
 
 struct hd;
 struct hd_cfg;
-struct np;
 struct wire_tag;
+
+#include "tfifo.h"
+
+/*
+ * The instance. Today's notification points answer on one timer FIFO of
+ * peers each, so this is theirs, with np_fifo_create(), np_fifo_destroy()
+ * and np_fifo_next() as their create, destroy and next_timer.
+ */
+struct np {
+	struct hd *h;
+	struct tfifo fifo;
+};
+int np_fifo_create(struct np **out, struct hd *h);
+void np_fifo_destroy(struct np *np);
+uint64_t np_fifo_next(const struct np *np);
 
 #define NP_AREA_WORDS 4
 

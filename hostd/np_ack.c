@@ -10,10 +10,6 @@
  */
 #include "np.h"
 #include "hostd.h"
-#include "tfifo.h"
-
-#include <errno.h>
-#include <stdlib.h>
 
 struct ack_peer {
 	uint32_t frames;            /* covered by the ACK being built */
@@ -23,11 +19,6 @@ struct ack_peer {
 };
 _Static_assert(sizeof(struct ack_peer) <= NP_AREA_WORDS * sizeof(uint64_t),
 	       "struct ack_peer must fit the peer's np_area");
-
-struct np {
-	struct hd *h;
-	struct tfifo fifo;          /* peers with an ACK due at ack_delay, in order */
-};
 
 static struct ack_peer *ack_of(struct hd_peer *p)
 {
@@ -43,31 +34,6 @@ static void ack_send(struct np *np, struct hd_peer *p)
 	a->frames = 0;
 	a->ece = false;
 	np_send(np->h, p, L2CC_CTRL_ACK, &m);
-}
-
-static int ack_create(struct np **out, struct hd *h)
-{
-	struct np *np = calloc(1, sizeof(*np));
-	int err;
-
-	if (!np)
-		return -ENOMEM;
-	np->h = h;
-	/* Every peer is in the FIFO at most once: it never fills. */
-	err = tfifo_init(&np->fifo, np_max_peers(h));
-	if (err) {
-		tfifo_fini(&np->fifo);
-		free(np);
-		return err;
-	}
-	*out = np;
-	return 0;
-}
-
-static void ack_destroy(struct np *np)
-{
-	tfifo_fini(&np->fifo);
-	free(np);
 }
 
 static void ack_on_data(struct np *np, struct hd_peer *p, const struct flow *pf,
@@ -89,11 +55,6 @@ static void ack_on_data(struct np *np, struct hd_peer *p, const struct flow *pf,
 	}
 }
 
-static uint64_t ack_next_timer(const struct np *np)
-{
-	return tfifo_next(&np->fifo);
-}
-
 static void ack_on_timer(struct np *np, uint64_t now)
 {
 	struct flow *pf;
@@ -112,9 +73,9 @@ const struct np_ops np_ack_ops = {
 	.help = "an ACK per ack_every frames or within ack_delay, ECE if any was marked "
 		"(reliable mode)",
 	.every_frame = true,
-	.create = ack_create,
-	.destroy = ack_destroy,
+	.create = np_fifo_create,
+	.destroy = np_fifo_destroy,
 	.on_data = ack_on_data,
-	.next_timer = ack_next_timer,
+	.next_timer = np_fifo_next,
 	.on_timer = ack_on_timer,
 };

@@ -9,10 +9,6 @@
  */
 #include "np.h"
 #include "hostd.h"
-#include "tfifo.h"
-
-#include <errno.h>
-#include <stdlib.h>
 
 struct cnp_peer {
 	uint64_t last_cnp_ns;
@@ -22,11 +18,6 @@ struct cnp_peer {
 };
 _Static_assert(sizeof(struct cnp_peer) <= NP_AREA_WORDS * sizeof(uint64_t),
 	       "struct cnp_peer must fit the peer's np_area");
-
-struct np {
-	struct hd *h;
-	struct tfifo fifo;          /* peers whose interval ends, in order */
-};
 
 static struct cnp_peer *cnp_of(struct hd_peer *p)
 {
@@ -42,31 +33,6 @@ static void cnp_send(struct np *np, struct hd_peer *p)
 	c->marks_pending = 0;
 	c->last_cnp_ns = np_now(np->h);
 	np_send(np->h, p, L2CC_CTRL_CNP, &m);
-}
-
-static int cnp_create(struct np **out, struct hd *h)
-{
-	struct np *np = calloc(1, sizeof(*np));
-	int err;
-
-	if (!np)
-		return -ENOMEM;
-	np->h = h;
-	/* Every peer is in the FIFO at most once: it never fills. */
-	err = tfifo_init(&np->fifo, np_max_peers(h));
-	if (err) {
-		tfifo_fini(&np->fifo);
-		free(np);
-		return err;
-	}
-	*out = np;
-	return 0;
-}
-
-static void cnp_destroy(struct np *np)
-{
-	tfifo_fini(&np->fifo);
-	free(np);
 }
 
 static void cnp_on_data(struct np *np, struct hd_peer *p, const struct flow *pf,
@@ -87,11 +53,6 @@ static void cnp_on_data(struct np *np, struct hd_peer *p, const struct flow *pf,
 	}
 }
 
-static uint64_t cnp_next_timer(const struct np *np)
-{
-	return tfifo_next(&np->fifo);
-}
-
 static void cnp_on_timer(struct np *np, uint64_t now)
 {
 	struct flow *pf;
@@ -110,9 +71,9 @@ const struct np_ops np_cnp_ops = {
 	.help = "a CNP to the sender for marked frames, at most one per cnp_interval "
 		"(unreliable mode)",
 	.every_frame = false,
-	.create = cnp_create,
-	.destroy = cnp_destroy,
+	.create = np_fifo_create,
+	.destroy = np_fifo_destroy,
 	.on_data = cnp_on_data,
-	.next_timer = cnp_next_timer,
+	.next_timer = np_fifo_next,
 	.on_timer = cnp_on_timer,
 };

@@ -36,16 +36,12 @@ static int hdt_create_(struct hdt *t, const char *extra)
 	struct hd_ports_info pi = { .max_frame = 1500 + 22, .host_mtu = 1482,
 				    .host_mac_known = true };
 	struct dp_sink sink;
-	int fd, ret;
+	int ret;
 
 	memset(t, 0, sizeof(*t));
 	snprintf(conf, sizeof(conf), "[hostd]\nhost_port = cc0\nuplink = up0\n%s%s",
 		 strstr(extra, "link_rate") ? "" : "link_rate = 100M\n", extra);
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, conf, strlen(conf)) == (ssize_t)strlen(conf) ? 0 : -EIO;
-	close(fd);
+	ret = vt_conf_file(path, conf);
 	if (!ret)
 		ret = hd_cfg_load(&t->cfg, path, NULL, 0, err, sizeof(err));
 	unlink(path);

@@ -38,14 +38,10 @@ static int swt_create_(struct swt *t, const char *conf)
 	uint8_t macs[SW_MAX_PORTS][6];
 	uint32_t mtus[SW_MAX_PORTS];
 	struct dp_sink sink;
-	int fd, ret;
+	int ret;
 
 	memset(t, 0, sizeof(*t));
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, conf, strlen(conf)) == (ssize_t)strlen(conf) ? 0 : -EIO;
-	close(fd);
+	ret = vt_conf_file(path, conf);
 	if (!ret)
 		ret = sw_cfg_load(&t->cfg, path, NULL, 0, err, sizeof(err));
 	unlink(path);

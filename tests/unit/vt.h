@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include "dp_sink.h"
 #include "l2cc_shared.h"
 #include "wire.h"
@@ -186,6 +189,19 @@ static inline int vt_fecn(const struct vt_frame *f)
 	if (wire_tag_read(f->data, f->len, &t) < 0)
 		return -1;
 	return (t.flags & L2CC_TAG_FECN) ? 1 : 0;
+}
+
+/* Write a configuration's text to a fresh file named from tmpl (ending in
+ * XXXXXX, changed in place): 0 or -errno. The caller unlinks it. */
+static inline int vt_conf_file(char *tmpl, const char *text)
+{
+	int fd = mkstemp(tmpl), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -EIO;
+	close(fd);
+	return ret;
 }
 
 #endif
