@@ -38,6 +38,22 @@ struct drun {
 	bool *stop;                     /* TERM/INT set it; the loop ends when it is true */
 };
 
+/*
+ * A periodic job on the daemon's clock (the time series): true when it is
+ * due at now, and *next moves on by interval, or to now + interval if the
+ * daemon fell behind by more than one (no burst of catch-up lines).
+ * interval 0 is never due.
+ */
+static inline bool drun_every(uint64_t *next, uint64_t now, uint64_t interval)
+{
+	if (!interval || now < *next)
+		return false;
+	*next += interval;
+	if (*next < now)
+		*next = now + interval;
+	return true;
+}
+
 /* Tell systemd READY, run until *r->stop, tell it STOPPING and log
  * "stopping". 0, or -errno if the event loop failed (logged). */
 int drun_loop(const struct drun *r);

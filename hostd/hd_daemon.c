@@ -8,6 +8,7 @@
  */
 #define LOG_SUBSYS "hostd"
 #include "hostd_private.h"
+#include "drun.h"
 #include "log.h"
 #include "loop.h"
 #include "wire.h"
@@ -64,12 +65,8 @@ bool hd_poll(struct hd *h)
 	work |= hd_rx_up(h);
 	work |= hd_rx_host(h);
 	work |= hd_pass(h);
-	if (h->cfg->stats_interval && h->now >= h->next_stats_ns) {
+	if (drun_every(&h->next_stats_ns, h->now, h->cfg->stats_interval))
 		hd_stats_tick(h);
-		h->next_stats_ns += h->cfg->stats_interval;
-		if (h->next_stats_ns < h->now)
-			h->next_stats_ns = h->now + h->cfg->stats_interval;
-	}
 	return work;
 }
 

@@ -7,6 +7,7 @@
  */
 #define LOG_SUBSYS "switch"
 #include "switch_private.h"
+#include "drun.h"
 #include "log.h"
 #include "loop.h"
 #include "wire.h"
@@ -55,12 +56,8 @@ bool sw_poll(struct sw *s)
 		fdb_age(s->fdb, s->now);
 		s->next_age_ns = s->now + SW_AGE_INTERVAL_NS;
 	}
-	if (s->cfg->stats_interval && s->now >= s->next_stats_ns) {
+	if (drun_every(&s->next_stats_ns, s->now, s->cfg->stats_interval))
 		sw_stats_tick(s);
-		s->next_stats_ns += s->cfg->stats_interval;
-		if (s->next_stats_ns < s->now)
-			s->next_stats_ns = s->now + s->cfg->stats_interval;
-	}
 	return work;
 }
 
