@@ -684,32 +684,210 @@ static void sec_name(char *buf, size_t len, const struct cfg_section *sec, const
 		snprintf(buf, len, "[%s]", sec->name);
 }
 
+/* ---- variants ------------------------------------------------------------ */
+
+static const struct cfg_section *find_section(const struct cfg_section *secs, size_t nsecs,
+					      const char *name)
+{
+	for (size_t i = 0; secs && i < nsecs; i++)
+		if (!strcmp(secs[i].name, name))
+			return &secs[i];
+	return NULL;
+}
+
+static void *store_of(const struct cfg_section *sec, const void *obj)
+{
+	return (char *)obj + sec->sel->store_off;
+}
+
+/* The selector's value in obj, as written ("" if it has none). */
+static const char *sel_text(const struct cfg_section *sec, const void *obj)
+{
+	const struct cfg_item *it = find_item(sec, sec->sel->key, NULL);
+	const char *p;
+	int v;
+
+	if (!it)
+		return "";
+	p = (const char *)obj + it->off;
+	if (it->type == CFG_STR)
+		return it->size && memchr(p, '\0', it->size) ? p : "";
+	if (it->type != CFG_ENUM || !it->names)
+		return "";
+	memcpy(&v, p, sizeof(v));
+	for (int i = 0; it->names[i]; i++)
+		if (i == v)
+			return it->names[i];
+	return "";
+}
+
+/* The variant named name, or one without keys of that name. */
+static void variant_named(const struct cfg_selector *sel, const char *name, struct cfg_variant *v)
+{
+	for (size_t i = 0; sel->variant && sel->variant(i, v); i++)
+		if (!strcmp(v->name, name))
+			return;
+	*v = (struct cfg_variant){ .name = name };
+}
+
+/* The name of a variant (other than skip) that has key, or NULL. */
+static const char *variant_with_key(const struct cfg_selector *sel, const char *key,
+				    const char *skip)
+{
+	struct cfg_variant v;
+
+	for (size_t i = 0; sel->variant && sel->variant(i, &v); i++) {
+		if (skip && !strcmp(v.name, skip))
+			continue;
+		for (size_t k = 0; k < v.nitems; k++)
+			if (!strcmp(v.items[k].key, key))
+				return v.name;
+	}
+	return NULL;
+}
+
+static const struct cfg_item *variant_item(const struct cfg_variant *v, const char *key)
+{
+	for (size_t k = 0; k < v->nitems; k++)
+		if (!strcmp(v->items[k].key, key))
+			return &v->items[k];
+	return NULL;
+}
+
+static bool follows_parent(const struct cfg_section *sec, const void *obj)
+{
+	return sec->sel->parent && sec->sel->follow && !strcmp(sel_text(sec, obj), sec->sel->follow);
+}
+
+/* The parent's object, or NULL. */
+static void *parent_obj(const struct cfg_section *secs, size_t nsecs,
+			const struct cfg_section *sec, void *ctx, const struct cfg_section **psec)
+{
+	const struct cfg_section *p = sec->sel->parent ?
+				      find_section(secs, nsecs, sec->sel->parent) : NULL;
+
+	if (!p || p->labelled || !p->sel || !p->find)
+		return NULL;
+	*psec = p;
+	return p->find(ctx, NULL);
+}
+
+void cfg_variant_of(const struct cfg_section *secs, size_t nsecs, const struct cfg_section *sec,
+		    void *ctx, const void *obj, struct cfg_variant *v)
+{
+	const struct cfg_section *psec;
+	const char *name;
+	void *pobj;
+
+	*v = (struct cfg_variant){ .name = "" };
+	if (!sec->sel)
+		return;
+	name = sel_text(sec, obj);
+	if (follows_parent(sec, obj)) {
+		pobj = parent_obj(secs, nsecs, sec, ctx, &psec);
+		name = pobj ? sel_text(psec, pobj) : "";
+	}
+	variant_named(sec->sel, name, v);
+}
+
+/* Item defaults onto obj; a default is not "given" (derived values may
+ * still replace it). */
+static int apply_item_defaults(const char *what, const struct cfg_item *items, size_t n,
+			       void *obj, char *err, size_t errlen)
+{
+	char *tail;
+	size_t tlen;
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_item *it = &items[i];
+
+		if (!it->def)
+			continue;
+		/* A bad default is a bug in the table; say which one. */
+		errf(err, errlen, "default of %s ", what);
+		tail = errtail(err, errlen, &tlen);
+		ret = set_value(it, obj, it->def, tail, tlen);
+		if (ret)
+			return ret;
+		if (it->type == CFG_QTY)
+			((struct cfg_qty *)((char *)obj + it->off))->set = false;
+	}
+	err[0] = '\0';
+	return 0;
+}
+
+static int store_fits(const struct cfg_section *sec, const struct cfg_variant *v, char *err,
+		      size_t errlen)
+{
+	if (v->size <= sec->sel->store_size)
+		return 0;
+	errf(err, errlen, "[%s] %s %s: its config is %zu bytes, expected at most the %zu the "
+	     "section keeps for it", sec->name, sec->sel->key, v->name, v->size,
+	     sec->sel->store_size);
+	return -E2BIG;
+}
+
+/* Start obj's variant config afresh: the parent's values when it has the
+ * same variant, else the variant's defaults. */
+static int reset_store(const struct cfg_section *secs, size_t nsecs,
+		       const struct cfg_section *sec, void *ctx, void *obj, char *err,
+		       size_t errlen)
+{
+	const struct cfg_section *psec;
+	struct cfg_variant v, pv;
+	char what[128];
+	void *pobj;
+	int ret;
+
+	cfg_variant_of(secs, nsecs, sec, ctx, obj, &v);
+	ret = store_fits(sec, &v, err, errlen);
+	if (ret)
+		return ret;
+	memset(store_of(sec, obj), 0, sec->sel->store_size);
+	pobj = parent_obj(secs, nsecs, sec, ctx, &psec);
+	if (pobj) {
+		cfg_variant_of(secs, nsecs, psec, ctx, pobj, &pv);
+		if (!strcmp(pv.name, v.name) && psec->sel->store_size == sec->sel->store_size) {
+			memcpy(store_of(sec, obj), store_of(psec, pobj), sec->sel->store_size);
+			return 0;
+		}
+	}
+	snprintf(what, sizeof(what), "%s %s", sec->sel->key, v.name);
+	return apply_item_defaults(what, v.items, v.nitems, store_of(sec, obj), err, errlen);
+}
+
+/* ---- setting one item, from outside --------------------------------------- */
+
 static int unknown_key(const struct cfg_section *sec, const char *label, const char *key,
 		       char *msg, size_t msglen)
 {
+	struct cfg_variant v;
 	char where[128];
-	size_t i;
+	size_t i, k;
+	bool first = true;
 
 	sec_name(where, sizeof(where), sec, label);
 	errf(msg, msglen, "unknown key \"%s\" in %s, expected one of: ", key, where);
 	for (i = 0; i < sec->nitems; i++)
 		errcat(msg, msglen, "%s%s", i ? ", " : "", sec->items[i].key);
+	/* A section with a selector also takes the keys of its variants. */
+	for (i = 0; sec->sel && sec->sel->variant && sec->sel->variant(i, &v); i++) {
+		if (!v.nitems)
+			continue;
+		errcat(msg, msglen, "%s%s %s: ", first ? "; or with " : "; with ", sec->sel->key,
+		       v.name);
+		for (k = 0; k < v.nitems; k++)
+			errcat(msg, msglen, "%s%s", k ? ", " : "", v.items[k].key);
+		first = false;
+	}
 	return -EINVAL;
-}
-
-static int set_item(const struct cfg_section *sec, const char *label, void *obj,
-		    const char *key, const char *value, char *msg, size_t msglen)
-{
-	const struct cfg_item *it = find_item(sec, key, NULL);
-
-	if (!it)
-		return unknown_key(sec, label, key, msg, msglen);
-	return set_value(it, obj, value, msg, msglen);
 }
 
 int cfg_set_item(const struct cfg_section *sec, void *obj, const char *key,
 		 const char *value, char *err, size_t errlen)
 {
+	const struct cfg_item *it;
 	char dummy;
 
 	if (!err || !errlen) {
@@ -720,39 +898,322 @@ int cfg_set_item(const struct cfg_section *sec, void *obj, const char *key,
 		errf(err, errlen, "%s has no value, expected key = value", key);
 		return -EINVAL;
 	}
-	return set_item(sec, NULL, obj, key, value, err, errlen);
+	it = find_item(sec, key, NULL);
+	if (!it)
+		return unknown_key(sec, NULL, key, err, errlen);
+	return set_value(it, obj, value, err, errlen);
 }
 
 int cfg_apply_defaults(const struct cfg_section *sec, void *obj, char *err, size_t errlen)
 {
-	const struct cfg_item *it;
-	struct cfg_qty *q;
-	char dummy, *tail;
-	size_t i, tlen;
+	struct cfg_variant v;
+	char dummy, what[128];
 	int ret;
 
 	if (!err || !errlen) {
 		err = &dummy;
 		errlen = 1;
 	}
-	for (i = 0; i < sec->nitems; i++) {
-		it = &sec->items[i];
-		if (!it->def)
-			continue;
-		/* A bad default is a bug in the table; say which one. */
-		errf(err, errlen, "default of [%s] ", sec->name);
+	snprintf(what, sizeof(what), "[%s]", sec->name);
+	ret = apply_item_defaults(what, sec->items, sec->nitems, obj, err, errlen);
+	if (ret || !sec->sel)
+		return ret;
+	memset(store_of(sec, obj), 0, sec->sel->store_size);
+	/* An instance that follows its parent gets the parent's variant when
+	 * the load ends. */
+	if (follows_parent(sec, obj))
+		return 0;
+	variant_named(sec->sel, sel_text(sec, obj), &v);
+	ret = store_fits(sec, &v, err, errlen);
+	if (ret)
+		return ret;
+	snprintf(what, sizeof(what), "%s %s", sec->sel->key, v.name);
+	return apply_item_defaults(what, v.items, v.nitems, store_of(sec, obj), err, errlen);
+}
+
+/* ---- a load: files, overrides, then the variants' keys -------------------- */
+
+/* A variant's key, set once the variant is known. */
+struct pending {
+	const struct cfg_section *sec;
+	void *obj;
+	char *label;        /* of the instance, or NULL */
+	char *key, *value;
+	char *where;        /* "file:line" or "override \"...\"" */
+	char *file;         /* the file, for "repeats line N"; NULL for an override */
+	unsigned line;
+};
+
+/* An instance of a section with a selector that this load opened or changed. */
+struct touched {
+	const struct cfg_section *sec;
+	void *obj;
+	char *label;
+	bool fresh;         /* opened by a header: its variant config starts afresh */
+	char *was;          /* else: its variant when first touched */
+};
+
+struct cfg_load {
+	const struct cfg_section *secs;
+	size_t nsecs;
+	void *ctx;
+	cfg_warn_fn *warn;
+	void *warn_arg;
+	struct pending *pend;
+	size_t npend, cappend;
+	struct touched *tch;
+	size_t ntch, captch;
+	int failed;         /* the first error: later calls do nothing */
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 16;
+	p = realloc(*arr, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+static struct touched *find_touched(struct cfg_load *l, const struct cfg_section *sec,
+				    const void *obj)
+{
+	for (size_t i = 0; i < l->ntch; i++)
+		if (l->tch[i].sec == sec && l->tch[i].obj == obj)
+			return &l->tch[i];
+	return NULL;
+}
+
+/* Note that this load changes obj: fresh when a header just opened it. */
+static int touch(struct cfg_load *l, const struct cfg_section *sec, void *obj, const char *label,
+		 bool fresh)
+{
+	struct cfg_variant v;
+	struct touched *t = find_touched(l, sec, obj);
+
+	if (t) {
+		t->fresh |= fresh;
+		return 0;
+	}
+	if (grow((void **)&l->tch, &l->captch, l->ntch, sizeof(*l->tch)))
+		return -ENOMEM;
+	t = &l->tch[l->ntch];
+	*t = (struct touched){ .sec = sec, .obj = obj, .fresh = fresh };
+	if (!fresh) {
+		cfg_variant_of(l->secs, l->nsecs, sec, l->ctx, obj, &v);
+		t->was = strdup(v.name);
+		if (!t->was)
+			return -ENOMEM;
+	}
+	t->label = dup_or_null(label);
+	if (label && !t->label) {
+		free(t->was);
+		return -ENOMEM;
+	}
+	l->ntch++;
+	return 0;
+}
+
+/* A variant key from file:line, or from the override text ovr. */
+static int add_pending(struct cfg_load *l, const struct cfg_section *sec, void *obj,
+		       const char *label, const char *key, const char *value, const char *file,
+		       unsigned line, const char *ovr)
+{
+	struct pending *p;
+	int n;
+
+	if (grow((void **)&l->pend, &l->cappend, l->npend, sizeof(*l->pend)))
+		return -ENOMEM;
+	p = &l->pend[l->npend];
+	*p = (struct pending){ .sec = sec, .obj = obj, .line = line };
+	p->label = dup_or_null(label);
+	p->key = strdup(key);
+	p->value = strdup(value);
+	p->file = dup_or_null(file);
+	n = file ? asprintf(&p->where, "%s:%u", file, line)
+		 : asprintf(&p->where, "override \"%s\"", ovr);
+	if (n < 0)
+		p->where = NULL;
+	if ((label && !p->label) || !p->key || !p->value || !p->where || (file && !p->file)) {
+		free(p->label);
+		free(p->key);
+		free(p->value);
+		free(p->where);
+		free(p->file);
+		return -ENOMEM;
+	}
+	l->npend++;
+	return 0;
+}
+
+/* The line a file already set this variant key of obj on, or 0. */
+static unsigned pending_line(const struct cfg_load *l, const struct cfg_section *sec,
+			     const void *obj, const char *key, const char *file)
+{
+	for (size_t i = 0; i < l->npend; i++) {
+		const struct pending *p = &l->pend[i];
+
+		if (p->sec == sec && p->obj == obj && p->file && !strcmp(p->file, file) &&
+		    !strcmp(p->key, key))
+			return p->line;
+	}
+	return 0;
+}
+
+static void load_free(struct cfg_load *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->npend; i++) {
+		free(l->pend[i].label);
+		free(l->pend[i].key);
+		free(l->pend[i].value);
+		free(l->pend[i].where);
+		free(l->pend[i].file);
+	}
+	for (size_t i = 0; i < l->ntch; i++) {
+		free(l->tch[i].label);
+		free(l->tch[i].was);
+	}
+	free(l->pend);
+	free(l->tch);
+	free(l);
+}
+
+int cfg_load_begin(struct cfg_load **out, const struct cfg_section *secs, size_t nsecs,
+		   void *ctx, cfg_warn_fn *warn, void *warn_arg)
+{
+	struct cfg_load *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	l->secs = secs;
+	l->nsecs = nsecs;
+	l->ctx = ctx;
+	l->warn = warn;
+	l->warn_arg = warn_arg;
+	*out = l;
+	return 0;
+}
+
+void cfg_load_abort(struct cfg_load *l)
+{
+	load_free(l);
+}
+
+static void warnf(struct cfg_load *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warnf(struct cfg_load *l, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!l->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	l->warn(l->warn_arg, msg);
+}
+
+/* Set one pending key on the variant obj has now. */
+static int apply_pending(struct cfg_load *l, const struct pending *p, const struct cfg_variant *v,
+			 char *err, size_t errlen)
+{
+	const struct cfg_item *it = variant_item(v, p->key);
+	const char *other;
+	char where[128], *tail;
+	size_t tlen;
+
+	sec_name(where, sizeof(where), p->sec, p->label);
+	if (it) {
+		errf(err, errlen, "%s: ", p->where);
 		tail = errtail(err, errlen, &tlen);
-		ret = set_value(it, obj, it->def, tail, tlen);
+		return set_value(it, store_of(p->sec, p->obj), p->value, tail, tlen);
+	}
+	other = variant_with_key(p->sec->sel, p->key, v->name);
+	if (other) {
+		/* A sweep that switches schemes leaves the others' keys in place. */
+		warnf(l, "%s: %s in %s does not apply to %s %s; ignored (it is a key of %s %s)",
+		      p->where, p->key, where, p->sec->sel->key, v->name[0] ? v->name : "(none)",
+		      p->sec->sel->key, other);
+		return 0;
+	}
+	errf(err, errlen, "%s: ", p->where);
+	tail = errtail(err, errlen, &tlen);
+	return unknown_key(p->sec, p->label, p->key, tail, tlen);
+}
+
+/* Resolve one touched instance: its variant config afresh if it is new or
+ * its variant changed, then its pending keys in the order they came. */
+static int resolve(struct cfg_load *l, const struct touched *t, char *err, size_t errlen)
+{
+	struct cfg_variant v;
+	char where[128], *tail;
+	size_t tlen;
+	int ret;
+
+	cfg_variant_of(l->secs, l->nsecs, t->sec, l->ctx, t->obj, &v);
+	if (t->fresh || strcmp(t->was, v.name)) {
+		sec_name(where, sizeof(where), t->sec, t->label);
+		errf(err, errlen, "%s: ", where);
+		tail = errtail(err, errlen, &tlen);
+		ret = reset_store(l->secs, l->nsecs, t->sec, l->ctx, t->obj, tail, tlen);
 		if (ret)
 			return ret;
-		/* A default is not "given": derived values may still replace it. */
-		if (it->type == CFG_QTY) {
-			q = (struct cfg_qty *)((char *)obj + it->off);
-			q->set = false;
+	}
+	for (size_t i = 0; i < l->npend; i++) {
+		const struct pending *p = &l->pend[i];
+
+		if (p->sec != t->sec || p->obj != t->obj)
+			continue;
+		ret = apply_pending(l, p, &v, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int cfg_load_end(struct cfg_load *l, char *err, size_t errlen)
+{
+	char dummy;
+	int ret = 0;
+
+	if (!l)
+		return -EINVAL;
+	if (l->failed) {
+		ret = l->failed;
+		goto out;
+	}
+	if (!err || !errlen) {
+		err = &dummy;
+		errlen = 1;
+	}
+	/* Parents first: their children may start from their values. */
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		for (size_t i = 0; i < l->ntch && !ret; i++) {
+			const struct touched *t = &l->tch[i];
+
+			if ((t->sec->sel->parent != NULL) == (pass == 1))
+				ret = resolve(l, t, err, errlen);
 		}
 	}
-	err[0] = '\0';
-	return 0;
+	if (!ret)
+		err[0] = '\0';
+out:
+	load_free(l);
+	return ret;
 }
 
 /* ---- the file parser ---------------------------------------------------- */
@@ -764,6 +1225,7 @@ struct seen_sec {
 };
 
 struct parser {
+	struct cfg_load *l;
 	const char *name;
 	const struct cfg_section *secs;
 	size_t nsecs;
@@ -906,6 +1368,8 @@ static int parse_header(struct parser *ps, char *line)
 	err = cfg_apply_defaults(sec, ps->obj, tail, tlen);
 	if (err)
 		return err;
+	if (sec->sel && touch(ps->l, sec, ps->obj, label, true))
+		return fail(ps, "out of memory, expected a smaller config");
 	ps->sec = sec;
 	ps->label = label;
 	memset(ps->key_line, 0, sec->nitems * sizeof(*ps->key_line));
@@ -932,6 +1396,20 @@ static int parse_setting(struct parser *ps, char *line)
 		return fail(ps, "key \"%s\" is outside any section, expected a [section] header before it",
 			    key);
 	it = find_item(ps->sec, key, &idx);
+	if (!it && ps->sec->sel && variant_with_key(ps->sec->sel, key, NULL)) {
+		/* A variant's key: set once the whole load says which variant. */
+		unsigned prev = pending_line(ps->l, ps->sec, ps->obj, key, ps->name);
+
+		if (prev) {
+			sec_name(where, sizeof(where), ps->sec, ps->label);
+			return fail(ps, "key \"%s\" in %s repeats line %u, expected each key once",
+				    key, where, prev);
+		}
+		if (add_pending(ps->l, ps->sec, ps->obj, ps->label, key, value, ps->name, ps->line,
+				NULL))
+			return fail(ps, "out of memory, expected a smaller config");
+		return 0;
+	}
 	if (!it) {
 		tail = prefix(ps, &tlen);
 		return unknown_key(ps->sec, ps->label, key, tail, tlen);
@@ -989,14 +1467,15 @@ static int parse_text(struct parser *ps, char *text, size_t len)
 	return err;
 }
 
-static int parse_buf(const char *name, char *text, size_t len, const struct cfg_section *secs,
-		     size_t nsecs, void *ctx, char *err, size_t errlen)
+static int parse_buf(struct cfg_load *l, const char *name, char *text, size_t len, char *err,
+		     size_t errlen)
 {
 	struct parser ps = {
+		.l = l,
 		.name = name ? name : "<string>",
-		.secs = secs,
-		.nsecs = nsecs,
-		.ctx = ctx,
+		.secs = l->secs,
+		.nsecs = l->nsecs,
+		.ctx = l->ctx,
 		.err = err,
 		.errlen = errlen,
 	};
@@ -1009,37 +1488,40 @@ static int parse_buf(const char *name, char *text, size_t len, const struct cfg_
 	return parse_text(&ps, text, len);
 }
 
-int cfg_parse_string(const char *name, const char *text, const struct cfg_section *secs,
-		     size_t nsecs, void *ctx, char *err, size_t errlen)
+int cfg_load_string(struct cfg_load *l, const char *name, const char *text, char *err,
+		    size_t errlen)
 {
 	size_t len = strlen(text);
 	char *copy;
 	int ret;
 
+	if (l->failed)
+		return l->failed;
 	copy = malloc(len + 1);
 	if (!copy) {
 		errf(err, errlen, "%s: out of memory", name ? name : "<string>");
-		return -ENOMEM;
+		return l->failed = -ENOMEM;
 	}
 	memcpy(copy, text, len + 1);
-	ret = parse_buf(name, copy, len, secs, nsecs, ctx, err, errlen);
+	ret = parse_buf(l, name, copy, len, err, errlen);
 	free(copy);
-	return ret;
+	return l->failed = ret;
 }
 
-int cfg_parse_file(const char *path, const struct cfg_section *secs, size_t nsecs,
-		   void *ctx, char *err, size_t errlen)
+int cfg_load_file(struct cfg_load *l, const char *path, char *err, size_t errlen)
 {
 	size_t len = 0, cap = 0, n;
 	char *buf = NULL, *nbuf;
 	FILE *f;
 	int ret;
 
+	if (l->failed)
+		return l->failed;
 	f = fopen(path, "r");
 	if (!f) {
 		ret = -errno;
 		errf(err, errlen, "cannot open %s: %s", path, strerror(-ret));
-		return ret;
+		return l->failed = ret;
 	}
 	for (;;) {
 		if (len + 1 >= cap) {
@@ -1071,25 +1553,28 @@ int cfg_parse_file(const char *path, const struct cfg_section *secs, size_t nsec
 		break;
 	}
 	buf[len] = '\0';
-	ret = parse_buf(path, buf, len, secs, nsecs, ctx, err, errlen);
+	ret = parse_buf(l, path, buf, len, err, errlen);
 out:
 	free(buf);
 	fclose(f);
-	return ret;
+	return l->failed = ret;
 }
-
 /* ---- overrides ---------------------------------------------------------- */
 
-int cfg_override(const char *assignment, const struct cfg_section *secs, size_t nsecs,
-		 void *ctx, char *err, size_t errlen)
+int cfg_load_override(struct cfg_load *l, const char *assignment, char *err, size_t errlen)
 {
-	const struct cfg_section *sec = NULL;
+	const struct cfg_section *secs = l->secs, *sec = NULL;
+	const struct cfg_item *it;
+	size_t nsecs = l->nsecs;
+	void *ctx = l->ctx;
 	char *copy, *eq, *lhs, *value, *dot, *last, *label = NULL, *key;
 	char *tail, dummy, where[128];
 	size_t i, tlen;
 	void *obj;
 	int ret = -EINVAL;
 
+	if (l->failed)
+		return l->failed;
 	if (!err || !errlen) {
 		err = &dummy;
 		errlen = 1;
@@ -1097,7 +1582,7 @@ int cfg_override(const char *assignment, const struct cfg_section *secs, size_t 
 	copy = strdup(assignment);
 	if (!copy) {
 		errf(err, errlen, "override \"%s\": out of memory", assignment);
-		return -ENOMEM;
+		return l->failed = -ENOMEM;
 	}
 	errf(err, errlen, "override \"%s\": ", assignment);
 	tail = errtail(err, errlen, &tlen);
@@ -1157,14 +1642,355 @@ int cfg_override(const char *assignment, const struct cfg_section *secs, size_t 
 		errf(tail, tlen, "no %s to override, expected one in the config file", where);
 		goto out;
 	}
-	ret = set_item(sec, label, obj, key, value, tail, tlen);
+	it = find_item(sec, key, NULL);
+	if (!it && !(sec->sel && variant_with_key(sec->sel, key, NULL))) {
+		unknown_key(sec, label, key, tail, tlen);
+		goto out;
+	}
+	/* Before the value changes: touch() notes the variant it had. */
+	if (sec->sel && touch(l, sec, obj, label, false)) {
+		errf(tail, tlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (it)
+		ret = set_value(it, obj, value, tail, tlen);
+	else if (add_pending(l, sec, obj, label, key, value, NULL, 0, assignment))
+		ret = -ENOMEM;
+	else
+		ret = 0;
 	if (!ret)
 		err[0] = '\0';
 out:
 	free(copy);
-	return ret;
+	return l->failed = ret;
 }
 
+/* ---- one-shot loads ------------------------------------------------------- */
+
+static int one_shot(const struct cfg_section *secs, size_t nsecs, void *ctx, const char *path,
+		    const char *name, const char *text, const char *ovr, char *err, size_t errlen)
+{
+	struct cfg_load *l;
+	int ret;
+
+	ret = cfg_load_begin(&l, secs, nsecs, ctx, NULL, NULL);
+	if (ret) {
+		errf(err, errlen, "out of memory");
+		return ret;
+	}
+	if (path)
+		cfg_load_file(l, path, err, errlen);
+	else if (text)
+		cfg_load_string(l, name, text, err, errlen);
+	else
+		cfg_load_override(l, ovr, err, errlen);
+	return cfg_load_end(l, err, errlen);
+}
+
+int cfg_parse_file(const char *path, const struct cfg_section *secs, size_t nsecs,
+		   void *ctx, char *err, size_t errlen)
+{
+	return one_shot(secs, nsecs, ctx, path, NULL, NULL, NULL, err, errlen);
+}
+
+int cfg_parse_string(const char *name, const char *text, const struct cfg_section *secs,
+		     size_t nsecs, void *ctx, char *err, size_t errlen)
+{
+	return one_shot(secs, nsecs, ctx, NULL, name, text, NULL, err, errlen);
+}
+
+int cfg_override(const char *assignment, const struct cfg_section *secs, size_t nsecs,
+		 void *ctx, char *err, size_t errlen)
+{
+	return one_shot(secs, nsecs, ctx, NULL, NULL, NULL, assignment, err, errlen);
+}
+
+
+/* ---- values as text ---------------------------------------------------------- */
+
+void cfg_format_value(const struct cfg_item *it, const void *obj, char *buf, size_t len)
+{
+	const char *p = (const char *)obj + it->off;
+	struct cfg_qty q;
+	uint64_t u;
+	int64_t i;
+	bool b;
+	int e;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	switch (it->type) {
+	case CFG_INT:
+		memcpy(&i, p, sizeof(i));
+		snprintf(buf, len, "%" PRId64, i);
+		break;
+	case CFG_UINT:
+		memcpy(&u, p, sizeof(u));
+		snprintf(buf, len, "%" PRIu64, u);
+		break;
+	case CFG_RATE:
+		memcpy(&u, p, sizeof(u));
+		if (u)
+			fmt_rate(buf, len, u);
+		else
+			snprintf(buf, len, "unlimited");
+		break;
+	case CFG_SIZE:
+		memcpy(&u, p, sizeof(u));
+		fmt_size(buf, len, u);
+		break;
+	case CFG_DURATION:
+		memcpy(&u, p, sizeof(u));
+		if (u)
+			fmt_duration(buf, len, u);
+		else
+			snprintf(buf, len, "0");
+		break;
+	case CFG_QTY:
+		memcpy(&q, p, sizeof(q));
+		if (!q.set && !q.n)
+			snprintf(buf, len, "(derived)");
+		else if (q.frames)
+			snprintf(buf, len, "%" PRIu64 "frames", q.n);
+		else
+			fmt_size(buf, len, q.n);
+		break;
+	case CFG_BOOL:
+		memcpy(&b, p, sizeof(b));
+		snprintf(buf, len, "%s", b ? "yes" : "no");
+		break;
+	case CFG_ENUM:
+		memcpy(&e, p, sizeof(e));
+		for (int k = 0; it->names && it->names[k]; k++)
+			if (k == e)
+				snprintf(buf, len, "%s", it->names[k]);
+		break;
+	case CFG_MAC:
+		snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", (uint8_t)p[0], (uint8_t)p[1],
+			 (uint8_t)p[2], (uint8_t)p[3], (uint8_t)p[4], (uint8_t)p[5]);
+		break;
+	case CFG_STR:
+		if (it->size)
+			snprintf(buf, len, "%.*s", (int)strnlen(p, it->size), p);
+		break;
+	}
+}
+
+/* ---- reload ----------------------------------------------------------------- */
+
+/* Bytes an item's value takes in its object. */
+static size_t item_size(const struct cfg_item *it)
+{
+	switch (it->type) {
+	case CFG_INT: return sizeof(int64_t);
+	case CFG_UINT: case CFG_RATE: case CFG_SIZE: case CFG_DURATION: return sizeof(uint64_t);
+	case CFG_BOOL: return sizeof(bool);
+	case CFG_ENUM: return sizeof(int);
+	case CFG_QTY: return sizeof(struct cfg_qty);
+	case CFG_MAC: return 6;
+	case CFG_STR: return it->size;
+	}
+	return 0;
+}
+
+static bool item_differs(const struct cfg_item *it, const void *a, const void *b)
+{
+	const char *pa = (const char *)a + it->off, *pb = (const char *)b + it->off;
+	struct cfg_qty qa, qb;
+
+	switch (it->type) {
+	case CFG_STR:
+		/* Bytes after the NUL are whatever an earlier, longer value left. */
+		return strncmp(pa, pb, it->size) != 0;
+	case CFG_QTY:
+		/* Field by field: padding is not part of the value. */
+		memcpy(&qa, pa, sizeof(qa));
+		memcpy(&qb, pb, sizeof(qb));
+		return qa.n != qb.n || qa.frames != qb.frames || qa.set != qb.set;
+	default:
+		return memcmp(pa, pb, item_size(it)) != 0;
+	}
+}
+
+struct diff {
+	const struct cfg_section *secs;
+	size_t nsecs;
+	const void *old_cfg;
+	void *new_cfg;
+	void *daemon;
+	cfg_change_fn *note;
+	void *arg;
+	char *err;              /* what refuses the reload, so far */
+	size_t errlen;
+	int refused;
+};
+
+static void refuse(struct diff *d, const struct cfg_change *c)
+{
+	char where[128];
+
+	sec_name(where, sizeof(where), c->sec, c->label);
+	if (!c->item)
+		errcat(d->err, d->errlen, "%s[%s] sections %s -> %s need a restart",
+		       d->refused ? "; " : "", c->sec->name, c->old_val, c->new_val);
+	else if (c->why)
+		errcat(d->err, d->errlen, "%s%s %s: %s", d->refused ? "; " : "", where,
+		       c->item->key, c->why);
+	else
+		errcat(d->err, d->errlen, "%s%s %s %s -> %s needs a restart", d->refused ? "; " : "",
+		       where, c->item->key, c->old_val, c->new_val);
+	d->refused++;
+}
+
+/* One changed key: ask its validator, tell note(), keep or refuse. */
+static void changed(struct diff *d, const struct cfg_section *sec, const char *label,
+		    const char *variant, const struct cfg_item *it, const void *o, void *n,
+		    const void *oobj, void *nobj)
+{
+	struct cfg_change c = {
+		.sec = sec, .label = label, .variant = variant, .item = it, .old_obj = o,
+		.new_obj = n, .old_cfg = d->old_cfg, .new_cfg = d->new_cfg, .daemon = d->daemon,
+		.how = it->reload,
+	};
+	char why[256] = "";
+
+	cfg_format_value(it, o, c.old_val, sizeof(c.old_val));
+	cfg_format_value(it, n, c.new_val, sizeof(c.new_val));
+	if (c.how == CFG_LIVE && it->reload_ok && it->reload_ok(&c, why, sizeof(why))) {
+		if (!why[0])
+			snprintf(why, sizeof(why), "refused by its check");
+		c.why = why;
+	}
+	if (d->note)
+		d->note(d->arg, &c);
+	if (c.how == CFG_RESTART || c.why) {
+		refuse(d, &c);
+		return;
+	}
+	if (c.how != CFG_KEEP)
+		return;
+	memcpy((char *)n + it->off, (const char *)o + it->off, item_size(it));
+	/* A kept selector keeps the variant's keys with it. */
+	if (!variant && sec->sel && !strcmp(sec->sel->key, it->key))
+		memcpy(store_of(sec, nobj), store_of(sec, oobj), sec->sel->store_size);
+}
+
+static void diff_instance(struct diff *d, const struct cfg_section *sec, const char *label,
+			  const void *o, void *n)
+{
+	struct cfg_variant ov, nv;
+
+	for (size_t i = 0; i < sec->nitems; i++)
+		if (item_differs(&sec->items[i], o, n))
+			changed(d, sec, label, NULL, &sec->items[i], o, n, o, n);
+	if (!sec->sel)
+		return;
+	/* The variant's keys, when both sides have the same variant; a new
+	 * variant is the selector's change. */
+	cfg_variant_of(d->secs, d->nsecs, sec, (void *)d->old_cfg, o, &ov);
+	cfg_variant_of(d->secs, d->nsecs, sec, d->new_cfg, n, &nv);
+	if (strcmp(ov.name, nv.name))
+		return;
+	for (size_t i = 0; i < nv.nitems; i++)
+		if (item_differs(&nv.items[i], store_of(sec, o), store_of(sec, n)))
+			changed(d, sec, label, nv.name, &nv.items[i], store_of(sec, o),
+				store_of(sec, n), o, n);
+}
+
+/* Do both configurations have the same instances, in the same order? */
+static bool same_labels(const struct cfg_section *sec, const void *old_cfg, void *new_cfg)
+{
+	char a[128], b[128];
+
+	for (size_t i = 0;; i++) {
+		bool ha = sec->label_at((void *)old_cfg, i, a, sizeof(a));
+		bool hb = sec->label_at(new_cfg, i, b, sizeof(b));
+
+		if (ha != hb || (ha && strcmp(a, b)))
+			return false;
+		if (!ha)
+			return true;
+	}
+}
+
+/* "p1, p2, p3" ("(none)" for none). */
+static void join_labels(const struct cfg_section *sec, const void *cfg, char *buf, size_t len)
+{
+	char l[128];
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; sec->label_at((void *)cfg, i, l, sizeof(l)); i++)
+		errcat(buf, len, "%s%s", i ? ", " : "", l);
+	if (!i)
+		snprintf(buf, len, "(none)");
+}
+
+static void diff_section(struct diff *d, const struct cfg_section *sec)
+{
+	char label[128];
+	void *o, *n;
+
+	if (!sec->find)
+		return;
+	if (!sec->labelled) {
+		o = sec->find((void *)d->old_cfg, NULL);
+		n = sec->find(d->new_cfg, NULL);
+		if (o && n)
+			diff_instance(d, sec, NULL, o, n);
+		return;
+	}
+	if (!sec->label_at)
+		return;
+	if (!same_labels(sec, d->old_cfg, d->new_cfg)) {
+		struct cfg_change c = {
+			.sec = sec, .old_cfg = d->old_cfg, .new_cfg = d->new_cfg, .daemon = d->daemon,
+			.how = sec->reload == CFG_KEEP && !sec->keep ? CFG_RESTART : sec->reload,
+		};
+
+		join_labels(sec, d->old_cfg, c.old_val, sizeof(c.old_val));
+		join_labels(sec, d->new_cfg, c.new_val, sizeof(c.new_val));
+		if (d->note)
+			d->note(d->arg, &c);
+		if (c.how == CFG_RESTART) {
+			refuse(d, &c);
+			return;
+		}
+		if (c.how == CFG_KEEP) {
+			sec->keep(d->new_cfg, d->old_cfg);
+			return;
+		}
+	}
+	/* Instances on both sides, by label: new ones bring only their own. */
+	for (size_t i = 0; sec->label_at(d->new_cfg, i, label, sizeof(label)); i++) {
+		o = sec->find((void *)d->old_cfg, label);
+		n = sec->find(d->new_cfg, label);
+		if (o && n)
+			diff_instance(d, sec, label, o, n);
+	}
+}
+
+int cfg_reload_diff(const struct cfg_section *secs, size_t nsecs, const void *old_cfg,
+		    void *new_cfg, void *daemon, cfg_change_fn *note, void *arg, char *err,
+		    size_t errlen)
+{
+	char dummy;
+	struct diff d = {
+		.secs = secs, .nsecs = nsecs, .old_cfg = old_cfg, .new_cfg = new_cfg,
+		.daemon = daemon, .note = note, .arg = arg, .err = err, .errlen = errlen,
+	};
+
+	if (!d.err || !d.errlen) {
+		d.err = &dummy;
+		d.errlen = 1;
+	}
+	d.err[0] = '\0';
+	for (size_t s = 0; s < nsecs; s++)
+		diff_section(&d, &secs[s]);
+	return d.refused ? -EBUSY : 0;
+}
 /* ---- reference ---------------------------------------------------------- */
 
 /* Table cells: a '|' would end the cell, so escape it. */
@@ -1204,34 +2030,88 @@ static void print_type(FILE *f, const struct cfg_item *it)
 	}
 }
 
+static const char *reload_word(enum cfg_reload r)
+{
+	switch (r) {
+	case CFG_LIVE: return "live";
+	case CFG_KEEP: return "kept";
+	case CFG_RESTART:
+	default: return "restart";
+	}
+}
+
+static void print_items(FILE *f, const struct cfg_item *items, size_t n)
+{
+	const struct cfg_item *it;
+	char range[80];
+
+	fputs("| key | type | default | range | reload | description |\n", f);
+	fputs("|-----|------|---------|-------|--------|-------------|\n", f);
+	for (size_t i = 0; i < n; i++) {
+		it = &items[i];
+		if (it->type == CFG_STR && it->size)
+			snprintf(range, sizeof(range), "at most %zu characters", it->size - 1);
+		else
+			fmt_range(range, sizeof(range), it);
+		fprintf(f, "| %s | ", it->key);
+		print_type(f, it);
+		fputs(" | ", f);
+		md_put(f, it->def);
+		fprintf(f, " | %s | %s | ", range, reload_word(it->reload));
+		md_put(f, it->help);
+		fputs(" |\n", f);
+	}
+	fputc('\n', f);
+}
+
+/* Each variant's keys under its selector's value. */
+static void print_variants(FILE *f, const struct cfg_section *sec)
+{
+	const struct cfg_selector *sel = sec->sel;
+	struct cfg_variant v;
+	size_t i, bare = 0;
+
+	if (sel->parent) {
+		fprintf(f, "The keys of each value of `%s` are listed under [%s]. Given in this "
+			"section they are this instance's; an instance whose `%s` is [%s]'s "
+			"starts from [%s]'s values of them.\n\n", sel->key, sel->parent, sel->key,
+			sel->parent, sel->parent);
+		return;
+	}
+	for (i = 0; sel->variant && sel->variant(i, &v); i++) {
+		if (!v.nitems) {
+			bare++;
+			continue;
+		}
+		fprintf(f, "#### [%s%s] %s = %s\n\n", sec->name, sec->labelled ? " <label>" : "",
+			sel->key, v.name);
+		if (v.help)
+			fprintf(f, "%s\n\n", v.help);
+		print_items(f, v.items, v.nitems);
+	}
+	if (!bare)
+		return;
+	fprintf(f, "Values of `%s` without keys of their own: ", sel->key);
+	for (i = 0, bare = 0; sel->variant(i, &v); i++)
+		if (!v.nitems)
+			fprintf(f, "%s%s", bare++ ? ", " : "", v.name);
+	fputs(".\n\n", f);
+}
+
 void cfg_print_reference(FILE *f, const struct cfg_section *secs, size_t nsecs)
 {
 	const struct cfg_section *sec;
-	const struct cfg_item *it;
-	char range[80];
-	size_t s, i;
 
-	for (s = 0; s < nsecs; s++) {
+	for (size_t s = 0; s < nsecs; s++) {
 		sec = &secs[s];
 		fprintf(f, "### [%s%s]\n\n", sec->name, sec->labelled ? " <label>" : "");
 		if (sec->help)
 			fprintf(f, "%s\n\n", sec->help);
-		fputs("| key | type | default | range | description |\n", f);
-		fputs("|-----|------|---------|-------|-------------|\n", f);
-		for (i = 0; i < sec->nitems; i++) {
-			it = &sec->items[i];
-			if (it->type == CFG_STR && it->size)
-				snprintf(range, sizeof(range), "at most %zu characters", it->size - 1);
-			else
-				fmt_range(range, sizeof(range), it);
-			fprintf(f, "| %s | ", it->key);
-			print_type(f, it);
-			fputs(" | ", f);
-			md_put(f, it->def);
-			fprintf(f, " | %s | ", range);
-			md_put(f, it->help);
-			fputs(" |\n", f);
-		}
-		fputc('\n', f);
+		print_items(f, sec->items, sec->nitems);
+		if (sec->labelled && sec->label_at)
+			fprintf(f, "Sections added, removed or reordered on reload: %s.\n\n",
+				reload_word(sec->reload));
+		if (sec->sel)
+			print_variants(f, sec);
 	}
 }

@@ -4,21 +4,29 @@
  * switchd and hostd: the unlabelled sections ([switch]; [hostd], [law]) fill
  * the top-level config struct itself and are optional in the file, so their
  * defaults apply first; then the file; then the command line's overrides,
- * which therefore win. Checks that span keys stay with each daemon, but for
- * those of the keys both have.
+ * which therefore win; then the variants' keys (config.h). Checks that span
+ * keys stay with each daemon, but for those of the keys both have.
+ *
+ * Reloading it (SIGHUP), the same way for both: dconf_reload() loads the
+ * file and overrides again, compares with the running configuration through
+ * the tables (each key's reload attribute and validator, config.h), logs
+ * what changed and how, and either refuses or installs the new configuration
+ * and calls the daemon's apply hook.
  */
 #ifndef L2CC_DCONF_H
 #define L2CC_DCONF_H
 
 #include "config.h"
+#include "dcli.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 /*
  * Zero cfg (size bytes), apply the defaults of every unlabelled section, parse
- * path, then apply the "section[.label].key=value" overrides in order. 0, or
- * -errno with "file:line: ..." (or the override) in err.
+ * path, then apply the "section[.label].key=value" overrides in order, then
+ * resolve the variants' keys. 0, or -errno with "file:line: ..." (or the
+ * override) in err. Warnings (a key of another variant) are logged.
  */
 int dconf_load(void *cfg, size_t size, const struct cfg_section *secs, size_t nsecs,
 	       const char *path, char *const *overrides, int noverrides, char *err, size_t errlen);
@@ -53,6 +61,8 @@ struct dconf_list {
 
 /* The element named label, or NULL. */
 void *dconf_list_find(const struct dconf_list *l, void *cfg, const char *label);
+/* The label of element i in buf; false past the last (a section's label_at). */
+bool dconf_list_label(const struct dconf_list *l, void *cfg, size_t i, char *buf, size_t len);
 /* Append a zeroed element named label; NULL with the reason in err when the
  * array is full or the label too long. */
 void *dconf_list_open(const struct dconf_list *l, void *cfg, const char *label, char *err,
@@ -62,5 +72,31 @@ void *dconf_list_open(const struct dconf_list *l, void *cfg, const char *label, 
  * (automatic), 2048 or 4096. 0, or -EINVAL with "path: ..." in err. */
 int dconf_check_rings(const char *path, uint64_t ring_size, uint64_t frame_size, char *err,
 		      size_t errlen);
+
+/* A daemon's reload. */
+struct dconf_reload {
+	const struct cfg_section *secs;
+	size_t nsecs;
+	size_t cfg_size;
+	/* The daemon's loader (file, overrides, its cross-key checks). */
+	int (*load)(void *cfg, const char *path, char *const *overrides, int noverrides,
+		    char *err, size_t errlen);
+	size_t log_level_off;       /* offsetof the config's int log_level */
+	/* Called once the running configuration holds the new one: make the
+	 * daemon follow its live keys. */
+	void (*apply)(void *d);
+};
+
+/*
+ * SIGHUP: load args' file and overrides again into a new configuration,
+ * compare it with running (the config struct d runs on) through r->secs,
+ * log each change ("reload: [port p2] rate: 100M -> 250M"; kept ones as
+ * warnings), and either refuse the reload (a restart key changed, a
+ * validator said no, or the file does not load: logged, nothing changes;
+ * -EBUSY or the load's error) or copy the new configuration over running,
+ * call r->apply(d) and set the log level (-v/-q still win). 0 when applied.
+ */
+int dconf_reload(const struct dconf_reload *r, void *d, void *running,
+		 const struct dcli_args *args);
 
 #endif

@@ -33,122 +33,137 @@ _Static_assert(FLOW_BY_DST == 0 && FLOW_BY_5TUPLE == 1 && FLOW_BY_PRIO == 2,
 _Static_assert(HD_MODE_UNRELIABLE == 0 && HD_MODE_RELIABLE == 1, "mode_names[] follows enum hd_mode");
 _Static_assert(HD_XDP_NATIVE == 0 && HD_XDP_SKB == 1, "xdp_mode_names[] follows enum hd_xdp_mode");
 
-#define H(k, t, f, d, lo, hi, h) \
+/* The last argument says what a reload does with a changed value (config.h):
+ * LIVE applies it (hd_apply_cfg), KEEP keeps the running one with a warning
+ * (bound to something made at start: log ident, control socket, listener,
+ * time-series file, pass ring, the pacer's wheel and per-frame overhead, the
+ * flow table's queue limit and idle time; wire_overhead too, as the pacer
+ * took it at creation and changing only the uplink's share would pace flows
+ * and the link with two different frame costs), RESTART refuses the reload
+ * (it shapes the sockets, the UMEM, the flow and peer tables or what is on
+ * the wire, which a peer hostd relies on). Move a key to LIVE when
+ * hd_apply_cfg() learns to change it. */
+#define LIVE .reload = CFG_LIVE
+#define KEEP .reload = CFG_KEEP
+#define RESTART .reload = CFG_RESTART
+#define H(k, t, f, d, lo, hi, h, ...) \
 	{ .key = k, .type = t, .off = offsetof(struct hd_cfg, f), .size = sizeof(((struct hd_cfg *)0)->f), \
-	  .def = d, .min = lo, .max = hi, .help = h }
-#define HE(k, f, d, n, h) \
-	{ .key = k, .type = CFG_ENUM, .off = offsetof(struct hd_cfg, f), .def = d, .names = n, .help = h }
-#define R(k, t, f, d, lo, hi, h) \
+	  .def = d, .min = lo, .max = hi, .help = h, __VA_ARGS__ }
+#define HE(k, f, d, n, h, ...) \
+	{ .key = k, .type = CFG_ENUM, .off = offsetof(struct hd_cfg, f), .def = d, .names = n, .help = h, \
+	  __VA_ARGS__ }
+#define R(k, t, f, d, lo, hi, h, ...) \
 	{ .key = k, .type = t, .off = offsetof(struct hd_rate_cfg, f), \
-	  .size = sizeof(((struct hd_rate_cfg *)0)->f), .def = d, .min = lo, .max = hi, .help = h }
+	  .size = sizeof(((struct hd_rate_cfg *)0)->f), .def = d, .min = lo, .max = hi, .help = h, \
+	  __VA_ARGS__ }
 
 /* 400G is switchd's port rate bound too: a rate above it is a typo. */
 #define HD_MAX_RATE 400000000000LL
 
 static const struct cfg_item hd_items[] = {
-	H("name", CFG_STR, name, "hostd", 1, 0, "name used in logs, metrics labels and the time series"),
+	H("name", CFG_STR, name, "hostd", 1, 0, "name used in logs, metrics labels and the time series", KEEP),
 	H("ctl_socket", CFG_STR, ctl_socket, "/run/l2cc/hostd.sock", 1, 0,
-	  "control socket path (l2ccctl -s PATH)"),
+	  "control socket path (l2ccctl -s PATH)", KEEP),
 	H("metrics_listen", CFG_STR, metrics_listen, "", 1, 0,
-	  "address:port serving Prometheus metrics over HTTP; empty = off (also `l2ccctl metrics`)"),
+	  "address:port serving Prometheus metrics over HTTP; empty = off (also `l2ccctl metrics`)", KEEP),
 	H("stats_file", CFG_STR, stats_file, "", 1, 0,
-	  "JSON-lines time series of the counters; empty = off"),
+	  "JSON-lines time series of the counters; empty = off", KEEP),
 	H("stats_interval", CFG_DURATION, stats_interval, "100ms", 1000000, 3600000000000LL,
-	  "time between two time-series lines"),
+	  "time between two time-series lines", LIVE),
 	H("host_port", CFG_STR, host_port, NULL, 1, 0,
-	  "the host stack's veth peer, e.g. cc0 (required): what the host sends arrives here"),
-	H("uplink", CFG_STR, uplink, NULL, 1, 0, "interface toward the switch, e.g. up0 (required)"),
+	  "the host stack's veth peer, e.g. cc0 (required): what the host sends arrives here", RESTART),
+	H("uplink", CFG_STR, uplink, NULL, 1, 0, "interface toward the switch, e.g. up0 (required)", RESTART),
 	H("link_rate", CFG_RATE, link_rate, "1G", 1000, HD_MAX_RATE,
 	  "the uplink is paced at this rate (not unlimited); also the largest flow rate and the "
-	  "base of ipd"),
+	  "base of ipd", LIVE),
 	H("burst", CFG_SIZE, burst, "0", 0, 16777216,
-	  "bytes the uplink may send back to back after idle; 0 = max(2 frames, 500 us at link_rate)"),
+	  "bytes the uplink may send back to back after idle; 0 = max(2 frames, 500 us at link_rate)", LIVE),
 	H("flow_burst", CFG_DURATION, flow_burst, "2ms", 0, 1000000000,
 	  "per flow, time at its rate (at least 2 frames) it may send back to back after idle; "
-	  "also how late hostd may serve a backlogged flow without it losing rate"),
+	  "also how late hostd may serve a backlogged flow without it losing rate", LIVE),
 	H("wire_overhead", CFG_UINT, wire_overhead, "0", 0, 64,
-	  "bytes charged per frame on top of its length (24 = Ethernet preamble, FCS and gap)"),
+	  "bytes charged per frame on top of its length (24 = Ethernet preamble, FCS and gap)", KEEP),
 	HE("flow_control", fc, "auto", fc_names,
 	   "what to honour from the switch: auto (whatever it sends), none, pause, pfc, credit "
-	   "(send nothing before the first grant)"),
+	   "(send nothing before the first grant)", RESTART),
 	HE("granularity", granularity, "dst", gran_names,
 	   "what a flow is: dst (destination MAC + VLAN), 5tuple (IP addresses, protocol, ports), "
-	   "prio (802.1Q priority)"),
+	   "prio (802.1Q priority)", RESTART),
 	H("max_flows", CFG_UINT, max_flows, "1024", 2, 65535,
-	  "flows tracked, the shared default flow (id 0) included; beyond, frames share it"),
+	  "flows tracked, the shared default flow (id 0) included; beyond, frames share it", RESTART),
 	H("flow_idle", CFG_DURATION, flow_idle, "10s", 0, 86400000000000LL,
-	  "forget a flow with nothing queued and no frame for this long; 0 = never"),
+	  "forget a flow with nothing queued and no frame for this long; 0 = never", KEEP),
 	H("queue", CFG_SIZE, queue, "256K", 2048, 268435456,
-	  "bytes queued per flow at the host edge; beyond, frames from the host are dropped"),
+	  "bytes queued per flow at the host edge; beyond, frames from the host are dropped", KEEP),
 	H("pass_queue", CFG_UINT, pass_queue, "256", 8, 4096,
-	  "frames of ARP, ND, broadcast and multicast waiting for the uplink (not paced per flow)"),
+	  "frames of ARP, ND, broadcast and multicast waiting for the uplink (not paced per flow)", KEEP),
 	H("tag", CFG_BOOL, tag, "yes", 1, 0,
 	  "tag data frames with the l2cc data tag (0x88B5) so switches can mark them; every "
-	  "receiver must run hostd to strip it"),
+	  "receiver must run hostd to strip it", RESTART),
 	HE("mode", mode, "unreliable", mode_names,
 	   "congestion feedback: unreliable (receivers send CNPs for marked frames) or reliable "
-	   "(receivers send ACKs echoing the marks)"),
+	   "(receivers send ACKs echoing the marks)", RESTART),
 	H("cnp_interval", CFG_DURATION, cnp_interval, "0", 0, 1000000000,
-	  "at most one CNP per flow per interval, covering the marks since; 0 = one CNP per marked frame"),
+	  "at most one CNP per flow per interval, covering the marks since; 0 = one CNP per marked frame", LIVE),
 	H("ack_every", CFG_UINT, ack_every, "1", 1, 65535,
-	  "reliable mode: an ACK per this many frames of a flow ..."),
+	  "reliable mode: an ACK per this many frames of a flow ...", LIVE),
 	H("ack_delay", CFG_DURATION, ack_delay, "100us", 1000, 1000000000,
-	  "... or this long after the first frame not yet acknowledged, whichever is first"),
+	  "... or this long after the first frame not yet acknowledged, whichever is first", LIVE),
 	H("ack_timeout", CFG_DURATION, ack_timeout, "1s", 0, 60000000000LL,
 	  "reliable mode: a flow whose window stays full this long without an ACK gives up on its "
-	  "unacknowledged frames and goes on (a receiver that restarted); 0 = wait for ever"),
+	  "unacknowledged frames and goes on (a receiver that restarted); 0 = wait for ever", LIVE),
 	H("slot", CFG_DURATION, slot, "1us", 100, 1000000,
-	  "pacer timing-wheel slot: frames of paced flows leave at most this late"),
+	  "pacer timing-wheel slot: frames of paced flows leave at most this late", KEEP),
 	H("frame_size", CFG_UINT, frame_size, "0", 0, 4096,
-	  "UMEM frame size, 2048 or 4096; 0 = 2048 unless the MTU needs 4096"),
+	  "UMEM frame size, 2048 or 4096; 0 = 2048 unless the MTU needs 4096", RESTART),
 	H("ring_size", CFG_UINT, ring_size, "1024", 64, 16384,
-	  "AF_XDP ring size per port (rx, tx, fill, completion); a power of two"),
-	H("batch", CFG_UINT, batch, "64", 1, 256, "frames taken from an RX ring per pass"),
+	  "AF_XDP ring size per port (rx, tx, fill, completion); a power of two", RESTART),
+	H("batch", CFG_UINT, batch, "64", 1, 256, "frames taken from an RX ring per pass", LIVE),
 	H("umem_frames", CFG_UINT, umem_frames, "0", 0, 1048576,
-	  "frames in the UMEM; 0 = enough for the rings and the queues"),
+	  "frames in the UMEM; 0 = enough for the rings and the queues", RESTART),
 	H("busy_poll", CFG_DURATION, busy_poll, "0", 0, 10000000,
 	  "keep polling the rings this long after the last frame before sleeping: fewer "
-	  "wake-ups and lower latency for a CPU core's worth of spinning while busy"),
-	HE("xdp_mode", xdp_mode, "native", xdp_mode_names, "XDP attach mode of both interfaces"),
-	HE("log_level", log_level, "info", level_names, "least severe message logged"),
+	  "wake-ups and lower latency for a CPU core's worth of spinning while busy", LIVE),
+	HE("xdp_mode", xdp_mode, "native", xdp_mode_names, "XDP attach mode of both interfaces", RESTART),
+	HE("log_level", log_level, "info", level_names, "least severe message logged", LIVE),
 };
 
 static const struct cfg_item law_items[] = {
 	/* The law list is only known at run time (law.c), so the name is a
 	 * string here and checked against rp_find() after parsing. */
 	H("law", CFG_STR, law, "static", 1, 0,
-	  "rate-control law of every flow (hostd --help-config lists them after the tables)"),
+	  "rate-control law of every flow (hostd --help-config lists them after the tables)", RESTART),
 	H("rate", CFG_RATE, rate, "unlimited", 0, HD_MAX_RATE,
 	  "static rate of every flow without a [rate] section, bit/s, and the starting rate of "
-	  "fimd, lipd, aimd; unlimited = link_rate (the papers' start at Rmax)"),
+	  "fimd, lipd, aimd; unlimited = link_rate (the papers' start at Rmax)", LIVE),
 	H("ipd", CFG_INT, ipd, "-1", -1, 65535,
-	  "when >= 0, pace by inter-packet delay instead of rate: rate = link_rate / (1 + ipd)"),
+	  "when >= 0, pace by inter-packet delay instead of rate: rate = link_rate / (1 + ipd)", LIVE),
 	H("window", CFG_UINT, window, "0", 0, 65535,
 	  "reliable mode: frames a flow may have sent and not yet acknowledged; 0 = no window "
-	  "(fimd, lipd, aimd: 0 = 1, the papers' fixed window of one frame)"),
+	  "(fimd, lipd, aimd: 0 = 1, the papers' fixed window of one frame)", LIVE),
 	H("rmin_div", CFG_UINT, rmin_div, "256", 2, 65536,
 	  "fimd, lipd, aimd: the lowest rate is link_rate / rmin_div (Rmin = Rmax / 256 in the "
-	  "papers); at most 256 with discrete = yes"),
+	  "papers); at most 256 with discrete = yes", LIVE),
 	/* A number that need not be whole (the papers' m > 1): the schema has no
 	 * real type, so it is text here, parsed and checked in hd_cfg_validate(). */
 	H("m", CFG_STR, m_text, "2", 1, 0,
 	  "fimd, aimd: a mark divides the rate by m, a number above 1 and at most rmin_div "
-	  "(e.g. 2 or 1.5)"),
+	  "(e.g. 2 or 1.5)", LIVE),
 	H("discrete", CFG_BOOL, discrete, "no", 1, 0,
 	  "fimd, lipd, aimd: only the InfiniBand IPD rates link_rate / (1 + ipd), ipd 0 .. "
-	  "rmin_div - 1, the laws as tables over ipd; no = any rate in [Rmin, link_rate]"),
+	  "rmin_div - 1, the laws as tables over ipd; no = any rate in [Rmin, link_rate]", LIVE),
 	H("persistent", CFG_BOOL, persistent, "no", 1, 0,
 	  "fimd, lipd, aimd: a new flow resumes the rate its key's last flow had when it "
-	  "expired, instead of starting at the configured rate"),
+	  "expired, instead of starting at the configured rate", LIVE),
 };
 
 static const struct cfg_item rate_items[] = {
-	R("dst", CFG_MAC, dst, NULL, 1, 0, "destination MAC (required)"),
-	R("vlan", CFG_UINT, vlan, "0", 0, 4095, "VLAN id (0 = untagged)"),
+	R("dst", CFG_MAC, dst, NULL, 1, 0, "destination MAC (required)", LIVE),
+	R("vlan", CFG_UINT, vlan, "0", 0, 4095, "VLAN id (0 = untagged)", LIVE),
 	R("rate", CFG_RATE, rate, "unlimited", 0, HD_MAX_RATE,
-	  "rate of the flow toward dst, bit/s; unlimited = link_rate"),
+	  "rate of the flow toward dst, bit/s; unlimited = link_rate", LIVE),
 	R("ipd", CFG_INT, ipd, "-1", -1, 65535,
-	  "when >= 0, pace by inter-packet delay instead of rate: rate = link_rate / (1 + ipd)"),
+	  "when >= 0, pace by inter-packet delay instead of rate: rate = link_rate / (1 + ipd)", LIVE),
 };
 
 /* [rate NAME]: cfg->rates[], each named by its label. */
@@ -165,6 +180,11 @@ static void *hd_open_rate(void *ctx, const char *label, char *err, size_t errlen
 	return dconf_list_open(&rate_list, ctx, label, err, errlen);
 }
 
+static bool hd_rate_label(void *ctx, size_t i, char *buf, size_t len)
+{
+	return dconf_list_label(&rate_list, ctx, i, buf, len);
+}
+
 const struct cfg_section hd_cfg_sections[] = {
 	{ .name = "hostd", .labelled = false, .items = hd_items,
 	  .nitems = sizeof(hd_items) / sizeof(hd_items[0]), .open = dconf_open_self,
@@ -175,9 +195,10 @@ const struct cfg_section hd_cfg_sections[] = {
 	  .find = dconf_find_self,
 	  .help = "The rate-control law, its parameters and the default static (and starting) "
 		  "rate (at most one section)." },
+	/* hd_apply_cfg() follows [rate] sections added, removed or changed. */
 	{ .name = "rate", .labelled = true, .items = rate_items,
 	  .nitems = sizeof(rate_items) / sizeof(rate_items[0]), .open = hd_open_rate,
-	  .find = hd_find_rate,
+	  .find = hd_find_rate, .label_at = hd_rate_label, .reload = CFG_LIVE,
 	  .help = "The static (and starting) rate of the flows toward one destination; the label "
 		  "names it. It applies to flows keyed by destination: every flow with granularity "
 		  "dst, only non-IP frames with 5tuple, none with prio." },

@@ -4,6 +4,7 @@
 #define LOG_SUBSYS "hostd"
 #include "hostd_private.h"
 #include "dcli.h"
+#include "dconf.h"
 #include "drun.h"
 #include "log.h"
 
@@ -46,100 +47,32 @@ static const char *enum_name(const char *key, int v)
 	return "?";
 }
 
-/* Keys compared across a reload. */
-struct reload_key {
-	const char *key;
-	size_t off, size;
-	bool str;
-};
-#define RK(k, f) { k, offsetof(struct hd_cfg, f), sizeof(((struct hd_cfg *)0)->f), false }
-#define RS(k, f) { k, offsetof(struct hd_cfg, f), sizeof(((struct hd_cfg *)0)->f), true }
-
-/* These shape the sockets, the UMEM, the flow and peer tables or what is on
- * the wire (a peer hostd relies on tag and mode); flow_control too, as
- * switchd refuses it on a port. A change in any refuses the whole reload. */
-static const struct reload_key restart_keys[] = {
-	RS("host_port", host_port), RS("uplink", uplink), RK("xdp_mode", xdp_mode),
-	RK("ring_size", ring_size), RK("frame_size", frame_size), RK("umem_frames", umem_frames),
-	RK("max_flows", max_flows), RK("granularity", granularity), RK("tag", tag),
-	RK("mode", mode), RK("flow_control", fc), RS("law", law),
-};
-
-/* These are bound to things made at start (log ident, control socket,
- * listener, time-series file, pass ring, the pacer's wheel and per-frame
- * overhead, the flow table's queue limit and idle time): the running value
- * stays, with a warning, and the rest of the reload applies. wire_overhead
- * is here because the pacer took it at creation: changing only the
- * uplink's share would pace flows and the link with two different frame
- * costs. Move a key to the live set when hd_apply_cfg() learns to change it. */
-static const struct reload_key kept_keys[] = {
-	RS("name", name), RS("ctl_socket", ctl_socket), RS("metrics_listen", metrics_listen),
-	RS("stats_file", stats_file), RK("pass_queue", pass_queue), RK("slot", slot),
-	RK("wire_overhead", wire_overhead), RK("queue", queue), RK("flow_idle", flow_idle),
-};
-
-static bool key_changed(const struct reload_key *k, const struct hd_cfg *a, const struct hd_cfg *b)
+static void hd_reload_apply(void *d)
 {
-	const char *pa = (const char *)a + k->off, *pb = (const char *)b + k->off;
-
-	/* Strings compare as strings: bytes after the NUL are whatever an
-	 * earlier, longer value (a default) left there. */
-	return k->str ? strncmp(pa, pb, k->size) != 0 : memcmp(pa, pb, k->size) != 0;
+	hd_apply_cfg(d);
 }
 
-/* Names of the keys in tab that differ between a and b, comma-separated, in
- * buf; how many. */
-static int changed_keys(const struct reload_key *tab, size_t n, const struct hd_cfg *a,
-			const struct hd_cfg *b, char *buf, size_t len)
+static int hd_load(void *cfg, const char *path, char *const *overrides, int noverrides,
+		   char *err, size_t errlen)
 {
-	size_t used = 0;
-	int count = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		if (!key_changed(&tab[i], a, b))
-			continue;
-		if (used < len)
-			used += snprintf(buf + used, len - used, "%s%s", count ? ", " : "", tab[i].key);
-		count++;
-	}
-	return count;
+	return hd_cfg_load(cfg, path, overrides, noverrides, err, errlen);
 }
 
-/* SIGHUP: re-read the file (with the same overrides); rates, the wire clock,
- * the notification timers and the log level apply at once. */
+/* SIGHUP: the one reload of daemon/dconf.c, with hostd's tables; what each
+ * key does on reload is in hd_config.c. */
 static void hd_reload(void *d, const struct dcli_args *args)
 {
 	struct hd *h = d;
-	struct hd_cfg *n;
-	char err[512], keys[256];
+	const struct dconf_reload r = {
+		.secs = hd_cfg_sections,
+		.nsecs = hd_cfg_nsections,
+		.cfg_size = sizeof(struct hd_cfg),
+		.load = hd_load,
+		.log_level_off = offsetof(struct hd_cfg, log_level),
+		.apply = hd_reload_apply,
+	};
 
-	n = calloc(1, sizeof(*n));
-	if (!n)
-		return;
-	if (hd_cfg_load(n, args->path, args->overrides, args->noverrides, err, sizeof(err))) {
-		pr_err("reload: %s (keeping the running configuration)\n", err);
-		goto out;
-	}
-	if (changed_keys(restart_keys, sizeof(restart_keys) / sizeof(restart_keys[0]),
-			 h->cfg, n, keys, sizeof(keys))) {
-		pr_warn("reload: %s changed; restart hostd to apply (nothing changed)\n", keys);
-		goto out;
-	}
-	if (changed_keys(kept_keys, sizeof(kept_keys) / sizeof(kept_keys[0]),
-			 h->cfg, n, keys, sizeof(keys))) {
-		pr_warn("reload: %s changed; restart hostd to apply (keeping the running value)\n",
-			keys);
-		for (size_t i = 0; i < sizeof(kept_keys) / sizeof(kept_keys[0]); i++)
-			memcpy((char *)n + kept_keys[i].off, (const char *)h->cfg + kept_keys[i].off,
-			       kept_keys[i].size);
-	}
-	*h->cfg = *n;
-	hd_apply_cfg(h);
-	log_set_level(args->cli_level >= 0 ? args->cli_level : n->log_level);
-	pr_info("reloaded %s\n", args->path);
-out:
-	free(n);
+	dconf_reload(&r, h, h->cfg, args);
 }
 
 static bool hd_poll_cb(void *d) { return hd_poll(d); }
@@ -174,12 +107,6 @@ out:
 	return err;
 }
 
-static int hd_load(void *cfg, const char *path, char *const *overrides, int noverrides,
-		   char *err, size_t errlen)
-{
-	return hd_cfg_load(cfg, path, overrides, noverrides, err, errlen);
-}
-
 static void hd_print_check(const void *c, const char *path)
 {
 	const struct hd_cfg *cfg = c;
@@ -194,7 +121,8 @@ static const struct dcli_opt hd_opts[] = { DCLI_STD_OPTS("law.rate=50M") };
 static const struct dcli hd_cli = {
 	.prog = "hostd",
 	.summary = "A host rate limiter in the data path over AF_XDP.",
-	.epilogue = "Signals: TERM/INT stop, HUP reloads rates and timers.\n"
+	.epilogue = "Signals: TERM/INT stop, HUP reloads the configuration (the reload column\n"
+		    "of --help-config says how each key takes it).\n"
 		    "Reference: docs/hostd.md\n",
 	.opts = hd_opts,
 	.nopts = sizeof(hd_opts) / sizeof(hd_opts[0]),

@@ -29,6 +29,16 @@
  * Its counters are data: a table of per-port counters (struct cp_ctr) that
  * the control socket's `counters`, the time series and the Prometheus
  * metrics (l2cc_switch_<scheme>_<metric>) all read.
+ *
+ * Its keys are data too: a config.h item table (`keys`) with offsets into a
+ * config struct of its own (`cfg_size` bytes, at most SW_CP_CFG_MAX).
+ * switchd keeps one such struct per port, filled from the port's [port]
+ * section, whose `marking` picks the scheme and therefore the table; keys
+ * given in [switch] are the defaults of every port of the [switch]
+ * marking. A key of another scheme is a warning, so a sweep that switches
+ * schemes can leave them in place. The scheme reads a port's values with
+ * sw_port_cp_cfg(), typically in create() (which a reload calls again:
+ * mark its keys CFG_LIVE unless they size something for good).
  */
 #ifndef L2CC_CP_H
 #define L2CC_CP_H
@@ -40,6 +50,7 @@
 struct sw;
 struct cp;
 struct jw;
+struct cfg_item;
 
 /* An output's backlog as a frame joins or leaves its VOQs (after the change). */
 struct cp_occ {
@@ -98,6 +109,12 @@ struct cp_ops {
 	size_t nctrs;
 	/* The per-port stats struct the counters' offsets are in. */
 	const void *(*port_stats)(const struct cp *cp, uint32_t port);
+
+	/* Its per-port keys: offsets into its config struct of cfg_size bytes
+	 * (defaults from the items); none when nkeys is 0. */
+	const struct cfg_item *keys;
+	size_t nkeys;
+	size_t cfg_size;
 };
 
 /* A port's counter by name (NULL if the scheme has none of that name). */
@@ -120,6 +137,9 @@ uint32_t sw_nports(const struct sw *s);
 /* The scheme port i named (NULL for none). */
 const struct cp_ops *sw_port_scheme(const struct sw *s, uint32_t port);
 const char *sw_port_name(const struct sw *s, uint32_t port);
+/* Port port's values of its scheme's keys: the scheme's config struct
+ * (cfg_size bytes; zeroed for a scheme without keys). */
+const void *sw_port_cp_cfg(const struct sw *s, uint32_t port);
 /* Frames waiting for out: every input and priority, or one input's VOQ. */
 uint32_t sw_out_frames(const struct sw *s, uint32_t out);
 uint32_t sw_voq_frames(const struct sw *s, uint32_t in, uint32_t out, int prio);

@@ -20,96 +20,136 @@ static const char *const sched_names[] = { "strict", "rr", NULL };
 static const char *const xdp_mode_names[] = { "native", "skb", NULL };
 static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
 
-#define G(k, t, f, d, lo, hi, h) \
+static int sw_umem_ok(const struct cfg_change *c, char *err, size_t errlen);
+static int sw_buffer_ok(const struct cfg_change *c, char *err, size_t errlen);
+static int sw_mtu_ok(const struct cfg_change *c, char *err, size_t errlen);
+
+/* The last argument says what a reload does with a changed value (config.h):
+ * LIVE applies it (sw_reload_apply: sw_port_apply_cfg, sw_cps_reset, ...),
+ * KEEP keeps the running one with a warning, RESTART refuses the reload. */
+#define LIVE .reload = CFG_LIVE
+#define KEEP .reload = CFG_KEEP
+#define RESTART .reload = CFG_RESTART
+#define G(k, t, f, d, lo, hi, h, ...) \
 	{ .key = k, .type = t, .off = offsetof(struct sw_cfg, f), .size = sizeof(((struct sw_cfg *)0)->f), \
-	  .def = d, .min = lo, .max = hi, .help = h }
-#define GE(k, f, d, n, h) \
-	{ .key = k, .type = CFG_ENUM, .off = offsetof(struct sw_cfg, f), .def = d, .names = n, .help = h }
-#define P(k, t, f, d, lo, hi, h) \
+	  .def = d, .min = lo, .max = hi, .help = h, __VA_ARGS__ }
+#define GE(k, f, d, n, h, ...) \
+	{ .key = k, .type = CFG_ENUM, .off = offsetof(struct sw_cfg, f), .def = d, .names = n, .help = h, \
+	  __VA_ARGS__ }
+#define P(k, t, f, d, lo, hi, h, ...) \
 	{ .key = k, .type = t, .off = offsetof(struct port_cfg, f), .size = sizeof(((struct port_cfg *)0)->f), \
-	  .def = d, .min = lo, .max = hi, .help = h }
-#define PE(k, f, d, n, h) \
-	{ .key = k, .type = CFG_ENUM, .off = offsetof(struct port_cfg, f), .def = d, .names = n, .help = h }
+	  .def = d, .min = lo, .max = hi, .help = h, __VA_ARGS__ }
+#define PE(k, f, d, n, h, ...) \
+	{ .key = k, .type = CFG_ENUM, .off = offsetof(struct port_cfg, f), .def = d, .names = n, .help = h, \
+	  __VA_ARGS__ }
 
 static const struct cfg_item sw_items[] = {
-	G("name", CFG_STR, name, "switchd", 1, 0, "name used in logs, metrics labels and the time series"),
+	G("name", CFG_STR, name, "switchd", 1, 0, "name used in logs, metrics labels and the time series", KEEP),
 	G("ctl_socket", CFG_STR, ctl_socket, "/run/l2cc/switchd.sock", 1, 0,
-	  "control socket path (l2ccctl -s PATH)"),
+	  "control socket path (l2ccctl -s PATH)", KEEP),
 	G("metrics_listen", CFG_STR, metrics_listen, "", 1, 0,
-	  "address:port serving Prometheus metrics over HTTP; empty = off (also `l2ccctl metrics`)"),
+	  "address:port serving Prometheus metrics over HTTP; empty = off (also `l2ccctl metrics`)", KEEP),
 	G("stats_file", CFG_STR, stats_file, "", 1, 0,
-	  "JSON-lines time series of the counters; empty = off"),
+	  "JSON-lines time series of the counters; empty = off", KEEP),
 	G("stats_interval", CFG_DURATION, stats_interval, "100ms", 1000000, 3600000000000LL,
-	  "time between two time-series lines"),
+	  "time between two time-series lines", LIVE),
 	G("fdb_aging", CFG_DURATION, fdb_aging, "300s", 0, 86400000000000LL,
-	  "forget a learned address not seen for this long; 0 = never"),
-	G("fdb_size", CFG_UINT, fdb_size, "4096", 16, 1048576, "maximum learned addresses"),
+	  "forget a learned address not seen for this long; 0 = never", LIVE),
+	G("fdb_size", CFG_UINT, fdb_size, "4096", 16, 1048576, "maximum learned addresses", KEEP),
 	GE("priority_sched", sched, "strict", sched_names,
-	   "across priorities at an output: strict (7 first) or round-robin"),
+	   "across priorities at an output: strict (7 first) or round-robin", KEEP),
 	G("frame_size", CFG_UINT, frame_size, "0", 0, 4096,
-	  "UMEM frame size, 2048 or 4096; 0 = 2048 unless an MTU needs 4096"),
+	  "UMEM frame size, 2048 or 4096; 0 = 2048 unless an MTU needs 4096", KEEP),
 	G("ring_size", CFG_UINT, ring_size, "1024", 64, 16384,
-	  "AF_XDP ring size per port (rx, tx, fill, completion); a power of two"),
-	G("batch", CFG_UINT, batch, "64", 1, 256, "frames taken from an RX ring per pass"),
+	  "AF_XDP ring size per port (rx, tx, fill, completion); a power of two", KEEP),
+	G("batch", CFG_UINT, batch, "64", 1, 256, "frames taken from an RX ring per pass", LIVE),
 	G("umem_frames", CFG_UINT, umem_frames, "0", 0, 1048576,
-	  "frames in the shared UMEM; 0 = enough for every ring and input buffer"),
+	  "frames in the shared UMEM; 0 = enough for every ring and input buffer", KEEP),
 	G("busy_poll", CFG_DURATION, busy_poll, "0", 0, 10000000,
 	  "keep polling the rings this long after the last frame before sleeping: fewer "
-	  "wake-ups and lower latency for a CPU core's worth of spinning while busy"),
+	  "wake-ups and lower latency for a CPU core's worth of spinning while busy", LIVE),
 	GE("marking", marking, "none", cp_names,
 	   "congestion point of ports that do not name one: none, or a scheme listed under "
-	   "\"Congestion points\" below"),
+	   "\"Congestion points\" below", LIVE),
 	G("cpu_queue", CFG_UINT, cpu_queue, "64", 1, 4096,
 	  "frames per priority that congestion points may have queued toward outputs "
-	  "(notifications they originate through the CPU pseudo-port)"),
+	  "(notifications they originate through the CPU pseudo-port)", LIVE, .reload_ok = sw_umem_ok),
 	G("cpu_share", CFG_UINT, cpu_share, "10", 1, 100,
 	  "percent of an output's rate that frames from the CPU pseudo-port may take, so "
-	  "notifications never starve data"),
-	GE("log_level", log_level, "info", level_names, "least severe message logged"),
+	  "notifications never starve data", LIVE),
+	GE("log_level", log_level, "info", level_names, "least severe message logged", LIVE),
 };
 
 static const struct cfg_item port_items[] = {
-	P("ifname", CFG_STR, ifname, NULL, 1, 0, "interface (veth or NIC); default: the port's label"),
-	P("queue", CFG_UINT, queue, "0", 0, 63, "receive queue the AF_XDP socket binds to"),
+	P("ifname", CFG_STR, ifname, NULL, 1, 0, "interface (veth or NIC); default: the port's label", RESTART),
+	P("queue", CFG_UINT, queue, "0", 0, 63, "receive queue the AF_XDP socket binds to", RESTART),
 	P("rate", CFG_RATE, rate, "unlimited", 0, 400000000000LL,
-	  "emulated line rate in bit/s (100M, 1G, 2.5G, unlimited): the port never sends faster"),
+	  "emulated line rate in bit/s (100M, 1G, 2.5G, unlimited): the port never sends faster", LIVE),
 	P("burst", CFG_SIZE, burst, "0", 0, 16777216,
-	  "bytes the wire clock may send back to back after idle; 0 = max(2 frames, 500 us at rate)"),
+	  "bytes the wire clock may send back to back after idle; 0 = max(2 frames, 500 us at rate)", LIVE),
 	P("wire_overhead", CFG_UINT, wire_overhead, "0", 0, 64,
-	  "bytes charged per frame on top of its length (24 = Ethernet preamble, FCS and gap)"),
+	  "bytes charged per frame on top of its length (24 = Ethernet preamble, FCS and gap)", LIVE),
 	P("mtu", CFG_UINT, mtu, "0", 0, 3818,
 	  "largest payload accepted; 0 = the interface's MTU (3818 at most: a 4096-byte UMEM "
-	  "frame less the kernel's 256 bytes of headroom and the Ethernet/VLAN headers)"),
+	  "frame less the kernel's 256 bytes of headroom and the Ethernet/VLAN headers)", LIVE, .reload_ok = sw_mtu_ok),
 	P("buffer", CFG_QTY, buffer, "64K", 1, 0,
-	  "input buffer per priority: bytes (64K) or frames (4frames)"),
+	  "input buffer per priority: bytes (64K) or frames (4frames)", LIVE, .reload_ok = sw_buffer_ok),
 	PE("flow_control", fc, "none", fc_names,
-	   "toward the upstream sender: none (tail drop), pause (802.3x), pfc (802.1Qbb), credit"),
+	   "toward the upstream sender: none (tail drop), pause (802.3x), pfc (802.1Qbb), credit", RESTART),
 	P("xoff", CFG_QTY, xoff, NULL, 1, 0,
-	  "send PAUSE/PFC when a buffer reaches this; default buffer - (burst + 2 frames + rate x reaction_time)"),
-	P("xon", CFG_QTY, xon, NULL, 1, 0, "send resume when every buffer is at or below this; default xoff - 2 frames"),
+	  "send PAUSE/PFC when a buffer reaches this; default buffer - (burst + 2 frames + rate x reaction_time)", LIVE),
+	P("xon", CFG_QTY, xon, NULL, 1, 0, "send resume when every buffer is at or below this; default xoff - 2 frames", LIVE),
 	P("pause_quanta", CFG_UINT, pause_quanta, "65535", 1, 65535,
-	  "pause_time sent in PAUSE/PFC, in 512-bit-time quanta at the port's rate (refreshed at half)"),
+	  "pause_time sent in PAUSE/PFC, in 512-bit-time quanta at the port's rate (refreshed at half)", LIVE),
 	P("reaction_time", CFG_DURATION, reaction_time, "500us", 0, 100000000,
-	  "PAUSE/PFC headroom allowance for the daemons' scheduling delay (frames keep arriving meanwhile)"),
+	  "PAUSE/PFC headroom allowance for the daemons' scheduling delay (frames keep arriving meanwhile)", LIVE),
 	P("credit_interval", CFG_DURATION, credit_interval, "1ms", 10000, 1000000000,
-	  "credit mode: how often changed credits are re-advertised (lost updates heal this fast)"),
+	  "credit mode: how often changed credits are re-advertised (lost updates heal this fast)", LIVE),
 	PE("role", role, "host", role_names,
-	   "what is on the other end: a host may not send switch-only control frames (credits)"),
-	PE("xdp_mode", xdp_mode, "native", xdp_mode_names, "XDP attach mode"),
+	   "what is on the other end: a host may not send switch-only control frames (credits)", LIVE),
+	PE("xdp_mode", xdp_mode, "native", xdp_mode_names, "XDP attach mode", RESTART),
 	P("quiet_stack", CFG_BOOL, quiet_stack, "yes", 1, 0,
 	  "turn IPv6 off on the interface while switchd runs, so the kernel's own router "
-	  "solicitations and MLD reports do not leave a switch port"),
+	  "solicitations and MLD reports do not leave a switch port", KEEP),
 	PE("marking", marking, "switch", cp_port_names,
 	   "congestion point of this port (its input buffer and its output); switch = the "
-	   "[switch] setting"),
+	   "[switch] setting", LIVE),
 };
 
+/* Static entries go into the FDB at start only. */
 static const struct cfg_item fdb_items[] = {
 	{ .key = "port", .type = CFG_STR, .off = offsetof(struct fdb_static_cfg, port),
 	  .size = sizeof(((struct fdb_static_cfg *)0)->port), .def = NULL, .min = 1, .max = 0,
-	  .help = "port the address is on (required)" },
+	  .help = "port the address is on (required)", KEEP },
 	{ .key = "vlan", .type = CFG_UINT, .off = offsetof(struct fdb_static_cfg, vlan),
-	  .def = "0", .min = 0, .max = 4095, .help = "VLAN id (0 = untagged)" },
+	  .def = "0", .min = 0, .max = 4095, .help = "VLAN id (0 = untagged)", KEEP },
+};
+
+/* `marking` picks a congestion point, and with it a table of per-port keys
+ * (cp_ops.keys): every scheme of the registry but "none". */
+static bool sw_cp_variant(size_t i, struct cfg_variant *v)
+{
+	const struct cp_ops *o;
+
+	if (!cp_names[i + 1])
+		return false;
+	o = cp_by_index((int)i + 1);
+	*v = (struct cfg_variant){ .name = o->name, .help = o->help, .items = o->keys,
+				   .nitems = o->nkeys, .size = o->cfg_size };
+	return true;
+}
+
+/* [switch] marking: its keys there are the defaults of its ports. */
+static const struct cfg_selector sw_marking_sel = {
+	.key = "marking", .variant = sw_cp_variant,
+	.store_off = offsetof(struct sw_cfg, cp_cfg), .store_size = SW_CP_CFG_MAX,
+};
+
+/* [port] marking: its own, or "switch" for [switch]'s. */
+static const struct cfg_selector port_marking_sel = {
+	.key = "marking", .variant = sw_cp_variant,
+	.store_off = offsetof(struct port_cfg, cp_cfg), .store_size = SW_CP_CFG_MAX,
+	.parent = "switch", .follow = "switch",
 };
 
 /* [port NAME]: cfg->ports[], each named by its label. */
@@ -124,6 +164,49 @@ static void *sw_find_port(void *ctx, const char *label)
 static void *sw_open_port(void *ctx, const char *label, char *err, size_t errlen)
 {
 	return dconf_list_open(&port_list, ctx, label, err, errlen);
+}
+
+static bool sw_port_label(void *ctx, size_t i, char *buf, size_t len)
+{
+	return dconf_list_label(&port_list, ctx, i, buf, len);
+}
+
+static void fmt_mac(char *buf, size_t len, const uint8_t m[6])
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* [fdb MAC]: cfg->statics[], each named by its MAC. */
+static void *sw_find_fdb(void *ctx, const char *label)
+{
+	struct sw_cfg *cfg = ctx;
+	uint8_t mac[6];
+
+	if (cfg_parse_mac(label, mac))
+		return NULL;
+	for (int i = 0; i < cfg->nstatic; i++)
+		if (!memcmp(cfg->statics[i].mac, mac, 6))
+			return &cfg->statics[i];
+	return NULL;
+}
+
+static bool sw_fdb_label(void *ctx, size_t i, char *buf, size_t len)
+{
+	struct sw_cfg *cfg = ctx;
+
+	if (i >= (size_t)cfg->nstatic)
+		return false;
+	fmt_mac(buf, len, cfg->statics[i].mac);
+	return true;
+}
+
+static void sw_keep_fdb(void *new_ctx, const void *old_ctx)
+{
+	struct sw_cfg *n = new_ctx;
+	const struct sw_cfg *o = old_ctx;
+
+	memcpy(n->statics, o->statics, sizeof(n->statics));
+	n->nstatic = o->nstatic;
 }
 
 static void *sw_open_fdb(void *ctx, const char *label, char *err, size_t errlen)
@@ -149,12 +232,16 @@ static void *sw_open_fdb(void *ctx, const char *label, char *err, size_t errlen)
 const struct cfg_section sw_cfg_sections[] = {
 	{ .name = "switch", .labelled = false, .items = sw_items,
 	  .nitems = sizeof(sw_items) / sizeof(sw_items[0]), .open = dconf_open_self,
-	  .find = dconf_find_self, .help = "Daemon-wide settings (at most one section)." },
+	  .find = dconf_find_self, .sel = &sw_marking_sel,
+	  .help = "Daemon-wide settings (at most one section)." },
+	/* Ports are sockets, XDP programs and a share of the UMEM made at start. */
 	{ .name = "port", .labelled = true, .items = port_items,
 	  .nitems = sizeof(port_items) / sizeof(port_items[0]), .open = sw_open_port,
-	  .find = sw_find_port, .help = "One per switch port; the label names the port." },
+	  .find = sw_find_port, .sel = &port_marking_sel, .label_at = sw_port_label,
+	  .reload = CFG_RESTART, .help = "One per switch port; the label names the port." },
 	{ .name = "fdb", .labelled = true, .items = fdb_items,
 	  .nitems = sizeof(fdb_items) / sizeof(fdb_items[0]), .open = sw_open_fdb,
+	  .find = sw_find_fdb, .label_at = sw_fdb_label, .reload = CFG_KEEP, .keep = sw_keep_fdb,
 	  .help = "A static forwarding entry; the label is the MAC address." },
 };
 const size_t sw_cfg_nsections = sizeof(sw_cfg_sections) / sizeof(sw_cfg_sections[0]);
@@ -217,4 +304,122 @@ int sw_cfg_load(struct sw_cfg *cfg, const char *path, char *const *overrides, in
 	if (ret)
 		return ret;
 	return sw_cfg_validate(cfg, path, err, errlen);
+}
+
+/* ---- what a running switch can take (reload validators) ------------------ */
+
+/* Frames the buffer of a port reserves in the UMEM: a byte budget counted
+ * in minimum-size frames, bounded so that a large buffer does not pin
+ * gigabytes; at most 4096 frames for the eight priorities together unless
+ * one priority alone needs more. */
+static uint64_t sw_buffer_frames(const struct cfg_qty *b)
+{
+	uint64_t per_prio = b->frames ? b->n : (b->n + L2CC_ETH_MIN_FRAME - 1) / L2CC_ETH_MIN_FRAME;
+	uint64_t buf = per_prio * L2CC_NPRIO;
+
+	if (buf > 4096 && per_prio <= 4096)
+		return 4096;
+	return buf > 4096 ? per_prio : buf;
+}
+
+/* The rings of one port, its buffer and a few frames for control frames
+ * being built. */
+static uint64_t sw_port_frames(const struct sw_cfg *cfg, const struct port_cfg *p)
+{
+	return 2 * cfg->ring_size + sw_buffer_frames(&p->buffer) + 16;
+}
+
+uint32_t sw_cfg_umem_need(const struct sw_cfg *cfg)
+{
+	uint64_t n = 64 + cfg->cpu_queue * L2CC_NPRIO;
+
+	for (int i = 0; i < cfg->nports; i++)
+		n += sw_port_frames(cfg, &cfg->ports[i]);
+	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
+}
+
+/* The reload may not need more UMEM frames than the switch made at start
+ * (unless it already needed more: umem_frames set small by hand): frames
+ * beyond it would be promised to input buffers (credits, XON) that the
+ * fill rings then cannot back, and the kernel drops what arrives. */
+static int sw_umem_check(const struct cfg_change *c, uint64_t *have, uint64_t *need)
+{
+	const struct sw *s = c->daemon;
+
+	if (!s || !s->umem)
+		return 0;
+	*have = s->umem->nframes;
+	*need = sw_cfg_umem_need(c->new_cfg);
+	if (*need <= *have || *need <= sw_cfg_umem_need(c->old_cfg))
+		return 0;
+	return -ENOSPC;
+}
+
+static int sw_umem_ok(const struct cfg_change *c, char *err, size_t errlen)
+{
+	uint64_t have, need;
+
+	if (!sw_umem_check(c, &have, &need))
+		return 0;
+	snprintf(err, errlen, "%s needs %llu UMEM frames in all, the UMEM made at start has %llu; "
+		 "restart switchd to grow it", c->new_val, (unsigned long long)need,
+		 (unsigned long long)have);
+	return -ENOSPC;
+}
+
+static int sw_buffer_ok(const struct cfg_change *c, char *err, size_t errlen)
+{
+	const struct cfg_qty *o = (const void *)((const char *)c->old_obj + c->item->off);
+	const struct cfg_qty *n = (const void *)((const char *)c->new_obj + c->item->off);
+	uint64_t have, need, other, room, max;
+	char lim[32];
+
+	/* Occupancy and credits already granted are counted in the old unit. */
+	if (o->frames != n->frames) {
+		snprintf(err, errlen, "changes unit (%s -> %s), expected %s like the running "
+			 "buffer; restart switchd to change the unit", o->frames ? "frames" : "bytes",
+			 n->frames ? "frames" : "bytes", o->frames ? "frames" : "bytes");
+		return -EINVAL;
+	}
+	if (!sw_umem_check(c, &have, &need))
+		return 0;
+	/* The largest buffer of this port the UMEM still holds, the others
+	 * as they are in the new file: sw_buffer_frames() inverted. */
+	other = need - sw_buffer_frames(n);
+	room = have > other ? have - other : 0;
+	if (room >= 4096)
+		max = room;
+	else
+		max = room / L2CC_NPRIO;
+	if (n->frames)
+		snprintf(lim, sizeof(lim), "%lluframes", (unsigned long long)max);
+	else
+		snprintf(lim, sizeof(lim), "%llu", (unsigned long long)max * L2CC_ETH_MIN_FRAME);
+	snprintf(err, errlen, "buffer %s needs %llu UMEM frames in all, the UMEM made at start "
+		 "has %llu: at most buffer = %s on this port (the other ports as they are); "
+		 "restart switchd to grow the UMEM", c->new_val, (unsigned long long)need,
+		 (unsigned long long)have, lim);
+	return -ENOSPC;
+}
+
+/* The largest frame of the new MTU must fit a UMEM frame of the size made
+ * at start (after the kernel's headroom). */
+static int sw_mtu_ok(const struct cfg_change *c, char *err, size_t errlen)
+{
+	const struct sw *s = c->daemon;
+	const struct sw_cfg *ncfg = c->new_cfg;
+	const struct port_cfg *p = c->new_obj;
+	uint32_t hdr = L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN, room, mtu;
+	int i = (int)(p - ncfg->ports);
+
+	if (!s || !s->umem || i < 0 || i >= s->nports)
+		return 0;
+	room = s->umem->frame_size - XPORT_UMEM_HEADROOM;
+	mtu = p->mtu ? (uint32_t)p->mtu : s->ports[i].if_mtu;
+	if (mtu + hdr <= room)
+		return 0;
+	snprintf(err, errlen, "%u does not fit the %u-byte UMEM frames made at start, expected at "
+		 "most %u; restart switchd (frame_size = 4096) to take it", mtu,
+		 s->umem->frame_size, room - hdr);
+	return -EMSGSIZE;
 }

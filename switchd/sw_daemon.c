@@ -80,31 +80,6 @@ uint64_t sw_next_deadline(const struct sw *s)
 
 /* ---- lifecycle ---------------------------------------------------------- */
 
-/* Frames for the shared umem: every port's fill and TX rings, plus what its
- * input buffers can hold (a byte budget counted in minimum-size frames,
- * bounded so a large buffer does not pin gigabytes), and the CPU port's. */
-static uint32_t sw_umem_frames(const struct sw_cfg *cfg)
-{
-	uint64_t n = 64 + cfg->cpu_queue * L2CC_NPRIO;
-
-	if (cfg->umem_frames)
-		return cfg->umem_frames;
-	for (int i = 0; i < cfg->nports; i++) {
-		const struct cfg_qty *b = &cfg->ports[i].buffer;
-		uint64_t per_prio = b->frames ? b->n : (b->n + L2CC_ETH_MIN_FRAME - 1) /
-							   L2CC_ETH_MIN_FRAME;
-		uint64_t buf = per_prio * L2CC_NPRIO;
-
-		if (buf > 4096 && per_prio <= 4096)
-			buf = 4096;
-		else if (buf > 4096)
-			buf = per_prio;
-		/* A few frames for control frames being built. */
-		n += 2 * cfg->ring_size + buf + 16;
-	}
-	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
-}
-
 static uint32_t sw_frame_room(uint32_t frame_size) { return frame_size - XPORT_UMEM_HEADROOM; }
 
 /* 2048-byte UMEM frames unless a port's MTU (configured, or the
@@ -191,7 +166,8 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 		pr_err("signals: %s\n", strerror(-err));
 		goto err;
 	}
-	err = umem_create(&umem, sw_umem_frames(cfg), sw_frame_size(cfg), cfg->ring_size);
+	err = umem_create(&umem, cfg->umem_frames ? cfg->umem_frames : sw_cfg_umem_need(cfg),
+			  sw_frame_size(cfg), cfg->ring_size);
 	if (err)
 		goto err;
 	xps = calloc(cfg->nports, sizeof(*xps));

@@ -665,6 +665,7 @@ const struct cp_ops *sw_port_scheme(const struct sw *s, uint32_t port)
 	return s->ports[port].cpo;
 }
 const char *sw_port_name(const struct sw *s, uint32_t port) { return s->ports[port].cfg->name; }
+const void *sw_port_cp_cfg(const struct sw *s, uint32_t port) { return s->ports[port].cfg->cp_cfg; }
 uint32_t sw_out_frames(const struct sw *s, uint32_t out) { return s->voq->out_total[out]; }
 
 uint32_t sw_voq_frames(const struct sw *s, uint32_t in, uint32_t out, int prio)

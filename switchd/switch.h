@@ -20,6 +20,10 @@ enum xdp_mode { XDP_MODE_NATIVE = 0, XDP_MODE_SKB };
 /* A port's `marking`: index into cp_port_names (cp.h): SW_MARK_SWITCH
  * follows the [switch] setting, i names the congestion point cp_names[i - 1]. */
 #define SW_MARK_SWITCH 0
+/* Bytes of a congestion point's per-port config (cp_ops.cfg_size at most).
+ * Kept inside the config struct rather than allocated: a reload copies and
+ * compares whole configurations, and tests and fuzzers free nothing. */
+#define SW_CP_CFG_MAX 256
 
 struct port_cfg {
 	char name[16];
@@ -39,6 +43,8 @@ struct port_cfg {
 	int xdp_mode;
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
 	int marking;                /* congestion point: SW_MARK_SWITCH or 1 + cp_names index */
+	/* The keys of that congestion point, as its cfg struct (sw_port_cp_cfg). */
+	_Alignas(8) unsigned char cp_cfg[SW_CP_CFG_MAX];
 };
 
 struct fdb_static_cfg {
@@ -62,6 +68,8 @@ struct sw_cfg {
 	uint64_t umem_frames;       /* 0 = automatic */
 	uint64_t busy_poll;         /* ns to keep polling the rings after the last frame */
 	int marking;                /* congestion point (cp_names index) of ports that name none */
+	/* Its keys given in [switch]: the defaults of its ports. */
+	_Alignas(8) unsigned char cp_cfg[SW_CP_CFG_MAX];
 	uint64_t cpu_queue;         /* frames the CPU pseudo-port may have queued */
 	uint64_t cpu_share;         /* percent of an output's rate CPU frames may take */
 	int log_level;
@@ -78,6 +86,10 @@ extern const size_t sw_cfg_nsections;
 /* Load a config file plus "section.key=value" overrides, then validate. */
 int sw_cfg_load(struct sw_cfg *cfg, const char *path, char *const *overrides, int noverrides,
 		char *err, size_t errlen);
+
+/* Frames the shared UMEM needs for cfg's rings and input buffers (what
+ * switchd makes at start unless umem_frames says otherwise). */
+uint32_t sw_cfg_umem_need(const struct sw_cfg *cfg);
 
 int switchd_main(int argc, char **argv);
 

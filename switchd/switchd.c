@@ -4,67 +4,53 @@
 #define LOG_SUBSYS "switchd"
 #include "switch_private.h"
 #include "dcli.h"
+#include "dconf.h"
 #include "drun.h"
 #include "log.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* SIGHUP: re-read the file; settings of existing ports apply at once. Adding
- * or removing ports needs a restart (their sockets and UMEM are sized at start). */
+/* A reload that passed the tables' checks is in s->cfg: make the running
+ * switch follow its live keys. Ports keep their sockets; their rates,
+ * buffers, thresholds and flow-control timers are derived again. */
+static void sw_reload_apply(void *d)
+{
+	struct sw *s = d;
+
+	sw_cpu_port(s)->cap = s->cfg->cpu_queue;
+	for (int i = 0; i < s->nports; i++)
+		sw_port_apply_cfg(s, &s->ports[i]);
+	/* A port may have named another scheme, or its scheme's keys changed:
+	 * start the congestion points afresh (marks pending in the old ones
+	 * are dropped). */
+	if (sw_cps_reset(s))
+		pr_err("reload: congestion points could not start; ports mark nothing\n");
+	s->fdb->aging_ns = s->cfg->fdb_aging;
+}
+
+static int sw_load(void *cfg, const char *path, char *const *overrides, int noverrides,
+		   char *err, size_t errlen)
+{
+	return sw_cfg_load(cfg, path, overrides, noverrides, err, errlen);
+}
+
+/* SIGHUP: the one reload of daemon/dconf.c, with switchd's tables. */
 static void sw_reload(void *d, const struct dcli_args *args)
 {
 	struct sw *s = d;
-	struct sw_cfg *n;
-	char err[512];
+	const struct dconf_reload r = {
+		.secs = sw_cfg_sections,
+		.nsecs = sw_cfg_nsections,
+		.cfg_size = sizeof(struct sw_cfg),
+		.load = sw_load,
+		.log_level_off = offsetof(struct sw_cfg, log_level),
+		.apply = sw_reload_apply,
+	};
 
-	n = calloc(1, sizeof(*n));
-	if (!n)
-		return;
-	if (sw_cfg_load(n, args->path, args->overrides, args->noverrides, err, sizeof(err))) {
-		pr_err("reload: %s (keeping the running configuration)\n", err);
-		goto out;
-	}
-	if (n->nports != s->cfg->nports) {
-		pr_warn("reload: the set of ports changed; restart switchd to apply that\n");
-		goto out;
-	}
-	for (int i = 0; i < n->nports; i++) {
-		const struct port_cfg *a = &s->cfg->ports[i], *b = &n->ports[i];
-
-		/* These shape the socket, the XDP attachment or the meaning of
-		 * the buffer counts (and of credits granted in them). */
-		if (strcmp(a->name, b->name) || strcmp(a->ifname, b->ifname) ||
-		    a->queue != b->queue || a->xdp_mode != b->xdp_mode ||
-		    a->buffer.frames != b->buffer.frames || a->fc != b->fc || a->mtu != b->mtu ||
-		    a->quiet_stack != b->quiet_stack) {
-			pr_warn("reload: port %s changed name, interface, queue, xdp_mode, "
-				"flow_control, buffer unit, mtu or quiet_stack; restart to apply "
-				"(nothing changed)\n", a->name);
-			goto out;
-		}
-	}
-	s->cfg->marking = n->marking;
-	s->cfg->cpu_share = n->cpu_share;
-	s->cfg->cpu_queue = n->cpu_queue;
-	sw_cpu_port(s)->cap = n->cpu_queue;
-	for (int i = 0; i < n->nports; i++) {
-		s->cfg->ports[i] = n->ports[i];
-		sw_port_apply_cfg(s, &s->ports[i]);
-	}
-	/* A port may have named another scheme: start the congestion points
-	 * afresh (marks pending in the old ones are dropped). */
-	if (sw_cps_reset(s))
-		pr_err("reload: congestion points could not start; ports mark nothing\n");
-	s->cfg->log_level = n->log_level;
-	s->cfg->stats_interval = n->stats_interval;
-	s->cfg->fdb_aging = n->fdb_aging;
-	s->fdb->aging_ns = n->fdb_aging;
-	log_set_level(n->log_level);
-	pr_info("reloaded %s\n", args->path);
-out:
-	free(n);
+	dconf_reload(&r, s, s->cfg, args);
 }
 
 static bool sw_poll_cb(void *d) { return sw_poll(d); }
@@ -97,12 +83,6 @@ out:
 	return err;
 }
 
-static int sw_load(void *cfg, const char *path, char *const *overrides, int noverrides,
-		   char *err, size_t errlen)
-{
-	return sw_cfg_load(cfg, path, overrides, noverrides, err, errlen);
-}
-
 static void sw_print_check(const void *c, const char *path)
 {
 	const struct sw_cfg *cfg = c;
@@ -132,7 +112,8 @@ static const struct dcli_opt sw_opts[] = { DCLI_STD_OPTS("port.p1.rate=1G") };
 static const struct dcli sw_cli = {
 	.prog = "switchd",
 	.summary = "A lossless software Ethernet switch over AF_XDP.",
-	.epilogue = "Signals: TERM/INT stop, HUP reloads port rates and thresholds.\n"
+	.epilogue = "Signals: TERM/INT stop, HUP reloads the configuration (the reload column\n"
+		    "of --help-config says how each key takes it).\n"
 		    "Reference: docs/switchd.md\n",
 	.opts = sw_opts,
 	.nopts = sizeof(sw_opts) / sizeof(sw_opts[0]),

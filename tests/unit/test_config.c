@@ -3,6 +3,8 @@
  * Unit tests for the table-driven configuration parser (daemon/config.c).
  * A small schema of its own ([global] and labelled [port X]) covers every
  * value type, so these tests do not move when the daemon's tables change.
+ * A second one ([sched] and [q X], with a made-up selector `scheme` and two
+ * variants) covers variant keys and the reload decision.
  */
 #include "check.h"
 #include "config.h"
@@ -653,8 +655,8 @@ static void test_reference(void)
 	fclose(f);
 	CHECK(strstr(buf, "### [global]\n\nSwitch-wide settings.\n"));
 	CHECK(strstr(buf, "### [port <label>]"));
-	CHECK(strstr(buf, "| key | type | default | range | description |"));
-	CHECK(strstr(buf, "| queues | uint | 8 | 1..8 | queues per port |"));
+	CHECK(strstr(buf, "| key | type | default | range | reload | description |"));
+	CHECK(strstr(buf, "| queues | uint | 8 | 1..8 | restart | queues per port |"));
 	CHECK(strstr(buf, "| fc | none\\|pause\\|pfc\\|credit | pfc |"));
 	CHECK(strstr(buf, "| rate | rate (bit/s) | 10G | 0..100G |"));
 	CHECK(strstr(buf, "| tick | duration | 10ms | 1us..1s |"));
@@ -664,6 +666,462 @@ static void test_reference(void)
 	CHECK(strstr(buf, "| headroom |"));
 	CHECK(strstr(buf, "| mac | MAC |"));
 	free(buf);
+}
+
+/* ---- variants: a selector with two made-up schemes ----------------------- */
+
+/* Scheme "red": RED-like thresholds. Scheme "tail": one limit and a mode. */
+struct red_cfg {
+	uint64_t kmin, kmax;
+	uint64_t pmax;
+};
+struct tail_cfg {
+	uint64_t limit;
+	int mode;
+};
+
+static const char *const tail_modes[] = { "drop", "mark", NULL };
+
+static const struct cfg_item red_items[] = {
+	{ .key = "kmin", .type = CFG_SIZE, .off = offsetof(struct red_cfg, kmin), .def = "5K",
+	  .min = 0, .max = 1 << 20, .help = "marking starts here", .reload = CFG_LIVE },
+	{ .key = "kmax", .type = CFG_SIZE, .off = offsetof(struct red_cfg, kmax), .def = "200K",
+	  .min = 0, .max = 1 << 20, .help = "every frame is marked above", .reload = CFG_LIVE },
+	{ .key = "pmax", .type = CFG_UINT, .off = offsetof(struct red_cfg, pmax), .def = "1",
+	  .min = 0, .max = 100, .help = "percent at kmax", .reload = CFG_RESTART },
+};
+static const struct cfg_item tail_items[] = {
+	{ .key = "limit", .type = CFG_UINT, .off = offsetof(struct tail_cfg, limit), .def = "16",
+	  .min = 1, .max = 4096, .help = "frames", .reload = CFG_LIVE },
+	{ .key = "mode", .type = CFG_ENUM, .off = offsetof(struct tail_cfg, mode), .def = "drop",
+	  .names = tail_modes, .help = "what the tail does", .reload = CFG_KEEP },
+};
+
+static size_t red_size = sizeof(struct red_cfg);
+
+static bool scheme_variant(size_t i, struct cfg_variant *v)
+{
+	static const struct cfg_variant vs[] = {
+		{ .name = "red", .help = "RED-like marking.", .items = red_items,
+		  .nitems = sizeof(red_items) / sizeof(red_items[0]) },
+		{ .name = "tail", .help = "Tail marking.", .items = tail_items,
+		  .nitems = sizeof(tail_items) / sizeof(tail_items[0]), .size = sizeof(struct tail_cfg) },
+		{ .name = "plain", .help = "No keys." },
+	};
+
+	if (i >= sizeof(vs) / sizeof(vs[0]))
+		return false;
+	*v = vs[i];
+	if (i == 0)
+		v->size = red_size;
+	return true;
+}
+
+static const char *const scheme_names[] = { "none", "red", "tail", "plain", NULL };
+static const char *const q_scheme_names[] = { "sched", "none", "red", "tail", "plain", NULL };
+
+#define VSTORE 64
+struct vq {
+	char name[16];
+	uint64_t rate;
+	int scheme;                 /* 0 = [sched]'s */
+	_Alignas(8) unsigned char store[VSTORE];
+};
+struct vcfg {
+	uint64_t quantum;
+	int scheme;
+	_Alignas(8) unsigned char store[VSTORE];
+	struct vq qs[4];
+	int nq;
+};
+
+static const struct cfg_item sched_items[] = {
+	{ .key = "quantum", .type = CFG_SIZE, .off = offsetof(struct vcfg, quantum), .def = "1500",
+	  .min = 64, .max = 65536, .help = "bytes per round", .reload = CFG_LIVE },
+	{ .key = "scheme", .type = CFG_ENUM, .off = offsetof(struct vcfg, scheme), .def = "none",
+	  .names = scheme_names, .help = "marking scheme", .reload = CFG_LIVE },
+};
+static int q_rate_ok(const struct cfg_change *c, char *e, size_t elen)
+{
+	uint64_t r;
+
+	memcpy(&r, (const char *)c->new_obj + c->item->off, sizeof(r));
+	if (r <= 10000000000ULL)
+		return 0;
+	snprintf(e, elen, "%s is above the 10G the queue was made for", c->new_val);
+	return -ERANGE;
+}
+static const struct cfg_item q_items[] = {
+	{ .key = "rate", .type = CFG_RATE, .off = offsetof(struct vq, rate), .def = "1G",
+	  .min = 0, .max = 100000000000LL, .help = "queue rate", .reload = CFG_LIVE,
+	  .reload_ok = q_rate_ok },
+	{ .key = "scheme", .type = CFG_ENUM, .off = offsetof(struct vq, scheme), .def = "sched",
+	  .names = q_scheme_names, .help = "marking scheme; sched = [sched]'s", .reload = CFG_LIVE },
+};
+
+static const struct cfg_selector sched_sel = {
+	.key = "scheme", .variant = scheme_variant,
+	.store_off = offsetof(struct vcfg, store), .store_size = VSTORE,
+};
+static const struct cfg_selector q_sel = {
+	.key = "scheme", .variant = scheme_variant,
+	.store_off = offsetof(struct vq, store), .store_size = VSTORE,
+	.parent = "sched", .follow = "sched",
+};
+
+static void *v_self(void *ctx, const char *label, char *e, size_t elen) { return ctx; }
+static void *v_find_self(void *ctx, const char *label) { return ctx; }
+static void *v_find_q(void *ctx, const char *label)
+{
+	struct vcfg *c = ctx;
+
+	for (int i = 0; i < c->nq; i++)
+		if (!strcmp(c->qs[i].name, label))
+			return &c->qs[i];
+	return NULL;
+}
+static void *v_open_q(void *ctx, const char *label, char *e, size_t elen)
+{
+	struct vcfg *c = ctx;
+
+	if (c->nq == 4)
+		return NULL;
+	snprintf(c->qs[c->nq].name, sizeof(c->qs[0].name), "%s", label);
+	return &c->qs[c->nq++];
+}
+static bool v_label_q(void *ctx, size_t i, char *buf, size_t len)
+{
+	struct vcfg *c = ctx;
+
+	if (i >= (size_t)c->nq)
+		return false;
+	snprintf(buf, len, "%s", c->qs[i].name);
+	return true;
+}
+
+static struct cfg_section vsecs[] = {
+	{ .name = "sched", .items = sched_items, .nitems = 2, .open = v_self, .find = v_find_self,
+	  .sel = &sched_sel, .help = "The scheduler." },
+	{ .name = "q", .labelled = true, .items = q_items, .nitems = 2, .open = v_open_q,
+	  .find = v_find_q, .sel = &q_sel, .label_at = v_label_q, .reload = CFG_RESTART,
+	  .help = "One queue." },
+};
+#define NVSECS (sizeof(vsecs) / sizeof(vsecs[0]))
+
+static char warns[2048];
+static int nwarns;
+
+static void collect_warn(void *arg, const char *msg)
+{
+	size_t n = strlen(warns);
+
+	snprintf(warns + n, sizeof(warns) - n, "%s\n", msg);
+	nwarns++;
+}
+
+/* What a daemon does: defaults of [sched], the text, the overrides, the end. */
+static int vload(struct vcfg *c, const char *text, const char *const *ovr, int novr)
+{
+	struct cfg_load *l;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	warns[0] = '\0';
+	nwarns = 0;
+	err[0] = '\0';
+	ret = cfg_apply_defaults(&vsecs[0], c, err, sizeof(err));
+	if (ret)
+		return ret;
+	CHECK_EQ(cfg_load_begin(&l, vsecs, NVSECS, c, collect_warn, NULL), 0);
+	cfg_load_string(l, "v.conf", text, err, sizeof(err));
+	for (int i = 0; i < novr; i++)
+		cfg_load_override(l, ovr[i], err, sizeof(err));
+	return cfg_load_end(l, err, sizeof(err));
+}
+
+#define RED(p) ((const struct red_cfg *)(p))
+#define TAIL(p) ((const struct tail_cfg *)(p))
+
+static void test_variant_keys(void)
+{
+	struct vcfg c;
+
+	/* Keys before and after the selector, defaults for the rest. */
+	CHECK_EQ(vload(&c, "[q a]\n"          /* 1 */
+			   "kmin = 10K\n"      /* 2: before its selector */
+			   "scheme = red\n"    /* 3 */
+			   "kmax = 100K\n"     /* 4 */
+			   "[q b]\n"           /* 5 */
+			   "scheme = tail\n"   /* 6 */
+			   "limit = 32\n",     /* 7 */
+		       NULL, 0), 0);
+	CHECK_EQ(err[0], '\0');
+	CHECK_EQ(nwarns, 0);
+	CHECK_EQ(c.nq, 2);
+	CHECK_EQ(RED(c.qs[0].store)->kmin, 10240);
+	CHECK_EQ(RED(c.qs[0].store)->kmax, 102400);
+	CHECK_EQ(RED(c.qs[0].store)->pmax, 1);         /* default */
+	CHECK_EQ(TAIL(c.qs[1].store)->limit, 32);
+	CHECK_EQ(TAIL(c.qs[1].store)->mode, 0);        /* default drop */
+
+	/* A variant without keys, and "none": nothing in the store. */
+	CHECK_EQ(vload(&c, "[q a]\nscheme = plain\n[q b]\n", NULL, 0), 0);
+	CHECK_EQ(RED(c.qs[0].store)->kmin, 0);
+	CHECK_EQ(RED(c.qs[1].store)->kmin, 0);
+
+	/* Overrides: a variant key of a queue, and the selector, in either order. */
+	{
+		const char *ovr[] = { "q.a.limit=8", "q.a.scheme=tail", "q.b.kmax=1K" };
+
+		CHECK_EQ(vload(&c, "[q a]\nscheme = red\nkmin = 1K\n[q b]\nscheme = red\n", ovr, 3), 0);
+		CHECK_EQ(err[0], '\0');
+		CHECK_EQ(c.qs[0].scheme, 3);           /* tail in q_scheme_names */
+		CHECK_EQ(TAIL(c.qs[0].store)->limit, 8);
+		/* kmin = 1K belonged to red: a warning naming its line. */
+		CHECK_EQ(nwarns, 1);
+		CHECK(strstr(warns, "v.conf:3: kmin in [q a] does not apply to scheme tail; ignored"));
+		CHECK_EQ(RED(c.qs[1].store)->kmax, 1024);
+	}
+	/* [sched] has no header in the file; overrides reach it anyway. */
+	{
+		const char *ovr[] = { "sched.kmin=7K", "sched.scheme=red" };
+
+		CHECK_EQ(vload(&c, "[q a]\n", ovr, 2), 0);
+		CHECK_EQ(RED(c.store)->kmin, 7168);
+		CHECK_EQ(RED(c.qs[0].store)->kmin, 7168);      /* inherited */
+	}
+}
+
+static void test_variant_inherit(void)
+{
+	struct vcfg c;
+
+	CHECK_EQ(vload(&c, "[sched]\n"
+			   "kmax = 50K\n"       /* the default of every red queue */
+			   "scheme = red\n"
+			   "[q a]\n"            /* follows [sched]: red, kmax 50K */
+			   "[q b]\n"
+			   "scheme = red\n"     /* red too: starts from [sched]'s */
+			   "kmin = 1K\n"
+			   "[q c]\n"
+			   "scheme = tail\n"    /* another scheme: its own defaults */
+			   "[q d]\n"
+			   "kmax = 60K\n",      /* follows, and overrides one key */
+		       NULL, 0), 0);
+	CHECK_EQ(err[0], '\0');
+	CHECK_EQ(RED(c.store)->kmax, 51200);
+	CHECK_EQ(RED(c.qs[0].store)->kmax, 51200);
+	CHECK_EQ(RED(c.qs[0].store)->kmin, 5120);
+	CHECK_EQ(RED(c.qs[1].store)->kmax, 51200);
+	CHECK_EQ(RED(c.qs[1].store)->kmin, 1024);
+	CHECK_EQ(TAIL(c.qs[2].store)->limit, 16);
+	CHECK_EQ(RED(c.qs[3].store)->kmax, 61440);
+	CHECK_EQ(RED(c.qs[3].store)->kmin, 5120);
+	/* A queue that follows [sched] takes [sched]'s key from an override too. */
+	{
+		const char *ovr[] = { "sched.kmin=2K", "q.d.kmin=3K" };
+
+		CHECK_EQ(vload(&c, "[sched]\nscheme = red\n[q a]\n[q d]\n", ovr, 2), 0);
+		CHECK_EQ(RED(c.qs[0].store)->kmin, 2048);
+		CHECK_EQ(RED(c.qs[1].store)->kmin, 3072);
+	}
+}
+
+static void test_variant_errors(void)
+{
+	struct vcfg c;
+
+	/* A key of no variant: an error at its line, listing what is expected. */
+	CHECK_EQ(vload(&c, "[q a]\nscheme = red\nkmid = 1\n", NULL, 0), -EINVAL);
+	CHECK(strstr(err, "v.conf:3: unknown key \"kmid\" in [q a], expected one of: rate, scheme; "
+			  "or with scheme red: kmin, kmax, pmax; with scheme tail: limit, mode"));
+	/* A bad value of a variant key: its line and what was expected. */
+	CHECK_EQ(vload(&c, "[q a]\nkmin = lots\nscheme = red\n", NULL, 0), -EINVAL);
+	CHECK(strstr(err, "v.conf:2: kmin \"lots\" is not a size, expected "));
+	CHECK_EQ(vload(&c, "[q a]\nscheme = red\npmax = 101\n", NULL, 0), -EINVAL);
+	CHECK(strstr(err, "v.conf:3: pmax 101 is out of range, expected 0..100"));
+	/* Each key once, variant keys too. */
+	CHECK_EQ(vload(&c, "[q a]\nlimit = 1\nscheme = tail\nlimit = 2\n", NULL, 0), -EINVAL);
+	CHECK(strstr(err, "v.conf:4: key \"limit\" in [q a] repeats line 2"));
+	/* ... but an override may set what the file set. */
+	{
+		const char *ovr[] = { "q.a.limit=3" };
+
+		CHECK_EQ(vload(&c, "[q a]\nlimit = 1\nscheme = tail\n", ovr, 1), 0);
+		CHECK_EQ(TAIL(c.qs[0].store)->limit, 3);
+	}
+	/* Overrides: an unknown key at once; a bad value once resolved. */
+	{
+		const char *ovr[] = { "q.a.kmid=1" };
+
+		CHECK_EQ(vload(&c, "[q a]\nscheme = red\n", ovr, 1), -EINVAL);
+		CHECK(strstr(err, "override \"q.a.kmid=1\": unknown key \"kmid\" in [q a]"));
+	}
+	{
+		const char *ovr[] = { "q.a.limit=0" };
+
+		CHECK_EQ(vload(&c, "[q a]\nscheme = tail\n", ovr, 1), -EINVAL);
+		CHECK(strstr(err, "override \"q.a.limit=0\": limit 0 is out of range, expected 1..4096"));
+	}
+	/* Another variant's key in an override: a warning naming it. */
+	{
+		const char *ovr[] = { "q.a.limit=3" };
+
+		CHECK_EQ(vload(&c, "[q a]\nscheme = red\n", ovr, 1), 0);
+		CHECK(strstr(warns, "override \"q.a.limit=3\": limit in [q a] does not apply to scheme red"));
+	}
+	/* A variant whose config does not fit the store is a table bug, said so. */
+	red_size = VSTORE + 8;
+	CHECK_EQ(vload(&c, "[q a]\nscheme = red\n", NULL, 0), -E2BIG);
+	CHECK(strstr(err, "scheme red: its config is 72 bytes, expected at most the 64"));
+	red_size = sizeof(struct red_cfg);
+	/* A one-shot override sets a key on the variant the queue has now. */
+	CHECK_EQ(vload(&c, "[q a]\nscheme = red\nkmin = 1K\n", NULL, 0), 0);
+	CHECK_EQ(cfg_override("q.a.kmax=2K", vsecs, NVSECS, &c, err, sizeof(err)), 0);
+	CHECK_EQ(RED(c.qs[0].store)->kmin, 1024);
+	CHECK_EQ(RED(c.qs[0].store)->kmax, 2048);
+}
+
+static void test_variant_reference(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f);
+	if (!f)
+		return;
+	cfg_print_reference(f, vsecs, NVSECS);
+	fclose(f);
+	/* Each variant's table under its selector value, in the parent section. */
+	CHECK(strstr(buf, "#### [sched] scheme = red\n\nRED-like marking.\n\n| key |"));
+	CHECK(strstr(buf, "| kmin | size (bytes) | 5K | 0..1M | live | marking starts here |"));
+	CHECK(strstr(buf, "| pmax | uint | 1 | 0..100 | restart | percent at kmax |"));
+	CHECK(strstr(buf, "#### [sched] scheme = tail\n\nTail marking.\n\n| key |"));
+	CHECK(strstr(buf, "| mode | drop\\|mark | drop |  | kept | what the tail does |"));
+	CHECK(strstr(buf, "Values of `scheme` without keys of their own: plain."));
+	/* The child points to them. */
+	CHECK(strstr(buf, "### [q <label>]"));
+	CHECK(strstr(buf, "The keys of each value of `scheme` are listed under [sched]."));
+	CHECK(strstr(buf, "Sections added, removed or reordered on reload: restart."));
+	CHECK(strstr(buf, "#### [q") == NULL);
+	free(buf);
+}
+
+/* ---- the reload decision ----------------------------------------------------- */
+
+static struct cfg_change notes[16];
+static char note_labels[16][16];
+static int nnotes;
+
+/* c and its strings live during the call only: keep copies. */
+static void collect_change(void *arg, const struct cfg_change *c)
+{
+	if (nnotes < 16) {
+		notes[nnotes] = *c;
+		if (c->label) {
+			snprintf(note_labels[nnotes], sizeof(note_labels[0]), "%s", c->label);
+			notes[nnotes].label = note_labels[nnotes];
+		}
+		notes[nnotes].why = c->why ? "refused" : NULL;
+	}
+	nnotes++;
+}
+
+static struct vcfg RO, RN;
+
+/* Load a running and a new configuration and compare them. */
+static int rdiff(const char *old_text, const char *new_text)
+{
+	char dummy[512];
+
+	CHECK_EQ(vload(&RO, old_text, NULL, 0), 0);
+	CHECK_EQ(vload(&RN, new_text, NULL, 0), 0);
+	nnotes = 0;
+	(void)dummy;
+	return cfg_reload_diff(vsecs, NVSECS, &RO, &RN, NULL, collect_change, NULL, err,
+			       sizeof(err));
+}
+
+static void test_reload_decision(void)
+{
+	const char *base = "[sched]\nscheme = tail\nquantum = 1500\n[q a]\nrate = 1G\n[q b]\n"
+			   "scheme = red\n";
+
+	/* Nothing changed. */
+	CHECK_EQ(rdiff(base, base), 0);
+	CHECK_EQ(nnotes, 0);
+	CHECK_EQ(err[0], '\0');
+
+	/* Live: applied, the change told with both values as text. */
+	CHECK_EQ(rdiff(base, "[sched]\nscheme = tail\nquantum = 9000\n[q a]\nrate = 2.5G\n[q b]\n"
+			     "scheme = red\nkmin = 8K\n"), 0);
+	CHECK_EQ(nnotes, 3);
+	CHECK(!strcmp(notes[0].item->key, "quantum") && notes[0].how == CFG_LIVE);
+	CHECK(!strcmp(notes[0].old_val, "1500") && !strcmp(notes[0].new_val, "9000"));
+	CHECK(!strcmp(notes[1].item->key, "rate") && !strcmp(notes[1].label, "a"));
+	CHECK(!strcmp(notes[1].old_val, "1G") && !strcmp(notes[1].new_val, "2.5G"));
+	/* A variant's key, compared when both sides have the variant. */
+	CHECK(!strcmp(notes[2].item->key, "kmin") && !strcmp(notes[2].variant, "red"));
+	CHECK(!strcmp(notes[2].old_val, "5K") && !strcmp(notes[2].new_val, "8K"));
+	CHECK_EQ(RN.quantum, 9000);
+
+	/* Kept: the running value goes into the new configuration, with a note. */
+	CHECK_EQ(rdiff(base, "[sched]\nscheme = tail\nmode = mark\nquantum = 1500\n[q a]\n"
+			     "rate = 1G\n[q b]\nscheme = red\n"), 0);
+	CHECK_EQ(nnotes, 2);        /* [sched]'s and [q a]'s (inherited) mode */
+	CHECK(notes[0].how == CFG_KEEP && !strcmp(notes[0].new_val, "mark"));
+	CHECK_EQ(TAIL(RN.store)->mode, 0);
+	CHECK_EQ(TAIL(RN.qs[0].store)->mode, 0);
+
+	/* Restart: refused, naming the key and both values. */
+	CHECK_EQ(rdiff(base, "[sched]\nscheme = tail\nquantum = 1500\n[q a]\nrate = 1G\n[q b]\n"
+			     "scheme = red\npmax = 5\n"), -EBUSY);
+	CHECK(strstr(err, "[q b] pmax 1 -> 5 needs a restart"));
+
+	/* A validator: refused with its reason and limit. */
+	CHECK_EQ(rdiff(base, "[sched]\nscheme = tail\n[q a]\nrate = 40G\n[q b]\nscheme = red\n"),
+		 -EBUSY);
+	CHECK(strstr(err, "[q a] rate: 40G is above the 10G the queue was made for"));
+	CHECK(notes[0].why != NULL);
+
+	/* Another variant: the selector's change (live), not its keys'. */
+	CHECK_EQ(rdiff(base, "[sched]\nscheme = tail\n[q a]\n[q b]\nscheme = tail\nlimit = 2\n"), 0);
+	CHECK_EQ(nnotes, 1);
+	CHECK(!strcmp(notes[0].item->key, "scheme") && !strcmp(notes[0].new_val, "tail"));
+
+	/* [q] sections added: a restart, listing both sets. */
+	CHECK_EQ(rdiff(base, "[sched]\nscheme = tail\n[q a]\n[q b]\nscheme = red\n[q c]\n"), -EBUSY);
+	CHECK(strstr(err, "[q] sections a, b -> a, b, c need a restart"));
+	/* ... and one that applies (live) such changes compares the rest. */
+	vsecs[1].reload = CFG_LIVE;
+	CHECK_EQ(rdiff(base, "[sched]\nscheme = tail\n[q b]\nscheme = red\nkmax = 1K\n"), 0);
+	CHECK_EQ(nnotes, 2);
+	CHECK(notes[0].item == NULL && !strcmp(notes[0].new_val, "b"));
+	CHECK(!strcmp(notes[1].item->key, "kmax"));
+	vsecs[1].reload = CFG_RESTART;
+
+	/* Everything refused is listed, not only the first. */
+	CHECK_EQ(rdiff(base, "[sched]\nscheme = tail\n[q a]\nrate = 40G\n[q b]\nscheme = red\n"
+			     "pmax = 2\n"), -EBUSY);
+	CHECK(strstr(err, "[q a] rate: 40G"));
+	CHECK(strstr(err, "; [q b] pmax 1 -> 2 needs a restart"));
+}
+
+static void test_format_value(void)
+{
+	struct vcfg c;
+	char buf[64];
+
+	CHECK_EQ(vload(&c, "[sched]\nquantum = 64K\nscheme = tail\n[q a]\nrate = 0\n", NULL, 0), 0);
+	cfg_format_value(&sched_items[0], &c, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "64K"));
+	cfg_format_value(&sched_items[1], &c, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "tail"));
+	cfg_format_value(&q_items[0], &c.qs[0], buf, sizeof(buf));
+	CHECK(!strcmp(buf, "unlimited"));
+	cfg_format_value(&tail_items[0], c.store, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "16"));
 }
 
 int main(void)
@@ -683,5 +1141,11 @@ int main(void)
 	RUN(test_parse_file);
 	RUN(test_override);
 	RUN(test_reference);
+	RUN(test_variant_keys);
+	RUN(test_variant_inherit);
+	RUN(test_variant_errors);
+	RUN(test_variant_reference);
+	RUN(test_reload_decision);
+	RUN(test_format_value);
 	return check_summary();
 }
