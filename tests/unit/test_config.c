@@ -8,6 +8,8 @@
  */
 #include "check.h"
 #include "config.h"
+#include "dconf.h"
+#include "log.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -729,15 +731,20 @@ struct vq {
 };
 struct vcfg {
 	uint64_t quantum;
+	int level;
 	int scheme;
 	_Alignas(8) unsigned char store[VSTORE];
 	struct vq qs[4];
 	int nq;
 };
 
+static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
+
 static const struct cfg_item sched_items[] = {
 	{ .key = "quantum", .type = CFG_SIZE, .off = offsetof(struct vcfg, quantum), .def = "1500",
 	  .min = 64, .max = 65536, .help = "bytes per round", .reload = CFG_LIVE },
+	{ .key = "log_level", .type = CFG_ENUM, .off = offsetof(struct vcfg, level), .def = "info",
+	  .names = level_names, .help = "logging", .reload = CFG_LIVE },
 	{ .key = "scheme", .type = CFG_ENUM, .off = offsetof(struct vcfg, scheme), .def = "none",
 	  .names = scheme_names, .help = "marking scheme", .reload = CFG_LIVE },
 };
@@ -800,7 +807,7 @@ static bool v_label_q(void *ctx, size_t i, char *buf, size_t len)
 }
 
 static struct cfg_section vsecs[] = {
-	{ .name = "sched", .items = sched_items, .nitems = 2, .open = v_self, .find = v_find_self,
+	{ .name = "sched", .items = sched_items, .nitems = 3, .open = v_self, .find = v_find_self,
 	  .sel = &sched_sel, .help = "The scheduler." },
 	{ .name = "q", .labelled = true, .items = q_items, .nitems = 2, .open = v_open_q,
 	  .find = v_find_q, .sel = &q_sel, .label_at = v_label_q, .reload = CFG_RESTART,
@@ -1116,12 +1123,105 @@ static void test_format_value(void)
 	CHECK_EQ(vload(&c, "[sched]\nquantum = 64K\nscheme = tail\n[q a]\nrate = 0\n", NULL, 0), 0);
 	cfg_format_value(&sched_items[0], &c, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "64K"));
-	cfg_format_value(&sched_items[1], &c, buf, sizeof(buf));
+	cfg_format_value(&sched_items[2], &c, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "tail"));
 	cfg_format_value(&q_items[0], &c.qs[0], buf, sizeof(buf));
 	CHECK(!strcmp(buf, "unlimited"));
 	cfg_format_value(&tail_items[0], c.store, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "16"));
+}
+
+/* ---- the one reload (dconf_reload) ----------------------------------------- */
+
+static int v_load(void *cfg, const char *p, char *const *ovr, int novr, char *e, size_t elen)
+{
+	return dconf_load(cfg, sizeof(struct vcfg), vsecs, NVSECS, p, ovr, novr, e, elen);
+}
+
+static int applied;
+static void v_apply(void *d) { applied++; }
+
+static char logbuf[8192];
+
+/* dconf_reload on text, its log (stderr) in logbuf. */
+static int reload_text(struct vcfg *running, const char *text, int cli_level)
+{
+	char p[] = "/tmp/test_config_reload_XXXXXX", lt[] = "/tmp/test_config_log_XXXXXX";
+	struct dcli_args args = { .prog = "vd", .path = p, .cli_level = cli_level };
+	const struct dconf_reload r = {
+		.secs = vsecs, .nsecs = NVSECS, .cfg_size = sizeof(struct vcfg), .load = v_load,
+		.log_level_off = offsetof(struct vcfg, level), .apply = v_apply,
+	};
+	int fd = mkstemp(p), lfd = mkstemp(lt), saved, ret;
+	ssize_t n;
+
+	if (fd < 0 || lfd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	if (n != (ssize_t)strlen(text))
+		return -EIO;
+	fflush(stderr);
+	saved = dup(2);
+	dup2(lfd, 2);
+	ret = dconf_reload(&r, NULL, running, &args);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	lseek(lfd, 0, SEEK_SET);
+	n = read(lfd, logbuf, sizeof(logbuf) - 1);
+	logbuf[n > 0 ? n : 0] = '\0';
+	close(lfd);
+	unlink(lt);
+	unlink(p);
+	return ret;
+}
+
+static void test_dconf_reload(void)
+{
+	static struct vcfg run;
+	const char *base = "[sched]\nscheme = red\n[q a]\n";
+	int level = log_get_level();
+
+	applied = 0;
+	CHECK_EQ(vload(&run, base, NULL, 0), 0);
+	/* Applied: the running config takes the new one, apply() runs, each
+	 * change is logged with its values; -v (debug) wins over log_level. */
+	CHECK_EQ(reload_text(&run, "[sched]\nscheme = red\nquantum = 9000\nlog_level = warn\n"
+				   "[q a]\nkmin = 6K\n", LOG_LVL_DEBUG), 0);
+	CHECK_EQ(applied, 1);
+	CHECK_EQ(run.quantum, 9000);
+	CHECK_EQ(RED(run.qs[0].store)->kmin, 6144);
+	CHECK_EQ(log_get_level(), LOG_LVL_DEBUG);
+	CHECK(strstr(logbuf, "reload: [sched] quantum: 1500 -> 9000"));
+	CHECK(strstr(logbuf, "reload: [q a] red kmin: 5K -> 6K"));
+	CHECK(strstr(logbuf, "reloaded /tmp/test_config_reload_"));
+	/* Without -v/-q the file's log_level applies. */
+	CHECK_EQ(reload_text(&run, "[sched]\nscheme = red\nlog_level = warn\n[q a]\n", -1), 0);
+	CHECK_EQ(log_get_level(), LOG_LVL_WARN);
+	log_set_level(LOG_LVL_INFO);
+	/* Refused: nothing changes, apply() does not run, the log says why. */
+	CHECK_EQ(reload_text(&run, "[sched]\nscheme = red\nquantum = 4000\n[q a]\npmax = 9\n", -1),
+		 -EBUSY);
+	CHECK_EQ(applied, 2);
+	CHECK_EQ(run.quantum, 1500);
+	CHECK(strstr(logbuf, "reload: [q a] pmax 1 -> 9 needs a restart; restart vd to apply "
+			     "(nothing changed)"));
+	/* A file that does not load: the same. */
+	CHECK_EQ(reload_text(&run, "[sched]\nquantum = huge\n", -1), -EINVAL);
+	CHECK_EQ(applied, 2);
+	CHECK(strstr(logbuf, ":2: quantum \"huge\" is not a size"));
+	CHECK(strstr(logbuf, "(keeping the running configuration)"));
+	/* Kept: a warning, the rest applies. */
+	CHECK_EQ(reload_text(&run, "[sched]\nscheme = tail\n[q a]\n", -1), 0);
+	CHECK_EQ(reload_text(&run, "[sched]\nscheme = tail\nmode = mark\nquantum = 3000\n[q a]\n",
+			     -1), 0);
+	CHECK_EQ(run.quantum, 3000);
+	CHECK_EQ(TAIL(run.store)->mode, 0);
+	CHECK(strstr(logbuf, "warn vd: reload: [sched] mode: drop -> mark needs a restart; keeping "
+			     "drop"));
+	CHECK(strstr(logbuf, "changes applied, 2 kept"));
+	log_set_level(level);
 }
 
 int main(void)
@@ -1147,5 +1247,6 @@ int main(void)
 	RUN(test_variant_reference);
 	RUN(test_reload_decision);
 	RUN(test_format_value);
+	RUN(test_dconf_reload);
 	return check_summary();
 }

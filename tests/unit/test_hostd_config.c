@@ -312,8 +312,71 @@ static void test_reference(void)
 	CHECK(strstr(buf, "### [law]"));
 	CHECK(strstr(buf, "### [rate <label>]"));
 	CHECK(strstr(buf, "| link_rate | rate (bit/s) | 1G | 1k..400G |"));
-	CHECK(strstr(buf, "| granularity | dst\\|5tuple\\|prio | dst |"));
+	CHECK(strstr(buf, "| granularity | dst\\|5tuple\\|prio | dst |  | restart |"));
+	/* What a reload does with each key is in the table. */
+	CHECK(strstr(buf, "| link_rate | rate (bit/s) | 1G | 1k..400G | live |"));
+	CHECK(strstr(buf, "| queue | size (bytes) | 256K | 2K..256M | kept |"));
+	CHECK(strstr(buf, "| law | string | static | at most 15 characters | restart |"));
+	CHECK(strstr(buf, "Sections added, removed or reordered on reload: live."));
 	free(buf);
+}
+
+/* The reload decision with hostd's tables (what hostd.c had as two lists). */
+static struct cfg_change notes[16];
+static char note_keys[16][24];
+static int nnotes;
+
+static void collect(void *arg, const struct cfg_change *c)
+{
+	if (nnotes < 16) {
+		notes[nnotes] = *c;
+		snprintf(note_keys[nnotes], sizeof(note_keys[0]), "%s", c->item ? c->item->key : "");
+	}
+	nnotes++;
+}
+
+static void test_reload(void)
+{
+	static struct hd_cfg o, n;
+	const char *base = "[hostd]\nhost_port = cc0\nuplink = up0\nqueue = 64K\n[law]\nlaw = fimd\n"
+			   "[rate h2]\ndst = 02:00:00:00:00:02\nrate = 50M\n";
+
+	CHECK_EQ(load(base, NULL, 0), 0);
+	o = C;
+	/* Live: link_rate, [law] m and a [rate] section's rate; kept: queue. */
+	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\nqueue = 128K\nlink_rate = 10G\n"
+		      "[law]\nlaw = fimd\nm = 1.5\n[rate h2]\ndst = 02:00:00:00:00:02\nrate = 60M\n",
+		      NULL, 0), 0);
+	n = C;
+	nnotes = 0;
+	CHECK_EQ(cfg_reload_diff(hd_cfg_sections, hd_cfg_nsections, &o, &n, NULL, collect, NULL, err,
+				 sizeof(err)), 0);
+	CHECK_EQ(nnotes, 4);
+	CHECK(!strcmp(note_keys[0], "link_rate") && notes[0].how == CFG_LIVE);
+	CHECK(!strcmp(note_keys[1], "queue") && notes[1].how == CFG_KEEP);
+	CHECK(!strcmp(note_keys[2], "m") && notes[2].how == CFG_LIVE);
+	CHECK(!strcmp(note_keys[3], "rate") && !strcmp(notes[3].new_val, "60M"));
+	CHECK_EQ(n.queue, 65536);           /* kept */
+	CHECK_EQ(n.link_rate, 10000000000ULL);
+	/* [rate] sections added or removed apply. */
+	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\nqueue = 64K\n[law]\nlaw = fimd\n",
+		      NULL, 0), 0);
+	n = C;
+	nnotes = 0;
+	CHECK_EQ(cfg_reload_diff(hd_cfg_sections, hd_cfg_nsections, &o, &n, NULL, collect, NULL, err,
+				 sizeof(err)), 0);
+	CHECK_EQ(nnotes, 1);
+	CHECK(notes[0].item == NULL && notes[0].how == CFG_LIVE);
+	/* Restart: the law, the granularity, the tag; all named. */
+	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\nqueue = 64K\ngranularity = prio\n"
+		      "tag = no\n[law]\nlaw = lipd\n[rate h2]\ndst = 02:00:00:00:00:02\nrate = 50M\n",
+		      NULL, 0), 0);
+	n = C;
+	CHECK_EQ(cfg_reload_diff(hd_cfg_sections, hd_cfg_nsections, &o, &n, NULL, NULL, NULL, err,
+				 sizeof(err)), -EBUSY);
+	CHECK(strstr(err, "[hostd] granularity dst -> prio needs a restart"));
+	CHECK(strstr(err, "[hostd] tag yes -> no needs a restart"));
+	CHECK(strstr(err, "[law] law fimd -> lipd needs a restart"));
 }
 
 int main(void)
@@ -327,5 +390,6 @@ int main(void)
 	RUN(test_overrides);
 	RUN(test_missing_file);
 	RUN(test_reference);
+	RUN(test_reload);
 	return check_summary();
 }
