@@ -32,6 +32,9 @@
 #    18-byte tag and says which MTU to set.
 #  - hostd_kill_restart: after SIGKILL nothing stale stays attached; a new
 #    hostd with the same configuration forwards again.
+#  - hostd_reload: SIGHUP applies a changed [rate] section to the running
+#    flow, keeps a key bound to start-up (queue) with a warning, refuses a
+#    change that needs a restart (granularity) and leaves -v in force.
 #  - hostd_ack_timeout: in reliable mode with a window, a receiver hostd
 #    killed and restarted never acknowledges the frames it lost; the
 #    sender's flow gives up on them after ack_timeout and goes on (without
@@ -681,6 +684,65 @@ window = 1" daemons ack-timeout "$(sw_conf none 1G none 1G none 1G)"
 	assert_ge "$n" 1 "h1 hostd ack_timeouts after the receiver lost frames"
 }
 
+# ---- reload ------------------------------------------------------------------------
+
+# hd_reload HOST TEXT: rewrite HOST's config ([hostd] keys and sections after
+# host_port/uplink), SIGHUP, wait (2 s) for the outcome in its log.
+hd_reload() {
+	local log=$L2T_DIR/$1.log r
+	r=$(grep -cE ' reloaded |nothing changed|keeping the running configuration' "$log")
+	write_config "$1" "host_port = cc0
+uplink = up0
+$2" hostd >/dev/null
+	kill -HUP "$(sw_pid "$1")"
+	for _ in $(seq 40); do
+		[ "$(grep -cE ' reloaded |nothing changed|keeping the running configuration' "$log")" -gt "$r" ] &&
+			return 0
+		sleep 0.05
+	done
+	fail "$1: no reload outcome in the log: $(tail -2 "$log")"
+}
+
+t_reload() {
+	local mac2 log=$L2T_DIR/h1.log n
+	mac2=$(host_mac h2)
+	HD_COMMON="link_rate = 1G" daemons reload "$(sw_conf none 1G none 1G none 1G)"
+	# h1 again, with -v, and a rate toward h2.
+	echo dirty >"$L2T_DIR/daemons.tag"
+	stop_switchd h1 || fail "h1's hostd did not stop"
+	start_hostd h1 "link_rate = 1G
+[rate toh2]
+dst = $mac2
+rate = 20M" -v
+	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
+	assert_eq "$(flow_of h1 "$mac2" 'f["rate_bps"]')" 20000000 "h1's flow to h2 before the reload"
+	# Live: the running flow takes the new rate. Kept: queue, with a warning.
+	hd_reload h1 "link_rate = 1G
+queue = 128K
+log_level = info
+[rate toh2]
+dst = $mac2
+rate = 40M"
+	info "reload: $(grep -E 'reload: |reloaded' "$log" | tail -3 | sed 's/^[^ ]* //' | tr '\n' ' ')"
+	assert_eq "$(flow_of h1 "$mac2" 'f["rate_bps"]')" 40000000 "h1's flow to h2 after the reload"
+	grep -qF "reload: [rate toh2] rate: 20M -> 40M" "$log" || fail "the rate change is not logged"
+	grep -qF "reload: [hostd] queue: 256K -> 128K needs a restart; keeping 256K" "$log" ||
+		fail "the kept queue is not logged as kept: $(grep 'reload:' "$log" | tail -3)"
+	# -v still on: the control socket's requests are logged at debug.
+	n=$(grep -c "request 'flows'" "$log")
+	ctl h1 flows >/dev/null || fail "l2ccctl h1 flows"
+	assert_ge "$(grep -c "request 'flows'" "$log")" "$((n + 1))" "h1 debug lines after a reload with -v"
+	# Restart: refused, nothing changes.
+	hd_reload h1 "link_rate = 1G
+granularity = prio
+[rate toh2]
+dst = $mac2
+rate = 10M"
+	grep -qF "[hostd] granularity dst -> prio needs a restart; restart hostd to apply (nothing changed)" \
+		"$log" || fail "the refusal does not name granularity: $(tail -2 "$log")"
+	assert_eq "$(flow_of h1 "$mac2" 'f["rate_bps"]')" 40000000 "h1's flow to h2 after a refused reload"
+}
+
 want() { [ -z "${L2CC_HOSTD_TESTS:-}" ] || grep -qw "$1" <<<"$L2CC_HOSTD_TESTS"; }
 
 run_setup setup
@@ -697,3 +759,4 @@ want mtu_check && run_test hostd_mtu_check t_mtu_check
 want kill_restart && run_test hostd_kill_restart t_kill_restart
 want ack_timeout && run_test hostd_ack_timeout t_ack_timeout
 want law_persistent && run_test hostd_law_persistent t_law_persistent
+want reload && run_test hostd_reload t_reload

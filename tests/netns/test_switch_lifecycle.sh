@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # switchd's lifecycle: clean SIGTERM exit (XDP detached, control socket
 # removed), restart after SIGKILL, config errors with file:line, --check,
-# SIGHUP reload of a port's rate, refusal to replace a foreign XDP program.
+# SIGHUP reload of a port's rate (and -v still on after it, a change that
+# needs a restart refused), refusal to replace a foreign XDP program.
 . "$(dirname "$0")/lib.sh"
 
 XDP_OBJ=$L2CC_ROOT/build/xdp_fwd.bpf.o
@@ -107,6 +108,50 @@ t_sighup_rate() {
 	assert_eq "$SW_RC" 0 "exit status after reload and SIGTERM"
 }
 
+# reloaded NAME N: wait (up to 2 s) for the log to have more than N reload
+# outcome lines ("reloaded ..." or "reload: ... nothing changed").
+reloaded() {
+	local log=$L2T_DIR/$1.log
+	for _ in $(seq 40); do
+		[ "$(grep -cE ' reloaded |nothing changed|keeping the running configuration' "$log")" -gt "$2" ] &&
+			return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# -v asks for debug logging: a reload (whose file says log_level = info)
+# must not turn it off. The control socket logs each request at debug.
+t_sighup_verbose() {
+	local log=$L2T_DIR/s.log n r
+	start_switchd s "$(sw_conf 100M)" -v
+	ctl s status >/dev/null || fail "l2ccctl status"
+	grep -q "request 'status'" "$log" || fail "switchd -v logs no debug line before the reload"
+	r=$(grep -cE ' reloaded |nothing changed' "$log")
+	write_config s "log_level = info
+$(sw_conf 250M)" >/dev/null
+	kill -HUP "$(sw_pid s)"
+	reloaded s "$r" || fail "no reload outcome in the log: $(tail -2 "$log")"
+	grep -qF "reload: [port p2] rate: 100M -> 250M" "$log" ||
+		fail "the reload did not log the rate change: $(tail -3 "$log")"
+	n=$(grep -c "request 'ports'" "$log")
+	ctl s ports >/dev/null || fail "l2ccctl ports after SIGHUP"
+	info "after the reload: $(grep -c "request 'ports'" "$log") debug lines for 'ports' (were $n)"
+	assert_ge "$(grep -c "request 'ports'" "$log")" "$((n + 1))" "debug lines after a reload with -v"
+	# A key that needs a restart refuses the whole reload, and says why.
+	r=$(grep -cE ' reloaded |nothing changed' "$log")
+	write_config s "$(sw_conf 50M)
+flow_control = pause" >/dev/null
+	kill -HUP "$(sw_pid s)"
+	reloaded s "$r" || fail "no reload outcome in the log: $(tail -2 "$log")"
+	grep -qF "[port p2] flow_control none -> pause needs a restart; restart switchd to apply (nothing changed)" \
+		"$log" || fail "the refusal does not name flow_control: $(tail -2 "$log")"
+	assert_eq "$(jget "$(ctl s ports)" '[p["rate_bps"] for p in d["ports"] if p["name"] == "p2"][0]')" \
+		250000000 "p2 rate_bps after a refused reload"
+	stop_switchd s TERM || fail "switchd did not stop"
+	assert_eq "$SW_RC" 0 "exit status after the reloads and SIGTERM"
+}
+
 t_foreign_xdp() {
 	local nsn pif out rc conf
 	nsn=$(ns s)
@@ -135,4 +180,5 @@ run_test lifecycle_bad_config t_bad_config
 run_test lifecycle_sigterm t_sigterm
 run_test lifecycle_sigkill_restart t_sigkill_restart
 run_test lifecycle_sighup_rate t_sighup_rate
+run_test lifecycle_sighup_verbose t_sighup_verbose
 run_test lifecycle_foreign_xdp t_foreign_xdp
