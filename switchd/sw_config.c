@@ -393,9 +393,11 @@ static int sw_buffer_ok(const struct cfg_change *c, char *err, size_t errlen)
 		max = room / L2CC_NPRIO;
 	if (n->frames)
 		snprintf(lim, sizeof(lim), "%lluframes", (unsigned long long)max);
+	else if (!(max * L2CC_ETH_MIN_FRAME % 1024))
+		snprintf(lim, sizeof(lim), "%lluK", (unsigned long long)max * L2CC_ETH_MIN_FRAME / 1024);
 	else
 		snprintf(lim, sizeof(lim), "%llu", (unsigned long long)max * L2CC_ETH_MIN_FRAME);
-	snprintf(err, errlen, "buffer %s needs %llu UMEM frames in all, the UMEM made at start "
+	snprintf(err, errlen, "%s needs %llu UMEM frames in all, the UMEM made at start "
 		 "has %llu: at most buffer = %s on this port (the other ports as they are); "
 		 "restart switchd to grow the UMEM", c->new_val, (unsigned long long)need,
 		 (unsigned long long)have, lim);

@@ -93,7 +93,7 @@ static void sw_print_check(const void *c, const char *path)
 static void sw_print_reference(FILE *f)
 {
 	cfg_print_reference(f, sw_cfg_sections, sw_cfg_nsections);
-	fprintf(f, "\n## Congestion points (marking = NAME)\n\n"
+	fprintf(f, "### Congestion points (marking = NAME)\n\n"
 		"| name | what it does | counters (per port) |\n|---|---|---|\n"
 		"| `none` | no congestion control: nothing is marked | |\n");
 	for (int i = 1; cp_names[i]; i++) {

@@ -423,21 +423,24 @@ static void test_reload_validators(void)
 	/* A buffer the UMEM made at start cannot back: refused, with the limit. */
 	CHECK_EQ(rt_diff("[switch]\nring_size = 64\n[port p0]\nrate = 100M\nbuffer = 4M\n"
 			 "[port p1]\nrate = 100M\nbuffer = 16frames\n"), -EBUSY);
-	CHECK(strstr(err, "[port p0] buffer: buffer 4M needs "));
+	CHECK(strstr(err, "[port p0] buffer: 4M needs "));
 	CHECK(strstr(err, "UMEM frames in all, the UMEM made at start has "));
 	lim = strstr(err, "at most buffer = ");
 	CHECK(lim != NULL);
 	/* The limit it names is one the UMEM holds, and one unit more is not. */
 	if (lim) {
-		unsigned long long max = strtoull(lim + strlen("at most buffer = "), NULL, 10);
+		struct cfg_qty max;
+		char word[32];
 
+		CHECK_EQ(sscanf(lim + strlen("at most buffer = "), "%31s", word), 1);
+		CHECK_EQ(cfg_parse_qty(word, &max), 0);
 		big = calloc(1, sizeof(*big));
-		snprintf(text, sizeof(text), "[switch]\nring_size = 64\n[port p0]\nbuffer = %llu\n"
-			 "[port p1]\nbuffer = 16frames\n", max);
+		snprintf(text, sizeof(text), "[switch]\nring_size = 64\n[port p0]\nbuffer = %s\n"
+			 "[port p1]\nbuffer = 16frames\n", word);
 		CHECK_EQ(load_into(big, text), 0);
 		CHECK(sw_cfg_umem_need(big) <= R.u->nframes);
 		snprintf(text, sizeof(text), "[switch]\nring_size = 64\n[port p0]\nbuffer = %llu\n"
-			 "[port p1]\nbuffer = 16frames\n", max + 64 * 8 + 64);
+			 "[port p1]\nbuffer = 16frames\n", (unsigned long long)max.n + 64 * 8 + 64);
 		CHECK_EQ(load_into(big, text), 0);
 		CHECK(sw_cfg_umem_need(big) > R.u->nframes);
 		free(big);
