@@ -951,6 +951,7 @@ struct touched {
 	char *label;
 	bool fresh;         /* opened by a header: its variant config starts afresh */
 	char *was;          /* else: its variant when first touched */
+	char *where;        /* its header's "file:line", or the first override's */
 };
 
 struct cfg_load {
@@ -998,7 +999,7 @@ static struct touched *find_touched(struct cfg_load *l, const struct cfg_section
 
 /* Note that this load changes obj: fresh when a header just opened it. */
 static int touch(struct cfg_load *l, const struct cfg_section *sec, void *obj, const char *label,
-		 bool fresh)
+		 bool fresh, const char *where)
 {
 	struct cfg_variant v;
 	struct touched *t = find_touched(l, sec, obj);
@@ -1014,12 +1015,13 @@ static int touch(struct cfg_load *l, const struct cfg_section *sec, void *obj, c
 	if (!fresh) {
 		cfg_variant_of(l->secs, l->nsecs, sec, l->ctx, obj, &v);
 		t->was = strdup(v.name);
-		if (!t->was)
-			return -ENOMEM;
 	}
 	t->label = dup_or_null(label);
-	if (label && !t->label) {
+	t->where = strdup(where);
+	if ((!fresh && !t->was) || (label && !t->label) || !t->where) {
 		free(t->was);
+		free(t->label);
+		free(t->where);
 		return -ENOMEM;
 	}
 	l->ntch++;
@@ -1086,6 +1088,7 @@ static void load_free(struct cfg_load *l)
 	for (size_t i = 0; i < l->ntch; i++) {
 		free(l->tch[i].label);
 		free(l->tch[i].was);
+		free(l->tch[i].where);
 	}
 	free(l->pend);
 	free(l->tch);
@@ -1167,7 +1170,7 @@ static int resolve(struct cfg_load *l, const struct touched *t, char *err, size_
 	cfg_variant_of(l->secs, l->nsecs, t->sec, l->ctx, t->obj, &v);
 	if (t->fresh || strcmp(t->was, v.name)) {
 		sec_name(where, sizeof(where), t->sec, t->label);
-		errf(err, errlen, "%s: ", where);
+		errf(err, errlen, "%s: %s: ", t->where, where);
 		tail = errtail(err, errlen, &tlen);
 		ret = reset_store(l->secs, l->nsecs, t->sec, l->ctx, t->obj, tail, tlen);
 		if (ret)
@@ -1182,7 +1185,13 @@ static int resolve(struct cfg_load *l, const struct touched *t, char *err, size_
 		if (ret)
 			return ret;
 	}
-	return 0;
+	if (!v.check)
+		return 0;
+	/* Checks across the variant's keys, on the values it ends with. */
+	sec_name(where, sizeof(where), t->sec, t->label);
+	errf(err, errlen, "%s: %s %s %s: ", t->where, where, t->sec->sel->key, v.name);
+	tail = errtail(err, errlen, &tlen);
+	return v.check(store_of(t->sec, t->obj), tail, tlen);
 }
 
 int cfg_load_end(struct cfg_load *l, char *err, size_t errlen)
@@ -1368,8 +1377,18 @@ static int parse_header(struct parser *ps, char *line)
 	err = cfg_apply_defaults(sec, ps->obj, tail, tlen);
 	if (err)
 		return err;
-	if (sec->sel && touch(ps->l, sec, ps->obj, label, true))
-		return fail(ps, "out of memory, expected a smaller config");
+	if (sec->sel) {
+		char here[64], *at;
+
+		snprintf(here, sizeof(here), ":%u", ps->line);
+		at = malloc(strlen(ps->name) + strlen(here) + 1);
+		if (at)
+			strcat(strcpy(at, ps->name), here);
+		err = at ? touch(ps->l, sec, ps->obj, label, true, at) : -ENOMEM;
+		free(at);
+		if (err)
+			return fail(ps, "out of memory, expected a smaller config");
+	}
 	ps->sec = sec;
 	ps->label = label;
 	memset(ps->key_line, 0, sec->nitems * sizeof(*ps->key_line));
@@ -1648,10 +1667,17 @@ int cfg_load_override(struct cfg_load *l, const char *assignment, char *err, siz
 		goto out;
 	}
 	/* Before the value changes: touch() notes the variant it had. */
-	if (sec->sel && touch(l, sec, obj, label, false)) {
-		errf(tail, tlen, "out of memory");
-		ret = -ENOMEM;
-		goto out;
+	if (sec->sel) {
+		char *at = NULL;
+
+		if (asprintf(&at, "override \"%s\"", assignment) < 0)
+			at = NULL;
+		ret = at ? touch(l, sec, obj, label, false, at) : -ENOMEM;
+		free(at);
+		if (ret) {
+			errf(tail, tlen, "out of memory");
+			goto out;
+		}
 	}
 	if (it)
 		ret = set_value(it, obj, value, tail, tlen);

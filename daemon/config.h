@@ -97,6 +97,11 @@ struct cfg_variant {
 	const struct cfg_item *items;
 	size_t nitems;
 	size_t size;                 /* at most the selector's store_size */
+	/* Optional: checks across its keys once they are all set (cfg is its
+	 * config struct; it may also fill fields derived from them). 0, or
+	 * -errno with what was expected in err, which the load prefixes with
+	 * "file:line: [section] selector value: ". */
+	int (*check)(void *cfg, char *err, size_t errlen);
 };
 
 /* A section's selector: the key whose value picks a variant. */

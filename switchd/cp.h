@@ -115,6 +115,10 @@ struct cp_ops {
 	const struct cfg_item *keys;
 	size_t nkeys;
 	size_t cfg_size;
+	/* Optional: checks across its keys once a port's are all set (kmin <=
+	 * kmax); 0, or -errno with what was expected in err (the load names
+	 * the port's section and where it is). */
+	int (*check_keys)(void *cfg, char *err, size_t errlen);
 };
 
 /* A port's counter by name (NULL if the scheme has none of that name). */

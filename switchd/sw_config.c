@@ -140,7 +140,8 @@ static bool sw_cp_variant(size_t i, struct cfg_variant *v)
 		return false;
 	o = cp_by_index((int)i + 1);
 	*v = (struct cfg_variant){ .name = o->name, .help = o->help, .items = o->keys,
-				   .nitems = o->nkeys, .size = o->cfg_size };
+				   .nitems = o->nkeys, .size = o->cfg_size,
+				   .check = o->check_keys };
 	return true;
 }
 

@@ -22,6 +22,7 @@
 #include "../../hostd/hostd.h"
 #include "../../switchd/switch.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -126,11 +127,21 @@ static const struct cfg_item tail_items[] = {
 	{ .key = "kmin", .type = CFG_UINT, .off = offsetof(struct tail, limit), .def = "1" },
 };
 
+static int red_check(void *cfg, char *err, size_t errlen)
+{
+	const struct red *r = cfg;
+
+	if (r->kmin <= r->kmax)
+		return 0;
+	snprintf(err, errlen, "kmin above kmax");
+	return -EINVAL;
+}
+
 static bool scheme_variant(size_t i, struct cfg_variant *v)
 {
 	if (i == 0)
 		*v = (struct cfg_variant){ .name = "red", .items = red_items, .nitems = 3,
-					   .size = sizeof(struct red) };
+					   .size = sizeof(struct red), .check = red_check };
 	else if (i == 1)
 		*v = (struct cfg_variant){ .name = "tail", .items = tail_items, .nitems = 4,
 					   .size = sizeof(struct tail) };

@@ -701,11 +701,23 @@ static const struct cfg_item tail_items[] = {
 
 static size_t red_size = sizeof(struct red_cfg);
 
+/* Across the variant's keys: kmin <= kmax. */
+static int red_check(void *cfg, char *e, size_t elen)
+{
+	const struct red_cfg *r = cfg;
+
+	if (r->kmin <= r->kmax)
+		return 0;
+	snprintf(e, elen, "kmin %llu is above kmax %llu, expected kmin <= kmax",
+		 (unsigned long long)r->kmin, (unsigned long long)r->kmax);
+	return -EINVAL;
+}
+
 static bool scheme_variant(size_t i, struct cfg_variant *v)
 {
 	static const struct cfg_variant vs[] = {
 		{ .name = "red", .help = "RED-like marking.", .items = red_items,
-		  .nitems = sizeof(red_items) / sizeof(red_items[0]) },
+		  .nitems = sizeof(red_items) / sizeof(red_items[0]), .check = red_check },
 		{ .name = "tail", .help = "Tail marking.", .items = tail_items,
 		  .nitems = sizeof(tail_items) / sizeof(tail_items[0]), .size = sizeof(struct tail_cfg) },
 		{ .name = "plain", .help = "No keys." },
@@ -878,7 +890,7 @@ static void test_variant_keys(void)
 
 	/* Overrides: a variant key of a queue, and the selector, in either order. */
 	{
-		const char *ovr[] = { "q.a.limit=8", "q.a.scheme=tail", "q.b.kmax=1K" };
+		const char *ovr[] = { "q.a.limit=8", "q.a.scheme=tail", "q.b.kmax=10K" };
 
 		CHECK_EQ(vload(&c, "[q a]\nscheme = red\nkmin = 1K\n[q b]\nscheme = red\n", ovr, 3), 0);
 		CHECK_EQ(err[0], '\0');
@@ -887,7 +899,7 @@ static void test_variant_keys(void)
 		/* kmin = 1K belonged to red: a warning naming its line. */
 		CHECK_EQ(nwarns, 1);
 		CHECK(strstr(warns, "v.conf:3: kmin in [q a] does not apply to scheme tail; ignored"));
-		CHECK_EQ(RED(c.qs[1].store)->kmax, 1024);
+		CHECK_EQ(RED(c.qs[1].store)->kmax, 10240);
 	}
 	/* [sched] has no header in the file; overrides reach it anyway. */
 	{
@@ -976,6 +988,22 @@ static void test_variant_errors(void)
 
 		CHECK_EQ(vload(&c, "[q a]\nscheme = red\n", ovr, 1), 0);
 		CHECK(strstr(warns, "override \"q.a.limit=3\": limit in [q a] does not apply to scheme red"));
+	}
+	/* The variant's own check across its keys, on the final values. */
+	CHECK_EQ(vload(&c, "[sched]\n[q a]\nscheme = red\nkmin = 300K\n", NULL, 0), -EINVAL);
+	CHECK(strstr(err, "v.conf:2: [q a] scheme red: kmin 307200 is above kmax 204800, expected "
+			  "kmin <= kmax"));
+	{
+		const char *ovr[] = { "q.a.kmax=400K" };
+
+		CHECK_EQ(vload(&c, "[sched]\n[q a]\nscheme = red\nkmin = 300K\n", ovr, 1), 0);
+	}
+	{
+		const char *ovr[] = { "sched.scheme=red", "sched.kmin=1M" };
+
+		CHECK_EQ(vload(&c, "[q a]\n", ovr, 2), -EINVAL);
+		CHECK(strstr(err, "override \"sched.scheme=red\": [sched] scheme red: kmin 1048576 is "
+				  "above kmax"));
 	}
 	/* A variant whose config does not fit the store is a table bug, said so. */
 	red_size = VSTORE + 8;
@@ -1102,7 +1130,7 @@ static void test_reload_decision(void)
 	CHECK(strstr(err, "[q] sections a, b -> a, b, c need a restart"));
 	/* ... and one that applies (live) such changes compares the rest. */
 	vsecs[1].reload = CFG_LIVE;
-	CHECK_EQ(rdiff(base, "[sched]\nscheme = tail\n[q b]\nscheme = red\nkmax = 1K\n"), 0);
+	CHECK_EQ(rdiff(base, "[sched]\nscheme = tail\n[q b]\nscheme = red\nkmax = 10K\n"), 0);
 	CHECK_EQ(nnotes, 2);
 	CHECK(notes[0].item == NULL && !strcmp(notes[0].new_val, "b"));
 	CHECK(!strcmp(notes[1].item->key, "kmax"));

@@ -122,11 +122,23 @@ struct tnaive_q {
 
 static struct cfg_item tnaive_items[2];
 
+/* A check across the scheme's keys: a threshold in frames. */
+static int tnaive_check(void *cfg, char *e, size_t elen)
+{
+	const struct tnaive_q *c = cfg;
+
+	if (c->threshold.frames)
+		return 0;
+	snprintf(e, elen, "threshold in bytes, expected frames");
+	return -EINVAL;
+}
+
 static bool test_variant(size_t i, struct cfg_variant *v)
 {
 	if (i == 0) {
 		*v = (struct cfg_variant){ .name = "naive", .help = "test keys", .items = tnaive_items,
-					   .nitems = 2, .size = sizeof(struct tnaive_q) };
+					   .nitems = 2, .size = sizeof(struct tnaive_q),
+					   .check = tnaive_check };
 		return true;
 	}
 	if (i == 1) {
@@ -253,6 +265,9 @@ static void test_scheme_key_errors(void)
 	CHECK_EQ(tload("[switch]\nmarking = naive\n[port p0]\n", ovr, 1), -EINVAL);
 	CHECK(strstr(err, "override \"port.p0.threshold=lots\": threshold \"lots\" is not a quantity, "
 			  "expected "));
+	/* The scheme's check across its keys: where the port's section is. */
+	CHECK_EQ(tload("[switch]\nmarking = naive\n[port p0]\nthreshold = 4K\n", NULL, 0), -EINVAL);
+	CHECK(strstr(err, ":3: [port p0] marking naive: threshold in bytes, expected frames"));
 	/* The real tables: no scheme has keys yet, so any such key is unknown. */
 	CHECK_EQ(write_conf("[switch]\nmarking = santos\n[port p0]\nthreshold = 3\n"), 0);
 	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
