@@ -8,7 +8,6 @@
 #include "dconf.h"
 #include "flow.h"
 #include "rp.h"
-#include "rp_santos.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -129,32 +128,40 @@ static const struct cfg_item hd_items[] = {
 };
 
 static const struct cfg_item law_items[] = {
-	/* The law list is only known at run time (law.c), so the name is a
+	/* The law list is the registry's (rp_registry.c), so the name is a
 	 * string here and checked against rp_find() after parsing. */
 	H("law", CFG_STR, law, "static", 1, 0,
 	  "rate-control law of every flow (hostd --help-config lists them after the tables)", RESTART),
 	H("rate", CFG_RATE, rate, "unlimited", 0, HD_MAX_RATE,
 	  "static rate of every flow without a [rate] section, bit/s, and the starting rate of "
-	  "fimd, lipd, aimd; unlimited = link_rate (the papers' start at Rmax)", LIVE),
+	  "the other laws; unlimited = link_rate (the papers' start at Rmax)", LIVE),
 	H("ipd", CFG_INT, ipd, "-1", -1, 65535,
 	  "when >= 0, pace by inter-packet delay instead of rate: rate = link_rate / (1 + ipd)", LIVE),
 	H("window", CFG_UINT, window, "0", 0, 65535,
 	  "reliable mode: frames a flow may have sent and not yet acknowledged; 0 = no window "
-	  "(fimd, lipd, aimd: 0 = 1, the papers' fixed window of one frame)", LIVE),
-	H("rmin_div", CFG_UINT, rmin_div, "256", 2, 65536,
-	  "fimd, lipd, aimd: the lowest rate is link_rate / rmin_div (Rmin = Rmax / 256 in the "
-	  "papers); at most 256 with discrete = yes", LIVE),
-	/* A number that need not be whole (the papers' m > 1): the schema has no
-	 * real type, so it is text here, parsed and checked in hd_cfg_validate(). */
-	H("m", CFG_STR, m_text, "2", 1, 0,
-	  "fimd, aimd: a mark divides the rate by m, a number above 1 and at most rmin_div "
-	  "(e.g. 2 or 1.5)", LIVE),
-	H("discrete", CFG_BOOL, discrete, "no", 1, 0,
-	  "fimd, lipd, aimd: only the InfiniBand IPD rates link_rate / (1 + ipd), ipd 0 .. "
-	  "rmin_div - 1, the laws as tables over ipd; no = any rate in [Rmin, link_rate]", LIVE),
+	  "(a law may take 0 as its own default)", LIVE),
 	H("persistent", CFG_BOOL, persistent, "no", 1, 0,
-	  "fimd, lipd, aimd: a new flow resumes the rate its key's last flow had when it "
-	  "expired, instead of starting at the configured rate", LIVE),
+	  "a new flow resumes the law state its key's last flow left when it expired (the rate, "
+	  "for the laws that keep state), instead of starting at the configured rate", LIVE),
+};
+
+/* `law` picks a law, and with it the table of its own keys (rp_ops.keys). */
+static bool hd_law_variant(size_t i, struct cfg_variant *v)
+{
+	const struct rp_ops *o;
+
+	if (!rp_names[i])
+		return false;
+	o = rp_find(rp_names[i]);
+	*v = (struct cfg_variant){ .name = o->name, .help = o->help, .items = o->keys,
+				   .nitems = o->nkeys, .size = o->cfg_size,
+				   .check = o->check_keys };
+	return true;
+}
+
+static const struct cfg_selector law_sel = {
+	.key = "law", .variant = hd_law_variant,
+	.store_off = offsetof(struct hd_cfg, law_cfg), .store_size = HD_LAW_CFG_MAX,
 };
 
 static const struct cfg_item rate_items[] = {
@@ -192,7 +199,7 @@ const struct cfg_section hd_cfg_sections[] = {
 	  .help = "Daemon-wide settings (at most one section; host_port and uplink are required)." },
 	{ .name = "law", .labelled = false, .items = law_items,
 	  .nitems = sizeof(law_items) / sizeof(law_items[0]), .open = dconf_open_self,
-	  .find = dconf_find_self,
+	  .find = dconf_find_self, .sel = &law_sel,
 	  .help = "The rate-control law, its parameters and the default static (and starting) "
 		  "rate (at most one section)." },
 	/* hd_apply_cfg() follows [rate] sections added, removed or changed. */
@@ -261,28 +268,6 @@ static int hd_validate_rates(struct hd_cfg *cfg, const char *path, char *err, si
 	return 0;
 }
 
-/* [law] m: a finite number in (1, rmin_div]; a larger m would take a flow at
- * the link rate below Rmin with one mark. */
-static int hd_validate_m(struct hd_cfg *cfg, const char *path, char *err, size_t errlen)
-{
-	char *end;
-	double m;
-
-	errno = 0;
-	m = strtod(cfg->m_text, &end);
-	while (end != cfg->m_text && isspace((unsigned char)*end))
-		end++;
-	if (end == cfg->m_text || *end || errno || !isfinite(m) || m <= 1.0 ||
-	    m > (double)cfg->rmin_div) {
-		snprintf(err, errlen, "%s: [law] m = \"%s\", expected a number above 1 and at most "
-			 "rmin_div (%llu), e.g. m = 2", path, cfg->m_text,
-			 (unsigned long long)cfg->rmin_div);
-		return -EINVAL;
-	}
-	cfg->m = m;
-	return 0;
-}
-
 /* Checks that span keys or sections; each names what was expected. */
 static int hd_cfg_validate(struct hd_cfg *cfg, const char *path, char *err, size_t errlen)
 {
@@ -322,15 +307,6 @@ static int hd_cfg_validate(struct hd_cfg *cfg, const char *path, char *err, size
 	}
 	if (cfg->ipd >= 0 && cfg->rate) {
 		snprintf(err, errlen, "%s: [law] sets both rate and ipd, expected one of them", path);
-		return -EINVAL;
-	}
-	ret = hd_validate_m(cfg, path, err, errlen);
-	if (ret)
-		return ret;
-	if (cfg->discrete && cfg->rmin_div > LAW_IPD_LEVELS) {
-		snprintf(err, errlen, "%s: [law] discrete = yes with rmin_div = %llu, expected "
-			 "rmin_div <= %d (InfiniBand has %d IPD values)", path,
-			 (unsigned long long)cfg->rmin_div, LAW_IPD_LEVELS, LAW_IPD_LEVELS);
 		return -EINVAL;
 	}
 	return hd_validate_rates(cfg, path, err, errlen);

@@ -256,7 +256,8 @@ static void hd_flow_removed(void *ctx, struct flow *f)
  * reload: its keys may have changed). */
 static int hd_rp_create(struct hd *h)
 {
-	struct rp_env env = { .cfg = h->cfg, .link_bps = h->cfg->link_rate, .h = h };
+	struct rp_env env = { .cfg = h->cfg, .keys = h->cfg->law_cfg, .link_bps = h->cfg->link_rate,
+			      .h = h };
 	const struct rp_ops *ops = rp_find(h->cfg->law);
 	struct rp *rp;
 	int err;

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #define HD_MAX_RATES 256        /* [rate LABEL] sections */
+#define HD_LAW_CFG_MAX 128      /* bytes of a law's own keys (rp_ops.cfg_size) */
 
 enum hd_fc { HD_FC_AUTO = 0, HD_FC_NONE, HD_FC_PAUSE, HD_FC_PFC, HD_FC_CREDIT };
 enum hd_mode { HD_MODE_UNRELIABLE = 0, HD_MODE_RELIABLE };
@@ -72,10 +73,8 @@ struct hd_cfg {
 	int64_t ipd;                /* -1: use rate; else rate = link_rate/(1+ipd) */
 	uint64_t window;            /* reliable mode: frames in flight per flow, 0 = none
 				     * (fimd, lipd, aimd: 0 counts as 1) */
-	uint64_t rmin_div;          /* fimd, lipd, aimd: Rmin = link_rate / rmin_div */
-	char m_text[16];            /* fimd, aimd: the decrease factor as written ... */
-	double m;                   /* ... and as hd_cfg_load() parsed it (> 1) */
-	bool discrete;              /* the InfiniBand IPD rates link_rate / (1 + ipd) only */
+	/* The keys of the law `law` names (its rp_ops keys), in its own struct. */
+	_Alignas(8) unsigned char law_cfg[HD_LAW_CFG_MAX];
 	bool persistent;            /* a key's next flow resumes its last flow's law state */
 	/* [rate LABEL] */
 	struct hd_rate_cfg rates[HD_MAX_RATES];

@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include "flow.h"
 
+struct cfg_item;
 struct hd;
 struct hd_cfg;
 struct jw;
@@ -80,6 +81,7 @@ struct rp_fb {
 /* What a law is created with. */
 struct rp_env {
 	const struct hd_cfg *cfg;       /* [law] and [rate] */
+	const void *keys;               /* the law's own keys (its cfg_size struct) */
 	uint64_t link_bps;              /* Rmax: the uplink's rate */
 	struct hd *h;                   /* for the services below; NULL in law unit tests */
 };
@@ -87,6 +89,13 @@ struct rp_env {
 struct rp_ops {
 	const char *name;
 	const char *help;       /* one line, for --help-config and docs */
+	/* The law's own [law] keys (config.h items, offsets into a struct of
+	 * cfg_size bytes, at most HD_LAW_CFG_MAX), picked by `law = NAME`;
+	 * check_keys (optional) checks across them and may fill fields
+	 * derived from them: 0, or -errno with what was expected in err. */
+	const struct cfg_item *keys;
+	size_t nkeys, cfg_size;
+	int (*check_keys)(void *cfg, char *err, size_t errlen);
 	/* One instance per hostd (and again on each reload). */
 	int (*create)(struct rp **out, const struct rp_env *env);
 	void (*destroy)(struct rp *rp);

@@ -58,8 +58,12 @@
 #include "hostd.h"
 #include "json.h"
 
+#include "config.h"
+
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,13 +118,14 @@ struct sp {
 static void sp_get(const struct rp *rp, struct sp *p)
 {
 	const struct hd_cfg *c = rp->env.cfg;
+	const struct santos_cfg *k = rp->env.keys;
 
 	p->fn = rp->fn;
-	p->discrete = c->discrete;
-	p->n = c->rmin_div >= 2 ? (c->rmin_div > 65536 ? 65536 : (uint32_t)c->rmin_div) : 256;
+	p->discrete = k->discrete;
+	p->n = k->rmin_div >= 2 ? (k->rmin_div > 65536 ? 65536 : (uint32_t)k->rmin_div) : 256;
 	if (p->discrete && p->n > LAW_IPD_LEVELS)
 		p->n = LAW_IPD_LEVELS;
-	p->m = c->m > 1.0 && isfinite(c->m) ? c->m : 2.0;
+	p->m = k->m > 1.0 && isfinite(k->m) ? k->m : 2.0;
 	p->rmax = rp->env.link_bps ? (double)rp->env.link_bps : 1.0;
 	p->rmin = p->rmax / p->n;
 	p->reliable = c->mode == HD_MODE_RELIABLE;
@@ -492,7 +497,56 @@ static void santos_describe(const struct rp *rp, const struct flow *f, struct jw
 	jw_u64(w, "resumed", s->resumed);
 }
 
-/* ---- the three laws ---------------------------------------------------- */
+/* ---- the three laws and their keys ---------------------------------------- */
+
+#define K(k, t, f, d, lo, hi, h) \
+	{ .key = k, .type = t, .off = offsetof(struct santos_cfg, f), \
+	  .size = sizeof(((struct santos_cfg *)0)->f), .def = d, .min = lo, .max = hi, .help = h, \
+	  .reload = CFG_LIVE }
+
+static const struct cfg_item santos_keys[] = {
+	K("rmin_div", CFG_UINT, rmin_div, "256", 2, 65536,
+	  "the lowest rate is link_rate / rmin_div (Rmin = Rmax / 256 in the papers); at most "
+	  "256 with discrete = yes"),
+	/* A number that need not be whole (the papers' m > 1): the schema has
+	 * no real type, so it is text, parsed and checked in santos_check(). */
+	K("m", CFG_STR, m_text, "2", 1, 0,
+	  "fimd, aimd: a mark divides the rate by m, a number above 1 and at most rmin_div "
+	  "(e.g. 2 or 1.5)"),
+	K("discrete", CFG_BOOL, discrete, "no", 1, 0,
+	  "only the InfiniBand IPD rates link_rate / (1 + ipd), ipd 0 .. rmin_div - 1, the laws "
+	  "as tables over ipd; no = any rate in [Rmin, link_rate]"),
+};
+#undef K
+_Static_assert(sizeof(struct santos_cfg) <= HD_LAW_CFG_MAX, "santos_cfg fits [law]'s store");
+
+/* m: a finite number in (1, rmin_div] (a larger m would take a flow at the
+ * link rate below Rmin with one mark); discrete has 256 IPD values. */
+static int santos_check(void *cfg, char *err, size_t errlen)
+{
+	struct santos_cfg *k = cfg;
+	char *end;
+	double m;
+
+	errno = 0;
+	m = strtod(k->m_text, &end);
+	while (end != k->m_text && isspace((unsigned char)*end))
+		end++;
+	if (end == k->m_text || *end || errno || !isfinite(m) || m <= 1.0 ||
+	    m > (double)k->rmin_div) {
+		snprintf(err, errlen, "m = \"%s\", expected a number above 1 and at most rmin_div "
+			 "(%llu), e.g. m = 2", k->m_text, (unsigned long long)k->rmin_div);
+		return -EINVAL;
+	}
+	if (k->discrete && k->rmin_div > LAW_IPD_LEVELS) {
+		snprintf(err, errlen, "discrete = yes with rmin_div = %llu, expected rmin_div <= %d "
+			 "(InfiniBand has %d IPD values)", (unsigned long long)k->rmin_div,
+			 LAW_IPD_LEVELS, LAW_IPD_LEVELS);
+		return -EINVAL;
+	}
+	k->m = m;
+	return 0;
+}
 
 static int santos_create(struct rp **out, const struct rp_env *env, enum law_fn fn)
 {
@@ -537,6 +591,10 @@ static int aimd_create(struct rp **out, const struct rp_env *env)
 		.on_feedback = santos_on_feedback,                                      \
 		.describe = santos_describe,                                            \
 		.state_size = sizeof(struct santos),                                    \
+		.keys = santos_keys,                                                    \
+		.nkeys = sizeof(santos_keys) / sizeof(santos_keys[0]),                  \
+		.cfg_size = sizeof(struct santos_cfg),                                  \
+		.check_keys = santos_check,                                             \
 	}
 
 SANTOS_OPS(fimd, "Santos et al. 2003 FIMD: a mark divides the rate by m, an unmarked frame "

@@ -21,11 +21,23 @@
 #ifndef L2CC_HOSTD_RP_SANTOS_H
 #define L2CC_HOSTD_RP_SANTOS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* InfiniBand's IPD is 8 bits: discrete mode has at most this many rates,
  * Rmax / (1 + ipd) for ipd 0 .. LAW_IPD_LEVELS - 1 ([law] rmin_div). */
 #define LAW_IPD_LEVELS 256
 
 enum law_fn { LAW_FN_FIMD = 0, LAW_FN_LIPD, LAW_FN_AIMD };
+
+/* The [law] keys of fimd, lipd and aimd (one table for the three, so a
+ * sweep that switches between them keeps its keys). */
+struct santos_cfg {
+	uint64_t rmin_div;      /* Rmin = link_rate / rmin_div */
+	char m_text[16];        /* the decrease factor (fimd, aimd) as written ... */
+	double m;               /* ... and as check_keys parsed it (> 1) */
+	bool discrete;          /* the InfiniBand IPD rates link_rate / (1 + ipd) only */
+};
 double law_fn_dec(enum law_fn fn, double m, double rmin, double rmax, double r);
 double law_fn_inc(enum law_fn fn, double m, double rmin, double rmax, double r, double frames);
 
