@@ -777,7 +777,7 @@ static void ctl_serve_http(struct ctl_client *cl, bool overflow)
 		status = 431;
 		reason = "Request Header Fields Too Large";
 		ctype = text;
-	} else if (!(head = !strncmp(cl->req, "HEAD ", 5)) && strncmp(cl->req, "GET ", 4)) {
+	} else if (!(head = !strncmp(cl->req, "HEAD ", 5)) && strncmp(cl->req, "GET ", 4) != 0) {
 		status = 405;
 		reason = "Method Not Allowed";
 		ctype = text;
@@ -809,7 +809,7 @@ static void ctl_serve_http(struct ctl_client *cl, bool overflow)
 static void ctl_client_read(struct ctl_client *cl)
 {
 	bool (*done)(const char *, size_t) = cl->http ? ctl_http_done : ctl_line_done;
-	bool progress = false;
+	bool progress = false, overflow = false;
 	ssize_t n;
 
 	for (;;) {
@@ -821,8 +821,8 @@ static void ctl_client_read(struct ctl_client *cl)
 			if (done(cl->req, cl->len))
 				goto serve;
 			if (cl->len == cl->cap - 1) {
-				(cl->http ? ctl_serve_http : ctl_serve_unix)(cl, true);
-				return;
+				overflow = true;
+				goto serve;
 			}
 			continue;
 		}
@@ -845,7 +845,9 @@ static void ctl_client_read(struct ctl_client *cl)
 		ctl_client_touch(cl);
 	return;
 serve:
-	(cl->http ? ctl_serve_http : ctl_serve_unix)(cl, false);
+	if (progress)
+		ctl_client_touch(cl);	/* the reply gets the whole idle time */
+	(cl->http ? ctl_serve_http : ctl_serve_unix)(cl, overflow);
 }
 
 static void ctl_on_client(void *ctx, int fd, uint32_t events)
