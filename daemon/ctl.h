@@ -109,8 +109,9 @@ int ctl_register(struct ctl *c, const char *cmd, const char *help,
 /*
  * Serve from the event loop l: the listening sockets (and an HTTP listener
  * added later), every client and the idle timer live in it from now on.
- * Once only (-EBUSY). Client trouble never fails anything: it is logged at
- * debug level and the client closed.
+ * Once only (-EBUSY); ctl_destroy() before loop_destroy(). Client trouble
+ * never fails anything: the client is closed, with a debug message (a
+ * warning, rate-limited, when clients are turned away).
  */
 int ctl_attach(struct ctl *c, struct loop *l);
 
