@@ -93,12 +93,12 @@ $(B)/bin/hostd: $(B)/hostd/main.o $(B)/libhostd.a $(B)/libl2cc.a
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/bin/l2ccctl: $(B)/daemon/cli/l2ccctl.o $(B)/libl2cc.a
+$(B)/bin/l2ccctl: $(B)/l2ccctl/l2ccctl.o $(B)/libl2cc.a
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/bin/l2cc-flowgen: $(B)/daemon/cli/l2cc-flowgen.o $(B)/libl2cc.a
+$(B)/bin/l2cc-flowgen: $(B)/flowgen/l2cc-flowgen.o $(B)/libl2cc.a
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -2,12 +2,12 @@
 #define LOG_SUBSYS "ctl"
 #include "ctl.h"
 #include "log.h"
+#include "loop.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,15 +15,18 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/epoll.h>
+#include <sys/uio.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CTL_NAME_MAX 64
 #define CTL_MAX_HTTP_REQUEST 8192
-/* Clients served per wakeup: the rest wait for the next round of the event
- * loop so a burst of connections cannot monopolise it. */
+/* Connections taken per wakeup of a listener: the rest wait for the next
+ * pass of the event loop, so a burst of them cannot monopolise it. */
 #define CTL_ACCEPT_BURST 8
+/* Reply bytes written to one client per wakeup, for the same reason. */
+#define CTL_WRITE_BURST (256u << 10)
 #define CTL_BACKLOG 16
 
 struct ctl_cmd {
@@ -31,6 +34,25 @@ struct ctl_cmd {
 	char *help;
 	ctl_handler_fn fn;
 	void *ctx;
+};
+
+/*
+ * One connection. It reads its request into req until the line (the HTTP
+ * header) is complete, then runs it; the reply is sent straight from the
+ * shared jw and only what the socket does not take at once is copied to
+ * pending. After the last byte, the connection is closed.
+ */
+struct ctl_client {
+	struct ctl_client *prev, *next;	/* c->clients: by deadline, earliest first */
+	struct ctl *c;
+	int fd;
+	bool http;
+	bool writing;			/* the reply is out; pending holds the rest */
+	uint64_t deadline;		/* closed if nothing moves before */
+	char *pending;
+	size_t pending_len, pending_off;
+	size_t len, cap;		/* request bytes so far, room in req (NUL included) */
+	char req[];
 };
 
 struct ctl {
@@ -43,16 +65,14 @@ struct ctl {
 	char *http_cmd;
 	struct ctl_cmd *cmds;
 	size_t ncmds, cmds_cap;
-	struct jw out;		/* reused for every reply */
+	struct jw out;		/* every reply is built here */
+	struct loop *loop;	/* NULL until ctl_attach */
+	struct loop_timer *timer;	/* at the first client's deadline */
+	struct ctl_client *head, *tail;
+	uint64_t accept_paused_until;	/* 0: accepting */
+	struct ctl_limits lim;
+	struct ctl_stats st;
 };
-
-static int64_t ctl_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int ctl_errorf(struct jw *out, int err, const char *fmt, ...)
 {
@@ -76,6 +96,8 @@ static bool ctl_is_error_reply(struct jw *out)
 	return !out->err && out->len >= sizeof(prefix) - 1 &&
 	       !memcmp(out->buf, prefix, sizeof(prefix) - 1);
 }
+
+static void ctl_on_listen(void *ctx, int fd, uint32_t events);
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -201,6 +223,8 @@ int ctl_create(struct ctl **out, const char *path)
 		return -ENOMEM;
 	c->fd = -1;
 	c->http_fd = -1;
+	c->lim = (struct ctl_limits){ .max_clients = CTL_MAX_CLIENTS, .idle_ms = CTL_IDLE_MS,
+				      .max_inflight = CTL_MAX_INFLIGHT };
 	jw_init(&c->out);
 	c->path = strdup(path);
 	if (!c->path) {
@@ -350,6 +374,16 @@ int ctl_listen_http(struct ctl *c, const char *addr_port, const char *cmd)
 		c->http_port = ntohs(ss.ss_family == AF_INET6 ?
 				     ((struct sockaddr_in6 *)&ss)->sin6_port :
 				     ((struct sockaddr_in *)&ss)->sin_port);
+	if (c->loop) {
+		ret = loop_add_fd(c->loop, fd, EPOLLIN, ctl_on_listen, c);
+		if (ret) {
+			pr_err("metrics listener into the event loop: %s\n", strerror(-ret));
+			free(c->http_cmd);
+			c->http_cmd = NULL;
+			close(fd);
+			return ret;
+		}
+	}
 	c->http_fd = fd;
 	pr_info("serving '%s' over HTTP on %s (port %d)\n", cmd, addr_port, c->http_port);
 	return 0;
@@ -406,21 +440,12 @@ int ctl_register(struct ctl *c, const char *cmd, const char *help,
 	return 0;
 }
 
-int ctl_fds(struct ctl *c, int *fds, int max)
-{
-	int n = c->http_fd >= 0 ? 2 : 1;
-
-	if (max < n)
-		return -ENOSPC;
-	fds[0] = c->fd;
-	if (c->http_fd >= 0)
-		fds[1] = c->http_fd;
-	return n;
-}
 
 /* ---- serving ----------------------------------------------------------- */
 
-typedef bool (*ctl_done_fn)(const char *buf, size_t len);
+/* Out of descriptors: stop accepting for this long rather than spin on a
+ * listener that stays readable. */
+#define CTL_ACCEPT_PAUSE_NS 100000000ull
 
 static bool ctl_line_done(const char *buf, size_t len)
 {
@@ -430,92 +455,6 @@ static bool ctl_line_done(const char *buf, size_t len)
 static bool ctl_http_done(const char *buf, size_t len)
 {
 	return memmem(buf, len, "\r\n\r\n", 4) || memmem(buf, len, "\n\n", 2);
-}
-
-/*
- * Read from non-blocking fd into buf (size cap, NUL-terminated) until done()
- * holds, EOF, or the deadline. Returns 0 with data, -EMSGSIZE when buf filled
- * up first, -ETIMEDOUT, -ENODATA on EOF before any byte, or -errno.
- */
-static int ctl_read_req(int fd, char *buf, size_t cap, size_t *lenp, ctl_done_fn done, int ms)
-{
-	int64_t deadline = ctl_now_ms() + ms;
-	size_t len = 0;
-	ssize_t n;
-
-	for (;;) {
-		n = recv(fd, buf + len, cap - 1 - len, MSG_DONTWAIT);
-		if (n > 0) {
-			len += n;
-			buf[len] = '\0';
-			*lenp = len;
-			if (done(buf, len))
-				return 0;
-			if (len == cap - 1)
-				return -EMSGSIZE;
-			continue;
-		}
-		if (n == 0) {
-			buf[len] = '\0';
-			*lenp = len;
-			return len ? 0 : -ENODATA;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
-			return -errno;
-
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int64_t left = deadline - ctl_now_ms();
-
-		if (left <= 0)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
-			return -errno;
-	}
-}
-
-/* Send all of buf before deadline (absolute, ms); MSG_NOSIGNAL because a
- * client that went away must not kill the daemon with SIGPIPE. */
-static int ctl_send_all(int fd, const char *buf, size_t len, int64_t deadline)
-{
-	ssize_t n;
-
-	while (len) {
-		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n > 0) {
-			buf += n;
-			len -= n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno != EAGAIN)
-			return -errno;
-
-		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-		int64_t left = deadline - ctl_now_ms();
-
-		if (left <= 0)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
-			return -errno;
-	}
-	return 0;
-}
-
-/* Swallow what the client sent beyond the request before closing: closing a
- * TCP socket with unread data sends a reset that can destroy the reply. */
-static void ctl_hangup(int fd)
-{
-	char sink[4096];
-	int i;
-
-	shutdown(fd, SHUT_WR);
-	for (i = 0; i < 16; i++)
-		if (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
-			break;
-	close(fd);
 }
 
 static void ctl_help(struct ctl *c, struct jw *out)
@@ -580,22 +519,226 @@ static int ctl_run(struct ctl *c, char *line, size_t len)
 	return ret;
 }
 
-static void ctl_serve_unix(struct ctl *c, int fd)
+/* Swallow what the client sent beyond the request before closing: closing a
+ * TCP socket with unread data sends a reset that can destroy the reply. */
+static void ctl_hangup(int fd)
 {
-	char buf[CTL_MAX_REQUEST + 2];	/* line, newline, NUL */
-	int64_t deadline;
-	size_t len = 0;
-	char *nl;
+	char sink[4096];
+	int i;
+
+	shutdown(fd, SHUT_WR);
+	for (i = 0; i < 16; i++)
+		if (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
+			break;
+	close(fd);
+}
+
+/* The timer follows the earliest deadline: the first client's, or the end
+ * of an accept pause. */
+static void ctl_timer_arm(struct ctl *c)
+{
+	uint64_t when = c->head ? c->head->deadline : LOOP_FOREVER;
+
+	if (!c->timer)
+		return;
+	if (c->accept_paused_until && c->accept_paused_until < when)
+		when = c->accept_paused_until;
+	loop_timer_set(c->timer, when);
+}
+
+static void ctl_client_unlink(struct ctl_client *cl)
+{
+	struct ctl *c = cl->c;
+
+	if (cl->prev)
+		cl->prev->next = cl->next;
+	else
+		c->head = cl->next;
+	if (cl->next)
+		cl->next->prev = cl->prev;
+	else
+		c->tail = cl->prev;
+	cl->prev = cl->next = NULL;
+}
+
+/* Every client gets the same idle time, so putting the one that just made
+ * progress at the tail keeps the list in deadline order. */
+static void ctl_client_touch(struct ctl_client *cl)
+{
+	struct ctl *c = cl->c;
+
+	cl->deadline = loop_now_ns() + (uint64_t)c->lim.idle_ms * 1000000ull;
+	if (c->tail != cl) {
+		if (cl->prev || cl->next || c->head == cl)
+			ctl_client_unlink(cl);
+		cl->prev = c->tail;
+		if (c->tail)
+			c->tail->next = cl;
+		else
+			c->head = cl;
+		c->tail = cl;
+	}
+	ctl_timer_arm(c);
+}
+
+/* Take the client out of the loop and free it; hangup: the polite close
+ * after a reply, else an abort. */
+static void ctl_client_close(struct ctl_client *cl, bool hangup)
+{
+	struct ctl *c = cl->c;
+
+	loop_del_fd(c->loop, cl->fd);
+	if (hangup)
+		ctl_hangup(cl->fd);
+	else
+		close(cl->fd);
+	c->st.inflight -= cl->pending_len - cl->pending_off;
+	free(cl->pending);
+	ctl_client_unlink(cl);
+	c->st.clients--;
+	free(cl);
+	ctl_timer_arm(c);
+}
+
+/*
+ * Send the bytes of a (alen) then b (blen) from *off on, until all are out
+ * (1), the socket is full (0) or CTL_WRITE_BURST went out in this call (0:
+ * the rest goes on the next pass of the loop). -errno if the client is gone.
+ */
+static int ctl_send_some(int fd, const char *a, size_t alen, const char *b, size_t blen,
+			 size_t *off)
+{
+	size_t total = alen + blen, start = *off;
+	struct iovec iov[2];
+	ssize_t n;
+
+	while (*off < total) {
+		struct msghdr msg = { .msg_iov = iov };
+
+		if (*off - start >= CTL_WRITE_BURST)
+			return 0;
+		if (*off < alen) {
+			iov[msg.msg_iovlen++] = (struct iovec){ (char *)a + *off, alen - *off };
+			if (blen)
+				iov[msg.msg_iovlen++] = (struct iovec){ (char *)b, blen };
+		} else {
+			iov[msg.msg_iovlen++] = (struct iovec){ (char *)b + (*off - alen),
+								total - *off };
+		}
+		/* MSG_NOSIGNAL: a client that went away must not kill the
+		 * daemon with SIGPIPE. */
+		n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0) {
+			*off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		return n < 0 ? -errno : -EIO;
+	}
+	return 1;
+}
+
+static void ctl_client_done(struct ctl_client *cl)
+{
+	cl->c->st.replies++;
+	ctl_client_close(cl, true);
+}
+
+/* Send the reply (hdr, then body) as far as the socket takes it now; keep
+ * a copy of the rest and wait until the socket is writable. */
+static void ctl_client_reply(struct ctl_client *cl, const char *hdr, size_t hlen,
+			     const char *body, size_t blen)
+{
+	struct ctl *c = cl->c;
+	size_t sent = 0, left;
+	int ret, err;
+
+	if (!body)
+		blen = 0;
+	ret = ctl_send_some(cl->fd, hdr, hlen, body, blen, &sent);
+	if (ret < 0) {
+		pr_debug("control reply: %s\n", strerror(-ret));
+		ctl_client_close(cl, false);
+		return;
+	}
+	if (ret == 1) {
+		ctl_client_done(cl);
+		return;
+	}
+	left = hlen + blen - sent;
+	cl->pending = malloc(left);
+	if (!cl->pending) {
+		pr_warn_rl("control reply of %zu bytes: %s\n", left, strerror(ENOMEM));
+		ctl_client_close(cl, false);
+		return;
+	}
+	if (sent < hlen) {
+		memcpy(cl->pending, hdr + sent, hlen - sent);
+		memcpy(cl->pending + hlen - sent, body, blen);
+	} else {
+		memcpy(cl->pending, body + (sent - hlen), left);
+	}
+	cl->pending_len = left;
+	cl->pending_off = 0;
+	cl->writing = true;
+	c->st.inflight += left;
+	err = loop_mod_fd(c->loop, cl->fd, EPOLLOUT);
+	if (err) {
+		pr_warn_rl("control client: %s\n", strerror(-err));
+		ctl_client_close(cl, false);
+		return;
+	}
+	if (sent)
+		ctl_client_touch(cl);
+}
+
+static void ctl_client_write(struct ctl_client *cl)
+{
+	size_t before = cl->pending_off;
 	int ret;
 
-	ret = ctl_read_req(fd, buf, sizeof(buf), &len, ctl_line_done, CTL_READ_MS);
-	if (ret == -EMSGSIZE) {
-		ctl_errorf(&c->out, ret, "request longer than %d bytes", CTL_MAX_REQUEST);
+	ret = ctl_send_some(cl->fd, cl->pending, cl->pending_len, NULL, 0, &cl->pending_off);
+	cl->c->st.inflight -= cl->pending_off - before;
+	if (ret < 0) {
+		pr_debug("control reply: %s\n", strerror(-ret));
+		ctl_client_close(cl, false);
+	} else if (ret == 1) {
+		ctl_client_done(cl);
+	} else if (cl->pending_off != before) {
+		ctl_client_touch(cl);
+	}
+}
+
+/* Replies held for slow readers are at the cap: new requests wait. */
+static bool ctl_busy(struct ctl *c)
+{
+	if (c->st.inflight < c->lim.max_inflight)
+		return false;
+	c->st.rejected++;
+	pr_warn_rl("control request refused: %zu bytes of replies held for slow clients\n",
+		   c->st.inflight);
+	return true;
+}
+
+static void ctl_serve_unix(struct ctl_client *cl, bool overflow)
+{
+	struct ctl *c = cl->c;
+	char *buf = cl->req, *nl;
+	size_t len = cl->len;
+	int ret;
+
+	jw_reset(&c->out);
+	if (overflow) {
+		ctl_errorf(&c->out, -EMSGSIZE, "request longer than %d bytes", CTL_MAX_REQUEST);
 		goto reply;
 	}
-	if (ret) {
-		pr_debug("control client: %s\n", strerror(-ret));
-		goto out;
+	if (ctl_busy(c)) {
+		ctl_errorf(&c->out, -EBUSY, "busy: %zu bytes of replies wait for slow clients; "
+			   "try again", c->st.inflight);
+		goto reply;
 	}
 	nl = memchr(buf, '\n', len);
 	if (nl) {
@@ -617,94 +760,254 @@ static void ctl_serve_unix(struct ctl *c, int fd)
 reply:
 	if (!c->out.len || c->out.buf[c->out.len - 1] != '\n')
 		jw_raw(&c->out, "\n");
-	deadline = ctl_now_ms() + CTL_WRITE_MS;
-	ret = ctl_send_all(fd, c->out.buf, c->out.len, deadline);
-	if (ret)
-		pr_debug("control reply: %s\n", strerror(-ret));
-out:
-	ctl_hangup(fd);
+	ctl_client_reply(cl, NULL, 0, c->out.buf, c->out.len);
 }
 
-static void ctl_http_reply(int fd, int status, const char *reason, const char *ctype,
-			   const char *body, size_t len, bool head)
-{
-	int64_t deadline = ctl_now_ms() + CTL_WRITE_MS;
-	char hdr[256];
-	int n, ret;
-
-	n = snprintf(hdr, sizeof(hdr),
-		     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-		     "Connection: close\r\n\r\n", status, reason, ctype, len);
-	ret = ctl_send_all(fd, hdr, n, deadline);
-	if (!ret && !head)
-		ret = ctl_send_all(fd, body, len, deadline);
-	if (ret)
-		pr_debug("http reply: %s\n", strerror(-ret));
-}
-
-static void ctl_serve_http(struct ctl *c, int fd)
+static void ctl_serve_http(struct ctl_client *cl, bool overflow)
 {
 	static const char text[] = "text/plain; charset=utf-8";
-	char buf[CTL_MAX_HTTP_REQUEST];
-	char cmd[CTL_NAME_MAX + 1];
-	size_t len = 0;
-	bool head;
-	int ret;
+	struct ctl *c = cl->c;
+	const char *reason = "OK", *ctype = "text/plain; version=0.0.4; charset=utf-8";
+	char cmd[CTL_NAME_MAX + 1], hdr[256];
+	int status = 200, n;
+	bool head = false;
 
-	ret = ctl_read_req(fd, buf, sizeof(buf), &len, ctl_http_done, CTL_READ_MS);
-	if (ret == -EMSGSIZE) {
-		ctl_http_reply(fd, 431, "Request Header Fields Too Large", text, "", 0, false);
-		goto out;
+	jw_reset(&c->out);
+	if (overflow) {
+		status = 431;
+		reason = "Request Header Fields Too Large";
+		ctype = text;
+	} else if (!(head = !strncmp(cl->req, "HEAD ", 5)) && strncmp(cl->req, "GET ", 4) != 0) {
+		status = 405;
+		reason = "Method Not Allowed";
+		ctype = text;
+		jw_raw(&c->out, "only GET is supported\n");
+	} else if (ctl_busy(c)) {
+		status = 503;
+		reason = "Service Unavailable";
+		ctype = text;
+		jw_raw(&c->out, "busy: %zu bytes of replies wait for slow clients; try again\n",
+		       c->st.inflight);
+	} else {
+		/* ctl_run() edits its line in place. */
+		snprintf(cmd, sizeof(cmd), "%s", c->http_cmd);
+		if (ctl_run(c, cmd, strlen(cmd))) {
+			status = 500;
+			reason = "Internal Server Error";
+			ctype = text;
+			jw_raw(&c->out, "\n");
+		}
 	}
-	if (ret) {
-		pr_debug("http client: %s\n", strerror(-ret));
-		goto out;
-	}
-	head = !strncmp(buf, "HEAD ", 5);
-	if (!head && strncmp(buf, "GET ", 4)) {
-		static const char msg[] = "only GET is supported\n";
+	n = snprintf(hdr, sizeof(hdr),
+		     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+		     "Connection: close\r\n\r\n", status, reason, ctype, c->out.len);
+	ctl_client_reply(cl, hdr, (size_t)n, c->out.buf, head ? 0 : c->out.len);
+}
 
-		ctl_http_reply(fd, 405, "Method Not Allowed", text, msg, sizeof(msg) - 1, false);
-		goto out;
+/* Read what has arrived of the request; serve it once it is complete (or
+ * the client ended it with EOF, or it overflowed). */
+static void ctl_client_read(struct ctl_client *cl)
+{
+	bool (*done)(const char *, size_t) = cl->http ? ctl_http_done : ctl_line_done;
+	bool progress = false, overflow = false;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(cl->fd, cl->req + cl->len, cl->cap - 1 - cl->len, MSG_DONTWAIT);
+		if (n > 0) {
+			progress = true;
+			cl->len += (size_t)n;
+			cl->req[cl->len] = '\0';
+			if (done(cl->req, cl->len))
+				goto serve;
+			if (cl->len == cl->cap - 1) {
+				overflow = true;
+				goto serve;
+			}
+			continue;
+		}
+		if (n == 0) {
+			if (cl->len)
+				goto serve;	/* EOF ends the request */
+			pr_debug("control client hung up without a request\n");
+			ctl_client_close(cl, false);
+			return;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			break;
+		pr_debug("control client: %s\n", strerror(errno));
+		ctl_client_close(cl, false);
+		return;
 	}
-	/* ctl_run() edits its line in place. */
-	snprintf(cmd, sizeof(cmd), "%s", c->http_cmd);
-	ret = ctl_run(c, cmd, strlen(cmd));
-	if (ret) {
-		jw_raw(&c->out, "\n");
-		ctl_http_reply(fd, 500, "Internal Server Error", text,
-			       c->out.buf, c->out.len, head);
-		goto out;
-	}
-	ctl_http_reply(fd, 200, "OK", "text/plain; version=0.0.4; charset=utf-8",
-		       c->out.buf, c->out.len, head);
-out:
+	if (progress)
+		ctl_client_touch(cl);
+	return;
+serve:
+	if (progress)
+		ctl_client_touch(cl);	/* the reply gets the whole idle time */
+	(cl->http ? ctl_serve_http : ctl_serve_unix)(cl, overflow);
+}
+
+static void ctl_on_client(void *ctx, int fd, uint32_t events)
+{
+	struct ctl_client *cl = ctx;
+
+	if (cl->writing)
+		ctl_client_write(cl);
+	else
+		ctl_client_read(cl);
+}
+
+/* Too many clients: tell this one so at once rather than keep it waiting. */
+static void ctl_reject(struct ctl *c, int fd, bool http)
+{
+	char msg[256];
+	int n;
+
+	c->st.rejected++;
+	pr_warn_rl("control client turned away: %u clients connected already\n", c->st.clients);
+	if (http)
+		n = snprintf(msg, sizeof(msg),
+			     "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; "
+			     "charset=utf-8\r\nContent-Length: 24\r\nConnection: close\r\n\r\n"
+			     "busy: too many clients\r\n");
+	else
+		n = snprintf(msg, sizeof(msg), "{\"error\":\"busy: %u clients connected; try again\"}\n",
+			     c->st.clients);
+	if (send(fd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		pr_debug("control client turned away: %s\n", strerror(errno));
 	ctl_hangup(fd);
 }
 
-void ctl_handle(struct ctl *c, int fd)
+static void ctl_client_new(struct ctl *c, int fd, bool http)
 {
-	bool http = fd == c->http_fd && fd >= 0;
-	int i, cfd;
+	size_t cap = http ? CTL_MAX_HTTP_REQUEST : CTL_MAX_REQUEST + 2; /* line, newline, NUL */
+	struct ctl_client *cl;
+	int err;
 
-	if (fd != c->fd && !http) {
-		pr_debug("ctl_handle: fd %d is not ours\n", fd);
+	cl = calloc(1, sizeof(*cl) + cap);
+	if (!cl) {
+		pr_warn_rl("control client: %s\n", strerror(ENOMEM));
+		close(fd);
 		return;
 	}
+	cl->c = c;
+	cl->fd = fd;
+	cl->http = http;
+	cl->cap = cap;
+	err = loop_add_fd(c->loop, fd, EPOLLIN, ctl_on_client, cl);
+	if (err) {
+		pr_warn_rl("control client into the event loop: %s\n", strerror(-err));
+		close(fd);
+		free(cl);
+		return;
+	}
+	c->st.clients++;
+	ctl_client_touch(cl);
+	/* The request often arrives with the connection: no need to wait
+	 * for the next pass to find out. */
+	ctl_client_read(cl);
+}
+
+static void ctl_accept_pause(struct ctl *c, bool on)
+{
+	uint32_t ev = on ? 0 : EPOLLIN;
+
+	loop_mod_fd(c->loop, c->fd, ev);
+	if (c->http_fd >= 0)
+		loop_mod_fd(c->loop, c->http_fd, ev);
+	c->accept_paused_until = on ? loop_now_ns() + CTL_ACCEPT_PAUSE_NS : 0;
+	ctl_timer_arm(c);
+}
+
+static void ctl_on_listen(void *ctx, int fd, uint32_t events)
+{
+	struct ctl *c = ctx;
+	bool http = fd == c->http_fd;
+	int i, cfd;
+
 	for (i = 0; i < CTL_ACCEPT_BURST; i++) {
 		cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			if (errno != EAGAIN)
-				pr_warn_rl("accept on control socket: %s\n", strerror(errno));
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+				/* The listener would stay readable and spin the loop. */
+				pr_warn_rl("accept on control socket: %s; not accepting for 100 ms\n",
+					   strerror(errno));
+				ctl_accept_pause(c, true);
+				return;
+			}
+			pr_warn_rl("accept on control socket: %s\n", strerror(errno));
 			return;
 		}
-		if (http)
-			ctl_serve_http(c, cfd);
+		c->st.accepted++;
+		if (c->st.clients >= c->lim.max_clients)
+			ctl_reject(c, cfd, http);
 		else
-			ctl_serve_unix(c, cfd);
+			ctl_client_new(c, cfd, http);
 	}
+}
+
+static void ctl_on_timer(void *ctx, uint64_t now)
+{
+	struct ctl *c = ctx;
+
+	while (c->head && c->head->deadline <= now) {
+		c->st.timeouts++;
+		pr_debug("control client idle for %u ms: closed\n", c->lim.idle_ms);
+		ctl_client_close(c->head, false);
+	}
+	if (c->accept_paused_until && c->accept_paused_until <= now)
+		ctl_accept_pause(c, false);
+	ctl_timer_arm(c);
+}
+
+int ctl_attach(struct ctl *c, struct loop *l)
+{
+	int err;
+
+	if (c->loop)
+		return -EBUSY;
+	err = loop_timer_create(l, ctl_on_timer, c, &c->timer);
+	if (err)
+		return err;
+	err = loop_add_fd(l, c->fd, EPOLLIN, ctl_on_listen, c);
+	if (err)
+		goto err_timer;
+	if (c->http_fd >= 0) {
+		err = loop_add_fd(l, c->http_fd, EPOLLIN, ctl_on_listen, c);
+		if (err)
+			goto err_unix;
+	}
+	c->loop = l;
+	return 0;
+
+err_unix:
+	loop_del_fd(l, c->fd);
+err_timer:
+	loop_timer_destroy(l, c->timer);
+	c->timer = NULL;
+	return err;
+}
+
+void ctl_set_limits(struct ctl *c, const struct ctl_limits *lim)
+{
+	if (lim->max_clients)
+		c->lim.max_clients = lim->max_clients;
+	if (lim->idle_ms)
+		c->lim.idle_ms = lim->idle_ms;
+	if (lim->max_inflight)
+		c->lim.max_inflight = lim->max_inflight;
+}
+
+void ctl_get_stats(const struct ctl *c, struct ctl_stats *st)
+{
+	*st = c->st;
 }
 
 void ctl_destroy(struct ctl *c)
@@ -714,6 +1017,14 @@ void ctl_destroy(struct ctl *c)
 
 	if (!c)
 		return;
+	while (c->head)
+		ctl_client_close(c->head, false);
+	if (c->loop) {
+		loop_timer_destroy(c->loop, c->timer);
+		loop_del_fd(c->loop, c->fd);
+		if (c->http_fd >= 0)
+			loop_del_fd(c->loop, c->http_fd);
+	}
 	if (c->http_fd >= 0)
 		close(c->http_fd);
 	if (c->fd >= 0) {

@@ -11,22 +11,51 @@
  * Optionally a TCP listener serves the output of one command (the Prometheus
  * metrics) as text/plain; version=0.0.4 for any GET path.
  *
- * Clients are served synchronously from the daemon's event loop, with short
- * deadlines so a slow or silent client costs at most a bounded stall
- * (CTL_READ_MS to read the request, CTL_WRITE_MS to write the reply). This is
- * a deliberately simple design for a low-rate control path; it would be the
- * wrong one for anything with many clients.
+ * Clients never make the daemon wait. Each is a small state machine driven
+ * by the daemon's event loop (ctl_attach): its request is read as it
+ * arrives, in as many pieces as it comes in; when the line (or the HTTP
+ * header) is complete the handler builds the whole reply in one call; the
+ * reply goes out as fast as the client takes it, and whatever the socket
+ * does not accept at once is copied aside and sent when the socket is
+ * writable again. A client that moves no byte for the idle timeout is
+ * closed by a loop timer. The number of clients and the reply bytes held
+ * for slow readers are capped; a client over either cap gets a short
+ * "busy" error at once.
  */
 #ifndef L2CC_CTL_H
 #define L2CC_CTL_H
 
 #include "json.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
 #define CTL_MAX_REQUEST 4096	/* bytes per request line, newline excluded */
-#define CTL_READ_MS 100
-#define CTL_WRITE_MS 1000
+/* Defaults of struct ctl_limits. */
+#define CTL_MAX_CLIENTS 64
+#define CTL_IDLE_MS 2000
+#define CTL_MAX_INFLIGHT (16u << 20)
 
 struct ctl;
+struct loop;
+
+struct ctl_limits {
+	unsigned max_clients;	/* connected at once, unix and HTTP together */
+	unsigned idle_ms;	/* a client that moves no byte for this long is closed */
+	/* Reply bytes held for clients that have not taken them yet. While
+	 * at least this much is held, new requests get a "busy" error; so
+	 * the most ever held is this plus one reply. */
+	size_t max_inflight;
+};
+
+struct ctl_stats {
+	unsigned clients;	/* connected now */
+	size_t inflight;	/* reply bytes held for slow readers */
+	uint64_t accepted;	/* connections taken on (rejected ones included) */
+	uint64_t replies;	/* replies written out in full */
+	uint64_t rejected;	/* turned away: too many clients, or too much held */
+	uint64_t timeouts;	/* closed after idle_ms without progress */
+};
 
 /*
  * A command handler. args is the rest of the line after the command name and
@@ -78,17 +107,22 @@ int ctl_register(struct ctl *c, const char *cmd, const char *help,
 		 ctl_handler_fn fn, void *ctx);
 
 /*
- * Store the listening fds (the unix socket, then the HTTP one if any) in fds
- * for the daemon's event loop. Returns how many were stored, or -ENOSPC if
- * max is too small to hold them all.
+ * Serve from the event loop l: the listening sockets (and an HTTP listener
+ * added later), every client and the idle timer live in it from now on.
+ * Once only (-EBUSY); ctl_destroy() before loop_destroy(). Client trouble
+ * never fails anything: the client is closed, with a debug message (a
+ * warning, rate-limited, when clients are turned away).
  */
-int ctl_fds(struct ctl *c, int *fds, int max);
+int ctl_attach(struct ctl *c, struct loop *l);
 
-/* Serve the clients waiting on listening fd (call when it is readable).
- * Unknown fds are ignored. Never fails: client trouble is logged at debug. */
-void ctl_handle(struct ctl *c, int fd);
+/* Replace the defaults (CTL_MAX_CLIENTS, CTL_IDLE_MS, CTL_MAX_INFLIGHT);
+ * a zero field keeps its current value. Applies to clients from now on. */
+void ctl_set_limits(struct ctl *c, const struct ctl_limits *lim);
 
-/* Close everything and unlink the socket file if it is still ours. NULL is ok. */
+void ctl_get_stats(const struct ctl *c, struct ctl_stats *st);
+
+/* Close every client and listener (out of the loop first) and unlink the
+ * socket file if it is still ours. NULL is ok. */
 void ctl_destroy(struct ctl *c);
 
 #endif

@@ -10,24 +10,53 @@
 
 #define DCLI_MAX_OPTS 16
 
+void dcli_opt_print(FILE *f, const struct dcli_opt *o, int width)
+{
+	char left[96];
+
+	if (o->shrt < 256)
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->shrt, o->lng,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(left, sizeof(left), "    --%s%s%s", o->lng,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	fprintf(f, "  %-*s %s\n", width, left, o->help);
+}
+
+void dcli_getopt_tables(const struct dcli_opt *opts, int n, struct option *lopts, char *shorts,
+			bool colon)
+{
+	char *p = shorts;
+
+	if (colon)
+		*p++ = ':';
+	for (int i = 0; i < n; i++) {
+		const struct dcli_opt *o = &opts[i];
+
+		lopts[i] = (struct option){ o->lng, o->arg ? required_argument : no_argument, NULL,
+					    o->shrt };
+		if (o->shrt < 256) {
+			*p++ = (char)o->shrt;
+			if (o->arg)
+				*p++ = ':';
+		}
+	}
+	*p = '\0';
+	memset(&lopts[n], 0, sizeof(lopts[n]));
+}
+
 void dcli_usage(const struct dcli *d, FILE *f)
 {
 	fprintf(f, "usage: %s -c FILE [options]\n\n%s\n\n", d->prog, d->summary);
-	for (int i = 0; i < d->nopts; i++) {
-		const struct dcli_opt *o = &d->opts[i];
-		char left[64];
-
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->shrt, o->lng,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-40s %s\n", left, o->help);
-	}
+	for (int i = 0; i < d->nopts; i++)
+		dcli_opt_print(f, &d->opts[i], 40);
 	fprintf(f, "\n%s", d->epilogue);
 }
 
 int dcli_parse(const struct dcli *d, int argc, char **argv, struct dcli_args *args)
 {
 	struct option lopts[DCLI_MAX_OPTS + 1];
-	char shorts[2 * DCLI_MAX_OPTS + 1], *p = shorts;
+	char shorts[2 * DCLI_MAX_OPTS + 2];
 	int verbose = 0, quiet = 0, c;
 
 	if (d->nopts > DCLI_MAX_OPTS) {
@@ -37,17 +66,7 @@ int dcli_parse(const struct dcli *d, int argc, char **argv, struct dcli_args *ar
 	}
 	memset(args, 0, sizeof(*args));
 	args->prog = d->prog;
-	for (int i = 0; i < d->nopts; i++) {
-		const struct dcli_opt *o = &d->opts[i];
-
-		lopts[i] = (struct option){ o->lng, o->arg ? required_argument : no_argument, NULL,
-					    o->shrt };
-		*p++ = o->shrt;
-		if (o->arg)
-			*p++ = ':';
-	}
-	*p = '\0';
-	memset(&lopts[d->nopts], 0, sizeof(lopts[d->nopts]));
+	dcli_getopt_tables(d->opts, d->nopts, lopts, shorts, false);
 	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': args->path = optarg; break;

@@ -14,31 +14,38 @@
 #ifndef L2CC_DCLI_H
 #define L2CC_DCLI_H
 
+#include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #define DCLI_MAX_OVERRIDES 64
 
-/* One option: getopt_long's row and --help's line. */
+/* One option: getopt_long's row and --help's line. Also the rows of the
+ * tools' own parsers (l2cc-flowgen), through dcli_getopt_tables() and
+ * dcli_opt_print(). */
 struct dcli_opt {
 	const char *lng;
-	int shrt;
+	int shrt;                   /* its letter, or a value >= 256: a long option only */
 	const char *arg;            /* its argument's name in --help; NULL: takes none */
 	const char *help;
+	unsigned modes;             /* the tool's own (l2cc-flowgen: its subcommands); 0 for daemons */
 };
+
+#define DCLI_OPT(l, s, a, h) { .lng = (l), .shrt = (s), .arg = (a), .help = (h) }
 
 /* The options every daemon has; example is a -o assignment for its schema.
  * dcli_parse() acts on these letters and no others. */
 #define DCLI_STD_OPTS(example)                                                          \
-	{ "config", 'c', "FILE", "configuration file (required)" },                      \
-	{ "set", 'o', "SECTION[.LABEL].KEY=VALUE",                                       \
-	  "override a config key (repeatable), e.g. " example },                         \
-	{ "check", 'n', NULL, "validate the configuration and exit" },                   \
-	{ "verbose", 'v', NULL, "more logging (-vv: libbpf/libxdp debug)" },             \
-	{ "quiet", 'q', NULL, "errors only" },                                           \
-	{ "help-config", 'C', NULL,                                                      \
-	  "print every config key with default, range and description" },                \
-	{ "help", 'h', NULL, "this help" }
+	DCLI_OPT("config", 'c', "FILE", "configuration file (required)"),                \
+	DCLI_OPT("set", 'o', "SECTION[.LABEL].KEY=VALUE",                                \
+		 "override a config key (repeatable), e.g. " example),                   \
+	DCLI_OPT("check", 'n', NULL, "validate the configuration and exit"),             \
+	DCLI_OPT("verbose", 'v', NULL, "more logging (-vv: libbpf/libxdp debug)"),       \
+	DCLI_OPT("quiet", 'q', NULL, "errors only"),                                     \
+	DCLI_OPT("help-config", 'C', NULL,                                               \
+		 "print every config key with default, range and description"),          \
+	DCLI_OPT("help", 'h', NULL, "this help")
 
 /* The command line, parsed. A reload reads the same file and overrides. */
 struct dcli_args {
@@ -74,6 +81,19 @@ int dcli_main(const struct dcli *d, int argc, char **argv);
 
 /* Print "usage: ..." and the option list. */
 void dcli_usage(const struct dcli *d, FILE *f);
+
+/*
+ * getopt_long's tables from n rows: lopts holds n + 1 entries (the last
+ * zeroed), shorts 2 * n + 2 bytes: the letters, ':' after those that take
+ * an argument, led by ':' if colon (getopt then returns ':' for a missing
+ * argument instead of '?'). Rows with shrt >= 256 are long only.
+ */
+void dcli_getopt_tables(const struct dcli_opt *opts, int n, struct option *lopts, char *shorts,
+			bool colon);
+
+/* One --help line: "  -c, --config FILE   help", the left part padded to
+ * width; a long-only row is indented as if it had a letter. */
+void dcli_opt_print(FILE *f, const struct dcli_opt *o, int width);
 
 /* Parse argv into args. 0: go on; 1: done (--help or --help-config
  * printed); -errno: a bad command line (or opts table), reported on stderr. */

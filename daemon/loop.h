@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The daemon event loop: epoll over file descriptors (AF_XDP sockets, the
- * control socket, a signalfd) with a nanosecond deadline for pacing timers
- * (epoll_pwait2). It blocks when there is nothing to do; a daemon that has
- * work pending passes a deadline of "now".
+ * The event loop of the daemons and l2cc-flowgen: epoll over file
+ * descriptors (AF_XDP sockets, the control socket and its clients, a
+ * signalfd, a flow generator's thousands of connections) with a nanosecond
+ * deadline (epoll_pwait2) and a few timers. It blocks when there is nothing
+ * to do; a caller that has work pending passes a deadline of "now".
+ *
+ * Any number of descriptors: the table grows, and loop_del_fd() frees a
+ * slot for the next loop_add_fd(). A callback may add, change or remove any
+ * descriptor, itself included, and arm or disarm any timer: an event still
+ * pending for a descriptor removed during the same pass is dropped, never
+ * delivered to whatever took its slot (or its number) since.
  */
 #ifndef L2CC_LOOP_H
 #define L2CC_LOOP_H
@@ -15,23 +22,51 @@
 #define LOOP_FOREVER UINT64_MAX
 
 struct loop;
+struct loop_timer;
 typedef void (*loop_fd_fn)(void *ctx, int fd, uint32_t events);
+typedef void (*loop_timer_fn)(void *ctx, uint64_t now_ns);
 
 int loop_create(struct loop **out);
+/* Frees the loop and its timers; closes the signalfd, not the watched fds. */
 void loop_destroy(struct loop *l);
 
-/* Watch fd for events (EPOLLIN...). fn may be NULL: the fd only wakes the loop. */
+/* Watch fd for events (EPOLLIN..., EPOLLET allowed). fn may be NULL: the fd
+ * only wakes the loop. -EEXIST if fd is watched already. An fd closed
+ * without loop_del_fd() leaves epoll by itself; its slot is reclaimed when
+ * its number comes back to loop_add_fd(). */
 int loop_add_fd(struct loop *l, int fd, uint32_t events, loop_fd_fn fn, void *ctx);
+/* Change the events of a watched fd (0: none, it stays registered). */
+int loop_mod_fd(struct loop *l, int fd, uint32_t events);
+/* Stop watching fd (call before closing it). -ENOENT if it is not watched. */
 int loop_del_fd(struct loop *l, int fd);
+/* How many fds are watched (the signalfd included). */
+unsigned loop_fd_count(const struct loop *l);
+
+/*
+ * A timer: fn runs from loop_run_once() once the absolute CLOCK_MONOTONIC
+ * time set with loop_timer_set() has come, after the fd callbacks of that
+ * pass; it is disarmed just before (fn may set it again). The loop never
+ * sleeps past an armed timer, so a daemon's own deadline needs to know
+ * nothing about it.
+ */
+int loop_timer_create(struct loop *l, loop_timer_fn fn, void *ctx, struct loop_timer **out);
+/* Arm at when_ns (a time already past fires on the next pass); LOOP_FOREVER disarms. */
+void loop_timer_set(struct loop_timer *t, uint64_t when_ns);
+/* Remove and free the timer. NULL is ok. */
+void loop_timer_destroy(struct loop *l, struct loop_timer *t);
 
 /* Block SIGTERM, SIGINT, SIGHUP and deliver them through a signalfd in the loop.
- * Read them back with loop_take_signals(): a bit mask of 1 << signo. */
+ * Read them back with loop_take_signals(): a bit mask of 1 << signo.
+ * SIGPIPE is ignored: a peer that went away must not kill the process. */
 int loop_catch_signals(struct loop *l);
+/* The same for the signals in mask (1ull << signo each) only. */
+int loop_catch_signal_set(struct loop *l, uint64_t mask);
 uint64_t loop_take_signals(struct loop *l);
 
-/* Wait until an fd is ready or the absolute CLOCK_MONOTONIC deadline passes,
- * then run the callbacks. Returns the number of ready fds (0 on timeout) or
- * -errno. EINTR counts as a timeout: go round again. */
+/* Wait until an fd is ready, a timer is due or the absolute CLOCK_MONOTONIC
+ * deadline passes, then run the callbacks and the due timers. Returns the
+ * number of ready fds (0 on timeout) or -errno. EINTR counts as a timeout:
+ * go round again. */
 int loop_run_once(struct loop *l, uint64_t deadline_ns);
 
 static inline uint64_t loop_now_ns(void)

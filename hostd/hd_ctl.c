@@ -513,16 +513,9 @@ void hd_stats_tick(struct hd *h)
 	jw_free(&w);
 }
 
-static void hd_ctl_event(void *ctx, int fd, uint32_t events)
-{
-	struct hd *h = ctx;
-
-	ctl_handle(h->ctl, fd);
-}
-
 int hd_ctl_init(struct hd *h)
 {
-	int fds[4], n, err;
+	int err;
 
 	err = ctl_create(&h->ctl, h->cfg->ctl_socket);
 	if (err) {
@@ -547,12 +540,9 @@ int hd_ctl_init(struct hd *h)
 			return err;
 		}
 	}
-	n = ctl_fds(h->ctl, fds, 4);
-	for (int i = 0; i < n; i++) {
-		err = loop_add_fd(h->loop, fds[i], EPOLLIN, hd_ctl_event, h);
-		if (err)
-			return err;
-	}
+	err = ctl_attach(h->ctl, h->loop);
+	if (err)
+		return err;
 	if (h->cfg->stats_file[0]) {
 		err = tseries_open(&h->ts, h->cfg->stats_file);
 		if (err) {

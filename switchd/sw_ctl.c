@@ -517,16 +517,9 @@ void sw_stats_tick(struct sw *s)
 	jw_free(&w);
 }
 
-static void sw_ctl_event(void *ctx, int fd, uint32_t events)
-{
-	struct sw *s = ctx;
-
-	ctl_handle(s->ctl, fd);
-}
-
 int sw_ctl_init(struct sw *s)
 {
-	int fds[4], n, err;
+	int err;
 
 	err = ctl_create(&s->ctl, s->cfg->ctl_socket);
 	if (err) {
@@ -549,12 +542,9 @@ int sw_ctl_init(struct sw *s)
 			return err;
 		}
 	}
-	n = ctl_fds(s->ctl, fds, 4);
-	for (int i = 0; i < n; i++) {
-		err = loop_add_fd(s->loop, fds[i], EPOLLIN, sw_ctl_event, s);
-		if (err)
-			return err;
-	}
+	err = ctl_attach(s->ctl, s->loop);
+	if (err)
+		return err;
 	if (s->cfg->stats_file[0]) {
 		err = tseries_open(&s->ts, s->cfg->stats_file);
 		if (err) {

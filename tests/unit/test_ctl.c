@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Observability plumbing: the JSON writer and Prometheus helpers byte for
- * byte, the control server over real sockets (unix and TCP) driven from one
- * process by calling ctl_handle() ourselves, sd_notify and the time series.
+ * byte, the control server over real sockets (unix and TCP) in a real event
+ * loop that the tests turn themselves, sd_notify and the time series.
  */
 #include "check.h"
 
@@ -21,6 +21,7 @@
 #include "ctl.h"
 #include "json.h"
 #include "log.h"
+#include "loop.h"
 #include "notify.h"
 #include "prom.h"
 #include "tseries.h"
@@ -30,14 +31,6 @@ static char tmpdir[64];
 static void tmp_path(char *dst, size_t n, const char *name)
 {
 	snprintf(dst, n, "%s/%s", tmpdir, name);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ---- JSON writer ------------------------------------------------------- */
@@ -207,6 +200,13 @@ static void test_prom(void)
 
 /* ---- control socket ---------------------------------------------------- */
 
+/*
+ * The server runs in a real event loop (ctl_attach) that the tests turn by
+ * hand: pump() runs it for a while, read_reply() runs it until the client
+ * has the whole reply. Clients are ordinary blocking sockets that the tests
+ * only read with MSG_DONTWAIT, so nothing here can hang on the server.
+ */
+
 static int h_echo(struct jw *out, const char *args, void *ctx)
 {
 	int *calls = ctx;
@@ -243,17 +243,27 @@ static int h_metrics(struct jw *out, const char *args, void *ctx)
 	return 0;
 }
 
+/* A reply far larger than any socket buffer: BIG_REPLY bytes of 'x' and a
+ * newline, like the metrics of a hostd with many flows. */
+#define BIG_REPLY (4u << 20)
+static int h_big(struct jw *out, const char *args, void *ctx)
+{
+	jw_raw(out, "%*s", (int)BIG_REPLY - 1, "");
+	if (!out->err)
+		memset(out->buf, 'x', out->len);
+	jw_raw(out, "\n");
+	return 0;
+}
+
 static int unix_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = 2 };
 	int fd;
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (fd < 0)
 		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		close(fd);
 		return -1;
@@ -261,26 +271,81 @@ static int unix_connect(const char *path)
 	return fd;
 }
 
-static size_t read_all(int fd, char *buf, size_t n)
+static int tcp_connect(int port)
 {
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Turn the loop for ms milliseconds as a busy daemon does (drun.c: a pass
+ * that does not wait, every 100 us); returns the longest pass in us, which
+ * is then all work, no waiting.
+ */
+static int64_t pump(struct loop *l, int ms)
+{
+	uint64_t end = loop_now_ns() + (uint64_t)ms * 1000000, t0;
+	int64_t worst = 0, dt;
+
+	while ((t0 = loop_now_ns()) < end) {
+		CHECK(loop_run_once(l, 0) >= 0);
+		dt = (int64_t)(loop_now_ns() - t0) / 1000;
+		if (dt > worst)
+			worst = dt;
+		usleep(100);
+	}
+	return worst;
+}
+
+/* One non-blocking read: bytes appended, 0 at EOF, -1 nothing yet. */
+static ssize_t try_read(int fd, char *buf, size_t *len, size_t n)
+{
+	ssize_t r = recv(fd, buf + *len, n - 1 - *len, MSG_DONTWAIT);
+
+	if (r > 0) {
+		*len += (size_t)r;
+		buf[*len] = '\0';
+	}
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return -1;
+	return r < 0 ? 0 : r;	/* a reset ends the reply like EOF */
+}
+
+/* Run the loop until the server has closed fd (or 3 s); the reply in buf. */
+static size_t read_reply(struct loop *l, int fd, char *buf, size_t n)
+{
+	uint64_t end = loop_now_ns() + 3000000000ull;
 	size_t len = 0;
 	ssize_t r;
 
-	while (len < n - 1 && (r = recv(fd, buf + len, n - 1 - len, 0)) > 0)
-		len += r;
-	buf[len] = '\0';
+	buf[0] = '\0';
+	while (loop_now_ns() < end) {
+		r = try_read(fd, buf, &len, n);
+		if (r == 0 || len == n - 1)
+			return len;
+		if (r < 0)
+			loop_run_once(l, loop_now_ns() + 1000000);
+	}
+	printf("    no complete reply within 3 s (%zu bytes so far)\n", len);
+	check_failed_now++;
 	return len;
 }
 
 /* Send req (reqlen bytes) to the server, let it serve, read the whole reply. */
-static size_t roundtrip(struct ctl *c, const char *path, const void *req, size_t reqlen,
+static size_t roundtrip(struct loop *l, const char *path, const void *req, size_t reqlen,
 			bool shut, char *reply, size_t n)
 {
-	int fds[2], cfd;
+	int cfd;
 	size_t len;
 
 	reply[0] = '\0';
-	CHECK_EQ(ctl_fds(c, fds, 2) >= 1, 1);
 	cfd = unix_connect(path);
 	CHECK(cfd >= 0);
 	if (cfd < 0)
@@ -289,31 +354,56 @@ static size_t roundtrip(struct ctl *c, const char *path, const void *req, size_t
 		CHECK_EQ(send(cfd, req, reqlen, MSG_NOSIGNAL), (ssize_t)reqlen);
 	if (shut)
 		shutdown(cfd, SHUT_WR);
-	ctl_handle(c, fds[0]);
-	len = read_all(cfd, reply, n);
+	len = read_reply(l, cfd, reply, n);
 	close(cfd);
 	return len;
 }
 
-#define RT(c, path, s, reply) roundtrip(c, path, s, strlen(s), false, reply, sizeof(reply))
+#define RT(l, path, s, reply) roundtrip(l, path, s, strlen(s), false, reply, sizeof(reply))
+
+/* A server on path in a fresh loop; both NULL on failure (checked). */
+static struct ctl *srv_start(struct loop **l, const char *name, char *path, size_t pathsz)
+{
+	struct ctl *c = NULL;
+
+	*l = NULL;
+	tmp_path(path, pathsz, name);
+	CHECK_EQ(loop_create(l), 0);
+	if (!*l)
+		return NULL;
+	CHECK_EQ(ctl_create(&c, path), 0);
+	if (!c)
+		return NULL;
+	CHECK_EQ(ctl_attach(c, *l), 0);
+	return c;
+}
+
+static void srv_stop(struct ctl *c, struct loop *l)
+{
+	ctl_destroy(c);
+	if (l)
+		CHECK_EQ(loop_fd_count(l), 0);	/* every fd the server had is out */
+	loop_destroy(l);
+}
 
 static void test_ctl_roundtrip(void)
 {
 	char path[128], reply[8192];
 	struct ctl *c = NULL;
-	struct stat st;
-	int calls = 0, fds[2];
+	struct loop *l = NULL;
+	struct ctl_stats st;
+	struct stat sb;
+	int calls = 0;
 
-	tmp_path(path, sizeof(path), "rt/sub/switchd.sock");	/* parents created */
-	CHECK_EQ(ctl_create(&c, path), 0);
+	c = srv_start(&l, "rt/sub/switchd.sock", path, sizeof(path));	/* parents created */
 	if (!c)
 		return;
-	CHECK_EQ(stat(path, &st), 0);
-	CHECK(S_ISSOCK(st.st_mode));
-	CHECK_EQ(st.st_mode & 0777, 0660);
-	CHECK_EQ(ctl_fds(c, fds, 2), 1);
-	CHECK_EQ(ctl_fds(c, fds, 0), -ENOSPC);
+	CHECK_EQ(stat(path, &sb), 0);
+	CHECK(S_ISSOCK(sb.st_mode));
+	CHECK_EQ(sb.st_mode & 0777, 0660);
 	CHECK_EQ(ctl_http_port(c), -ENOENT);
+	CHECK_EQ(ctl_attach(c, l), -EBUSY);
+	CHECK_EQ(loop_fd_count(l), 1);
 
 	CHECK_EQ(ctl_register(c, "echo", "repeat the arguments", h_echo, &calls), 0);
 	CHECK_EQ(ctl_register(c, "fail", "always fails", h_fail, NULL), 0);
@@ -324,64 +414,67 @@ static void test_ctl_roundtrip(void)
 	CHECK_EQ(ctl_register(c, "a b", "space", h_echo, NULL), -EINVAL);
 	CHECK_EQ(ctl_register(c, "", "empty", h_echo, NULL), -EINVAL);
 
-	RT(c, path, "echo  hello \"world\"  \r\n", reply);
+	RT(l, path, "echo  hello \"world\"  \r\n", reply);
 	CHECK(!strcmp(reply, "{\"args\":\"hello \\\"world\\\"\"}\n"));
 	CHECK_EQ(calls, 1);
-	RT(c, path, "  echo\n", reply);
+	RT(l, path, "  echo\n", reply);
 	CHECK(!strcmp(reply, "{\"args\":\"\"}\n"));
 	/* bytes after the newline are ignored */
-	RT(c, path, "echo a\necho b\n", reply);
+	RT(l, path, "echo a\necho b\n", reply);
 	CHECK(!strcmp(reply, "{\"args\":\"a\"}\n"));
 	/* EOF ends a request without a newline */
-	roundtrip(c, path, "echo eof", 8, true, reply, sizeof(reply));
+	roundtrip(l, path, "echo eof", 8, true, reply, sizeof(reply));
 	CHECK(!strcmp(reply, "{\"args\":\"eof\"}\n"));
 
-	RT(c, path, "help\n", reply);
+	RT(l, path, "help\n", reply);
 	CHECK(!strcmp(reply, "{\"commands\":[{\"name\":\"help\",\"help\":\"list the commands\"},"
 		      "{\"name\":\"echo\",\"help\":\"repeat the arguments\"},"
 		      "{\"name\":\"fail\",\"help\":\"always fails\"},"
 		      "{\"name\":\"custom\",\"help\":\"custom error\"},"
 		      "{\"name\":\"empty\",\"help\":\"writes nothing\"}]}\n"));
 
-	RT(c, path, "nope 1 2\n", reply);
+	RT(l, path, "nope 1 2\n", reply);
 	CHECK(!strcmp(reply, "{\"error\":\"unknown command \\\"nope\\\", try help\"}\n"));
-	RT(c, path, "fail\n", reply);
+	RT(l, path, "fail\n", reply);
 	CHECK(!strcmp(reply, "{\"error\":\"No such device\"}\n"));
-	RT(c, path, "custom p9\n", reply);
+	RT(l, path, "custom p9\n", reply);
 	CHECK(!strcmp(reply, "{\"error\":\"no port p9\"}\n"));
-	RT(c, path, "empty\n", reply);
+	RT(l, path, "empty\n", reply);
 	CHECK(!strcmp(reply, "{}\n"));
-	RT(c, path, "\n", reply);
+	RT(l, path, "\n", reply);
 	CHECK(!strcmp(reply, "{\"error\":\"empty request, try help\"}\n"));
 
-	ctl_handle(c, 12345);	/* not ours: ignored */
-	ctl_destroy(c);
-	CHECK(stat(path, &st) < 0 && errno == ENOENT);
+	ctl_get_stats(c, &st);
+	CHECK_EQ(st.clients, 0);
+	CHECK_EQ(st.accepted, 10);
+	CHECK_EQ(st.replies, 10);
+	CHECK_EQ(st.inflight, 0);
+	CHECK_EQ(loop_fd_count(l), 1);	/* clients are out of the loop */
+	srv_stop(c, l);
+	CHECK(stat(path, &sb) < 0 && errno == ENOENT);
 }
 
 static void test_ctl_hostile_clients(void)
 {
 	char path[128], reply[8192], big[6000], junk[512];
 	struct ctl *c = NULL;
-	int calls = 0, fds[2], cfd, i;
+	struct loop *l;
+	int calls = 0, cfd, i;
 	unsigned seed = 12345;
-	int64_t t0;
 
-	tmp_path(path, sizeof(path), "hostile.sock");
-	CHECK_EQ(ctl_create(&c, path), 0);
+	c = srv_start(&l, "hostile.sock", path, sizeof(path));
 	if (!c)
 		return;
 	CHECK_EQ(ctl_register(c, "echo", "repeat", h_echo, &calls), 0);
-	ctl_fds(c, fds, 2);
 
 	/* over-long request */
 	memset(big, 'a', sizeof(big));
-	roundtrip(c, path, big, sizeof(big), false, reply, sizeof(reply));
+	roundtrip(l, path, big, sizeof(big), false, reply, sizeof(reply));
 	CHECK(!strcmp(reply, "{\"error\":\"request longer than 4096 bytes\"}\n"));
 	/* exactly 4096 bytes plus newline is fine */
 	memcpy(big, "echo ", 5);
 	big[4096] = '\n';
-	roundtrip(c, path, big, 4097, false, reply, sizeof(reply));
+	roundtrip(l, path, big, 4097, false, reply, sizeof(reply));
 	CHECK(!strncmp(reply, "{\"args\":\"aaa", 12));
 	CHECK_EQ(strlen(reply), 4096 - 5 + strlen("{\"args\":\"\"}\n"));
 
@@ -391,40 +484,336 @@ static void test_ctl_hostile_clients(void)
 
 		for (k = 0; k < n; k++)
 			junk[k] = (char)rand_r(&seed);
-		roundtrip(c, path, junk, n, true, reply, sizeof(reply));
+		roundtrip(l, path, junk, n, true, reply, sizeof(reply));
 		CHECK(reply[0] == '{' || reply[0] == '\0');
 	}
-	roundtrip(c, path, "echo \xff\x01\n", 8, false, reply, sizeof(reply));
+	roundtrip(l, path, "echo \xff\x01\n", 8, false, reply, sizeof(reply));
 	CHECK(!strcmp(reply, "{\"args\":\"\\ufffd\\u0001\"}\n"));
-	roundtrip(c, path, "ec\0ho\n", 6, false, reply, sizeof(reply));
+	roundtrip(l, path, "ec\0ho\n", 6, false, reply, sizeof(reply));
 	CHECK(!strcmp(reply, "{\"error\":\"invalid request: contains a NUL byte\"}\n"));
-
-	/* a silent client costs at most the read deadline, then gets nothing */
-	cfd = unix_connect(path);
-	CHECK(cfd >= 0);
-	t0 = now_ms();
-	ctl_handle(c, fds[0]);
-	CHECK(now_ms() - t0 >= CTL_READ_MS - 5 && now_ms() - t0 < 1000);
-	CHECK_EQ(read_all(cfd, reply, sizeof(reply)), 0);
-	close(cfd);
 
 	/* a client that hangs up at once, and one that never reads its reply */
 	cfd = unix_connect(path);
 	close(cfd);
-	ctl_handle(c, fds[0]);
+	pump(l, 5);
 	cfd = unix_connect(path);
 	send(cfd, "help\n", 5, 0);
-	ctl_handle(c, fds[0]);
+	pump(l, 5);
 	close(cfd);
-	/* nothing pending: returns at once */
-	t0 = now_ms();
-	ctl_handle(c, fds[0]);
-	CHECK(now_ms() - t0 < 50);
 
-	/* still serving */
-	RT(c, path, "echo ok\n", reply);
+	/* still serving, and nothing left behind */
+	RT(l, path, "echo ok\n", reply);
 	CHECK(!strcmp(reply, "{\"args\":\"ok\"}\n"));
-	ctl_destroy(c);
+	pump(l, 5);
+	CHECK_EQ(loop_fd_count(l), 1);
+	srv_stop(c, l);
+}
+
+/*
+ * The measured failure of the synchronous server: every silent client held
+ * the loop for 100 ms, eight of them 0.8 s per pass. Now a pass with silent
+ * clients connected (unix and TCP) costs microseconds, other requests are
+ * answered meanwhile, and the idle timeout closes the silent ones.
+ */
+static void test_ctl_silent_clients(void)
+{
+	struct ctl_limits lim = { .idle_ms = 300 };
+	char path[128], reply[4096];
+	int silent[16], calls = 0, i;
+	struct ctl *c = NULL;
+	struct ctl_stats st;
+	struct loop *l;
+	int64_t worst;
+	size_t len;
+
+	c = srv_start(&l, "silent.sock", path, sizeof(path));
+	if (!c)
+		return;
+	CHECK_EQ(ctl_register(c, "echo", "repeat", h_echo, &calls), 0);
+	CHECK_EQ(ctl_register(c, "metrics", "Prometheus", h_metrics, NULL), 0);
+	CHECK_EQ(ctl_listen_http(c, "127.0.0.1:0", "metrics"), 0);	/* after ctl_attach */
+	ctl_set_limits(c, &lim);
+	for (i = 0; i < 16; i++) {
+		silent[i] = i < 8 ? unix_connect(path) : tcp_connect(ctl_http_port(c));
+		CHECK(silent[i] >= 0);
+	}
+	worst = pump(l, 50);
+	ctl_get_stats(c, &st);
+	CHECK_EQ(st.clients, 16);
+	printf("    16 silent clients: longest loop pass %" PRId64 " us\n", worst);
+	CHECK(worst < 5000);
+
+	/* others are served while they sit there */
+	RT(l, path, "echo busy\n", reply);
+	CHECK(!strcmp(reply, "{\"args\":\"busy\"}\n"));
+	i = tcp_connect(ctl_http_port(c));
+	send(i, "GET / HTTP/1.0\r\n\r\n", 18, MSG_NOSIGNAL);
+	read_reply(l, i, reply, sizeof(reply));
+	close(i);
+	CHECK(!strncmp(reply, "HTTP/1.1 200 OK\r\n", 17));
+
+	/* and after 300 ms without a byte, each silent one is closed, unanswered */
+	worst = pump(l, 400);
+	CHECK(worst < 5000);
+	ctl_get_stats(c, &st);
+	CHECK_EQ(st.clients, 0);
+	CHECK_EQ(st.timeouts, 16);
+	for (i = 0; i < 16; i++) {
+		len = 0;
+		CHECK_EQ(try_read(silent[i], reply, &len, sizeof(reply)), 0);
+		CHECK_EQ(len, 0);
+		close(silent[i]);
+	}
+	srv_stop(c, l);
+}
+
+/*
+ * A client that asks for a reply bigger than the socket buffer and never
+ * reads it: the loop keeps turning, the rest of the reply waits in memory
+ * (counted in inflight); at the in-flight cap new requests are refused,
+ * under it they are served; a reader that does read gets every byte; the
+ * idle timeout frees what the silent one never took.
+ */
+static void test_ctl_slow_reader(void)
+{
+	struct ctl_limits lim = { .idle_ms = 300, .max_inflight = 1u << 20 };
+	char path[128], reply[4096], *buf;
+	int calls = 0, stuck, reader, other;
+	struct ctl *c = NULL;
+	struct ctl_stats st;
+	struct loop *l;
+	int64_t worst;
+	size_t len, i;
+	bool all_x = true;
+
+	c = srv_start(&l, "slow.sock", path, sizeof(path));
+	if (!c)
+		return;
+	CHECK_EQ(ctl_register(c, "echo", "repeat", h_echo, &calls), 0);
+	CHECK_EQ(ctl_register(c, "big", "4 MiB", h_big, NULL), 0);
+	ctl_set_limits(c, &lim);
+
+	stuck = unix_connect(path);
+	send(stuck, "big\n", 4, 0);
+	pump(l, 20);		/* the one pass that builds the reply */
+	ctl_get_stats(c, &st);
+	CHECK_EQ(st.clients, 1);
+	CHECK(st.inflight > BIG_REPLY / 2 && st.inflight < BIG_REPLY);
+	printf("    a 4 MiB reply nobody reads: %zu bytes held\n", st.inflight);
+	worst = pump(l, 50);
+	printf("    longest loop pass meanwhile: %" PRId64 " us\n", worst);
+	CHECK(worst < 5000);
+
+	/* at the cap, requests are refused at once, before their handler runs */
+	RT(l, path, "big\n", reply);
+	CHECK(!strncmp(reply, "{\"error\":\"busy: ", 16));
+	RT(l, path, "echo small\n", reply);
+	CHECK(!strncmp(reply, "{\"error\":\"busy: ", 16));
+	CHECK_EQ(calls, 0);
+
+	/* under it, served while the stuck one still holds its reply; a
+	 * second big reply goes out whole to a client that does read */
+	lim.max_inflight = 64u << 20;
+	ctl_set_limits(c, &lim);
+	RT(l, path, "echo small\n", reply);
+	CHECK(!strcmp(reply, "{\"args\":\"small\"}\n"));
+	reader = unix_connect(path);
+	send(reader, "big\n", 4, 0);
+	buf = malloc(BIG_REPLY + 16);
+	len = buf ? read_reply(l, reader, buf, BIG_REPLY + 16) : 0;
+	close(reader);
+	CHECK_EQ(len, BIG_REPLY);
+	for (i = 0; i + 1 < len && all_x; i++)
+		all_x = buf[i] == 'x';
+	CHECK(all_x && len && buf[len - 1] == '\n');
+	free(buf);
+
+	/* the stuck client is dropped after 300 ms without progress, and
+	 * everything it held is released */
+	other = unix_connect(path);	/* an idle one too: closed at its own time */
+	pump(l, 400);
+	ctl_get_stats(c, &st);
+	CHECK_EQ(st.clients, 0);
+	CHECK_EQ(st.inflight, 0);
+	CHECK_EQ(st.timeouts, 2);
+	CHECK_EQ(st.rejected, 2);
+	close(stuck);
+	close(other);
+	srv_stop(c, l);
+}
+
+/*
+ * Requests arrive in pieces: a line over three sends and an HTTP header
+ * over three, with the loop turning in between; the handler runs once,
+ * when the request is complete.
+ */
+static void test_ctl_partial_requests(void)
+{
+	char path[128], reply[4096];
+	int calls = 0, fd;
+	struct ctl *c = NULL;
+	struct loop *l;
+
+	c = srv_start(&l, "partial.sock", path, sizeof(path));
+	if (!c)
+		return;
+	CHECK_EQ(ctl_register(c, "echo", "repeat", h_echo, &calls), 0);
+	CHECK_EQ(ctl_register(c, "metrics", "Prometheus", h_metrics, NULL), 0);
+	CHECK_EQ(ctl_listen_http(c, "127.0.0.1:0", "metrics"), 0);
+
+	fd = unix_connect(path);
+	send(fd, "ec", 2, 0);
+	pump(l, 5);
+	send(fd, "ho hel", 6, 0);
+	pump(l, 5);
+	CHECK_EQ(calls, 0);
+	send(fd, "lo\n", 3, 0);
+	read_reply(l, fd, reply, sizeof(reply));
+	close(fd);
+	CHECK(!strcmp(reply, "{\"args\":\"hello\"}\n"));
+	CHECK_EQ(calls, 1);
+
+	fd = tcp_connect(ctl_http_port(c));
+	send(fd, "GET /met", 8, 0);
+	pump(l, 5);
+	send(fd, "rics HTTP/1.1\r\nHost: x\r\n", 24, 0);
+	pump(l, 5);
+	send(fd, "\r\n", 2, 0);
+	read_reply(l, fd, reply, sizeof(reply));
+	close(fd);
+	CHECK(!strncmp(reply, "HTTP/1.1 200 OK\r\n", 17));
+	CHECK(strstr(reply, "l2cc_up 1\n") != NULL);
+
+	/* a byte at a time */
+	fd = unix_connect(path);
+	for (const char *p = "echo slow\n"; *p; p++) {
+		send(fd, p, 1, 0);
+		pump(l, 1);
+	}
+	read_reply(l, fd, reply, sizeof(reply));
+	close(fd);
+	CHECK(!strcmp(reply, "{\"args\":\"slow\"}\n"));
+	srv_stop(c, l);
+}
+
+/*
+ * The idle timeout is the loop's business: a loop told to wait forever
+ * still wakes when a client's time is up. A client that sent half a line
+ * and stopped gets no reply, only the close.
+ */
+static void test_ctl_timeouts(void)
+{
+	struct ctl_limits lim = { .idle_ms = 100 };
+	char path[128], reply[256];
+	struct ctl *c = NULL;
+	struct ctl_stats st;
+	struct loop *l;
+	int calls = 0, fd;
+	uint64_t t0, dt;
+	size_t len = 0;
+
+	c = srv_start(&l, "timeout.sock", path, sizeof(path));
+	if (!c)
+		return;
+	CHECK_EQ(ctl_register(c, "echo", "repeat", h_echo, &calls), 0);
+	ctl_set_limits(c, &lim);
+
+	fd = unix_connect(path);
+	send(fd, "echo half", 9, 0);
+	t0 = loop_now_ns();
+	do {
+		CHECK(loop_run_once(l, LOOP_FOREVER) >= 0);
+		ctl_get_stats(c, &st);
+	} while (st.clients || st.accepted == 0);
+	dt = (loop_now_ns() - t0) / 1000000;
+	printf("    half a request, then silence: closed after %" PRIu64 " ms (idle_ms 100)\n", dt);
+	CHECK(dt >= 90 && dt < 1000);
+	CHECK_EQ(st.timeouts, 1);
+	CHECK_EQ(calls, 0);
+	CHECK_EQ(try_read(fd, reply, &len, sizeof(reply)), 0);	/* EOF, no reply */
+	CHECK_EQ(len, 0);
+	close(fd);
+
+	/* a client that keeps trickling bytes is not idle */
+	fd = unix_connect(path);
+	for (const char *p = "echo trickle\n"; *p; p++) {
+		send(fd, p, 1, 0);
+		pump(l, 30);	/* 13 x 30 ms: well past idle_ms in total */
+	}
+	read_reply(l, fd, reply, sizeof(reply));
+	close(fd);
+	CHECK(!strcmp(reply, "{\"args\":\"trickle\"}\n"));
+	srv_stop(c, l);
+}
+
+/*
+ * Many clients at once: 300 connected together (past the 256 descriptors
+ * the loop once held), each with its request, all answered; then, under a
+ * cap of 16, the clients past it are told "busy" at once and the rest
+ * served.
+ */
+static void test_ctl_many_clients(void)
+{
+	struct ctl_limits lim = { .max_clients = 400 };
+	char path[128], reply[256], want[64], req[32];
+	int fds[300], calls = 0, i, ok = 0, busy = 0;
+	struct ctl *c = NULL;
+	struct ctl_stats st;
+	struct loop *l;
+	size_t len;
+
+	c = srv_start(&l, "many.sock", path, sizeof(path));
+	if (!c)
+		return;
+	CHECK_EQ(ctl_register(c, "echo", "repeat", h_echo, &calls), 0);
+	ctl_set_limits(c, &lim);
+	for (i = 0; i < 300; i++) {
+		fds[i] = unix_connect(path);
+		CHECK(fds[i] >= 0);
+		loop_run_once(l, 0);	/* the backlog holds 16: keep accepting */
+	}
+	pump(l, 5);
+	ctl_get_stats(c, &st);
+	CHECK_EQ(st.clients, 300);
+	CHECK_EQ(loop_fd_count(l), 301);
+	for (i = 0; i < 300; i++) {
+		snprintf(req, sizeof(req), "echo %d\n", i);
+		send(fds[i], req, strlen(req), 0);
+	}
+	for (i = 0; i < 300; i++) {
+		read_reply(l, fds[i], reply, sizeof(reply));
+		snprintf(want, sizeof(want), "{\"args\":\"%d\"}\n", i);
+		ok += !strcmp(reply, want);
+		close(fds[i]);
+	}
+	CHECK_EQ(ok, 300);
+	CHECK_EQ(calls, 300);
+	CHECK_EQ(loop_fd_count(l), 1);
+
+	lim.max_clients = 16;
+	ctl_set_limits(c, &lim);
+	for (i = 0; i < 20; i++) {
+		fds[i] = unix_connect(path);
+		pump(l, 1);
+	}
+	for (i = 0; i < 20; i++) {
+		len = 0;
+		try_read(fds[i], reply, &len, sizeof(reply));
+		busy += !strcmp(reply, "{\"error\":\"busy: 16 clients connected; try again\"}\n");
+	}
+	CHECK_EQ(busy, 4);
+	ctl_get_stats(c, &st);
+	CHECK_EQ(st.clients, 16);
+	CHECK_EQ(st.rejected, 4);
+	for (i = 0, ok = 0; i < 16; i++) {
+		send(fds[i], "echo x\n", 7, 0);
+		read_reply(l, fds[i], reply, sizeof(reply));
+		ok += !strcmp(reply, "{\"args\":\"x\"}\n");
+	}
+	CHECK_EQ(ok, 16);
+	for (i = 0; i < 20; i++)
+		close(fds[i]);
+	srv_stop(c, l);
 }
 
 static void test_ctl_stale_and_live(void)
@@ -432,6 +821,7 @@ static void test_ctl_stale_and_live(void)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char path[100], file[128], reply[256];
 	struct ctl *c = NULL, *c2 = NULL;
+	struct loop *l = NULL;
 	int calls = 0, fd;
 
 	/* a socket file with nobody behind it, as a killed daemon leaves */
@@ -442,19 +832,20 @@ static void test_ctl_stale_and_live(void)
 	close(fd);
 	CHECK_EQ(access(path, F_OK), 0);
 
-	CHECK_EQ(ctl_create(&c, path), 0);
+	c = srv_start(&l, "stale.sock", path, sizeof(path));
 	if (!c)
 		return;
 	CHECK_EQ(ctl_register(c, "echo", "repeat", h_echo, &calls), 0);
-	RT(c, path, "echo x\n", reply);
+	RT(l, path, "echo x\n", reply);
 	CHECK(!strcmp(reply, "{\"args\":\"x\"}\n"));
 
 	/* a live daemon is not displaced */
 	CHECK_EQ(ctl_create(&c2, path), -EADDRINUSE);
 	CHECK(c2 == NULL);
-	RT(c, path, "echo y\n", reply);	/* and still works after the probe */
+	pump(l, 5);		/* the probe's connection comes and goes */
+	RT(l, path, "echo y\n", reply);	/* and still works after the probe */
 	CHECK(!strcmp(reply, "{\"args\":\"y\"}\n"));
-	ctl_destroy(c);
+	srv_stop(c, l);
 	CHECK(access(path, F_OK) < 0);
 
 	/* not a socket: left alone */
@@ -471,42 +862,27 @@ static void test_ctl_stale_and_live(void)
 	ctl_destroy(NULL);
 }
 
-static int tcp_connect(int port)
+static void http_get(struct ctl *c, struct loop *l, const char *req, char *reply, size_t n)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct timeval tv = { .tv_sec = 2 };
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static void http_get(struct ctl *c, int lfd, const char *req, char *reply, size_t n)
-{
-	int port = ctl_http_port(c), fd;
+	int fd;
 
 	reply[0] = '\0';
-	fd = tcp_connect(port);
+	fd = tcp_connect(ctl_http_port(c));
 	CHECK(fd >= 0);
 	if (fd < 0)
 		return;
 	CHECK_EQ(send(fd, req, strlen(req), MSG_NOSIGNAL), (ssize_t)strlen(req));
-	ctl_handle(c, lfd);
-	read_all(fd, reply, n);
+	read_reply(l, fd, reply, n);
 	close(fd);
 }
 
 static void test_ctl_http(void)
 {
 	static const char body[] = "# HELP l2cc_up Daemon is up\n# TYPE l2cc_up gauge\nl2cc_up 1\n";
-	char path[128], reply[4096], expect[512];
+	char path[128], reply[4096], expect[512], big[9000];
 	struct ctl *c = NULL;
-	int fds[2], ret;
+	struct loop *l;
+	int ret;
 
 	tmp_path(path, sizeof(path), "http.sock");
 	CHECK_EQ(ctl_create(&c, path), 0);
@@ -519,33 +895,39 @@ static void test_ctl_http(void)
 	CHECK_EQ(ctl_listen_http(c, "127.0.0.1:0", "metrics"), 0);
 	CHECK_EQ(ctl_listen_http(c, "127.0.0.1:0", "metrics"), -EBUSY);
 	CHECK(ctl_http_port(c) > 0);
-	CHECK_EQ(ctl_fds(c, fds, 2), 2);
-	CHECK_EQ(ctl_fds(c, fds, 1), -ENOSPC);
+	CHECK_EQ(loop_create(&l), 0);
+	CHECK_EQ(ctl_attach(c, l), 0);	/* before it: both listeners go in */
+	CHECK_EQ(loop_fd_count(l), 2);
 
 	/* command not registered yet: 500 with the error */
-	http_get(c, fds[1], "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", reply, sizeof(reply));
+	http_get(c, l, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", reply, sizeof(reply));
 	CHECK(!strncmp(reply, "HTTP/1.1 500 ", 13));
 	CHECK(strstr(reply, "unknown command") != NULL);
 
 	CHECK_EQ(ctl_register(c, "metrics", "Prometheus text", h_metrics, NULL), 0);
-	http_get(c, fds[1], "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n",
+	http_get(c, l, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n",
 		 reply, sizeof(reply));
 	snprintf(expect, sizeof(expect),
 		 "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
 		 "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", sizeof(body) - 1, body);
 	CHECK(!strcmp(reply, expect));
 
-	http_get(c, fds[1], "HEAD / HTTP/1.0\n\n", reply, sizeof(reply));
+	http_get(c, l, "HEAD / HTTP/1.0\n\n", reply, sizeof(reply));
 	CHECK(!strncmp(reply, "HTTP/1.1 200 OK\r\n", 17));
-	CHECK(strstr(reply, "\r\n\r\n")[4] == '\0');
+	CHECK(strstr(reply, "\r\n\r\n") && strstr(reply, "\r\n\r\n")[4] == '\0');
 
-	http_get(c, fds[1], "POST /metrics HTTP/1.1\r\n\r\n", reply, sizeof(reply));
+	http_get(c, l, "POST /metrics HTTP/1.1\r\n\r\n", reply, sizeof(reply));
 	CHECK(!strncmp(reply, "HTTP/1.1 405 ", 13));
 
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	http_get(c, l, big, reply, sizeof(reply));
+	CHECK(!strncmp(reply, "HTTP/1.1 431 ", 13));
+
 	/* the unix socket serves the same command */
-	RT(c, path, "metrics\n", reply);
+	RT(l, path, "metrics\n", reply);
 	CHECK(!strcmp(reply, body));
-	ctl_destroy(c);
+	srv_stop(c, l);
 
 	/* all addresses, and IPv6 loopback where the kernel has it */
 	CHECK_EQ(ctl_create(&c, path), 0);
@@ -667,6 +1049,11 @@ int main(void)
 	RUN(test_prom);
 	RUN(test_ctl_roundtrip);
 	RUN(test_ctl_hostile_clients);
+	RUN(test_ctl_silent_clients);
+	RUN(test_ctl_slow_reader);
+	RUN(test_ctl_partial_requests);
+	RUN(test_ctl_timeouts);
+	RUN(test_ctl_many_clients);
 	RUN(test_ctl_stale_and_live);
 	RUN(test_ctl_http);
 	RUN(test_notify);

@@ -21,13 +21,15 @@
  * arrival of the ack (CLOCK_MONOTONIC): it includes the handshake and ends
  * only when the server has read every byte.
  *
- * Both sides are a single thread around epoll with non-blocking sockets: a
- * thread per flow would add scheduler noise to the very times we measure.
- * daemon/loop.c is not used because it watches at most 256 descriptors and a
- * server here holds thousands of connections.
+ * Both sides are a single thread around the daemons' event loop
+ * (daemon/loop.c: epoll, any number of descriptors, SIGINT/SIGTERM through
+ * a signalfd) with non-blocking sockets: a thread per flow would add
+ * scheduler noise to the very times we measure. The options are rows of
+ * the daemons' table-driven parser (daemon/dcli.h) with a subcommand mask.
  */
 #define LOG_SUBSYS "flowgen"
 #include "config.h"
+#include "dcli.h"
 #include "json.h"
 #include "log.h"
 #include "loop.h"
@@ -48,9 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -79,9 +79,6 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 static char fg_zero[FG_IOBUF];
 /* The server reads payload into it and forgets it. */
 static char fg_sink[FG_IOBUF];
-
-/* epoll tags for descriptors that are not connections. */
-static char fg_tag_signal, fg_tag_listen, fg_tag_udp;
 
 /* ---- random numbers ---------------------------------------------------- */
 
@@ -321,39 +318,34 @@ enum {
 	OPT_MAX_OPEN, OPT_TIMEOUT, OPT_DRY_RUN, OPT_UDP, OPT_END
 };
 
-struct fg_opt {
-	int id;			/* the short option letter, or an OPT_* above */
-	const char *long_name;
-	const char *arg;	/* NULL: a flag */
-	unsigned modes;
-	const char *help;
-};
+#define FG_OPT(s, l, a, m, h) { .shrt = (s), .lng = (l), .arg = (a), .modes = (m), .help = (h) }
 
-/* getopt's tables, the mode checks and --help all come from this. */
-static const struct fg_opt fg_opts[] = {
-	{ 'p', "port", "PORT", FG_SERVER | FG_CLIENT, "TCP (and UDP) port (default 5680)" },
-	{ 'B', "bind", "ADDR", FG_SERVER, "listen on ADDR only (default: every IPv4 address; '::' for IPv6)" },
-	{ OPT_ONCE, "once", "N", FG_SERVER, "exit after N flows have ended (completed or aborted)" },
-	{ 'c', "connect", "ADDR", FG_CLIENT, "the server (name or address); not needed with --dry-run" },
-	{ OPT_POISSON, "poisson", "RATE", FG_CLIENT, "Poisson arrivals, RATE flows per second" },
-	{ OPT_FLOWS, "flows", "N", FG_CLIENT, "at most N flows; without --poisson, N flows all at time 0" },
-	{ OPT_DURATION, "duration", "SECONDS", FG_CLIENT, "arrivals (or the ON/OFF source) stop after SECONDS" },
-	{ OPT_SIZE, "size", "BYTES", FG_CLIENT, "every flow BYTES long (K/M/G = 1024^n)" },
-	{ OPT_PARETO, "pareto", "SHAPE,MEAN", FG_CLIENT, "Pareto sizes: SHAPE > 1, MEAN bytes" },
-	{ OPT_CDF, "cdf", "FILE", FG_CLIENT, "sizes from an empirical CDF: lines 'SIZE CDF', CDF 0..1" },
-	{ OPT_MAX_SIZE, "max-size", "BYTES", FG_CLIENT, "cap every drawn size at BYTES" },
-	{ OPT_ONOFF, "onoff", "ON_S,OFF_S", FG_CLIENT, "one ON/OFF source; exponential periods, these means in s" },
-	{ OPT_RATE, "rate", "BPS", FG_CLIENT, "ON/OFF: sending rate while ON (10M, 1G)" },
-	{ OPT_CHUNK, "chunk", "BYTES", FG_CLIENT, "ON/OFF: bytes per send() (default ~1 ms at --rate, 1K..64K; --udp: path MTU - 28)" },
-	{ OPT_UDP, "udp", NULL, FG_CLIENT, "ON/OFF: send UDP datagrams, no TCP connection" },
-	{ OPT_SEED, "seed", "N", FG_CLIENT, "random seed (default: from the clock; always in the output)" },
-	{ OPT_START_AT, "start-at", "EPOCH_S", FG_CLIENT, "time 0 is this CLOCK_REALTIME instant (Unix seconds)" },
-	{ OPT_MAX_OPEN, "max-open", "N", FG_CLIENT, "at most N flows open at once; later ones wait (default 1000)" },
-	{ OPT_TIMEOUT, "timeout", "SECONDS", FG_CLIENT, "a flow not acked SECONDS after its start fails (default: none)" },
-	{ OPT_DRY_RUN, "dry-run", NULL, FG_CLIENT, "print the schedule without connecting" },
-	{ 'o', "output", "FILE", FG_SERVER | FG_CLIENT, "write the JSON to FILE instead of stdout" },
-	{ 'v', "verbose", NULL, FG_SERVER | FG_CLIENT, "also log each failed flow or aborted connection" },
-	{ 'h', "help", NULL, FG_SERVER | FG_CLIENT, "show this help" },
+/* getopt's tables, the mode checks and --help all come from this: rows of
+ * the daemons' option parser (dcli.h), with the subcommands in modes. */
+static const struct dcli_opt fg_opts[] = {
+	FG_OPT('p', "port", "PORT", FG_SERVER | FG_CLIENT, "TCP (and UDP) port (default 5680)"),
+	FG_OPT('B', "bind", "ADDR", FG_SERVER, "listen on ADDR only (default: every IPv4 address; '::' for IPv6)"),
+	FG_OPT(OPT_ONCE, "once", "N", FG_SERVER, "exit after N flows have ended (completed or aborted)"),
+	FG_OPT('c', "connect", "ADDR", FG_CLIENT, "the server (name or address); not needed with --dry-run"),
+	FG_OPT(OPT_POISSON, "poisson", "RATE", FG_CLIENT, "Poisson arrivals, RATE flows per second"),
+	FG_OPT(OPT_FLOWS, "flows", "N", FG_CLIENT, "at most N flows; without --poisson, N flows all at time 0"),
+	FG_OPT(OPT_DURATION, "duration", "SECONDS", FG_CLIENT, "arrivals (or the ON/OFF source) stop after SECONDS"),
+	FG_OPT(OPT_SIZE, "size", "BYTES", FG_CLIENT, "every flow BYTES long (K/M/G = 1024^n)"),
+	FG_OPT(OPT_PARETO, "pareto", "SHAPE,MEAN", FG_CLIENT, "Pareto sizes: SHAPE > 1, MEAN bytes"),
+	FG_OPT(OPT_CDF, "cdf", "FILE", FG_CLIENT, "sizes from an empirical CDF: lines 'SIZE CDF', CDF 0..1"),
+	FG_OPT(OPT_MAX_SIZE, "max-size", "BYTES", FG_CLIENT, "cap every drawn size at BYTES"),
+	FG_OPT(OPT_ONOFF, "onoff", "ON_S,OFF_S", FG_CLIENT, "one ON/OFF source; exponential periods, these means in s"),
+	FG_OPT(OPT_RATE, "rate", "BPS", FG_CLIENT, "ON/OFF: sending rate while ON (10M, 1G)"),
+	FG_OPT(OPT_CHUNK, "chunk", "BYTES", FG_CLIENT, "ON/OFF: bytes per send() (default ~1 ms at --rate, 1K..64K; --udp: path MTU - 28)"),
+	FG_OPT(OPT_UDP, "udp", NULL, FG_CLIENT, "ON/OFF: send UDP datagrams, no TCP connection"),
+	FG_OPT(OPT_SEED, "seed", "N", FG_CLIENT, "random seed (default: from the clock; always in the output)"),
+	FG_OPT(OPT_START_AT, "start-at", "EPOCH_S", FG_CLIENT, "time 0 is this CLOCK_REALTIME instant (Unix seconds)"),
+	FG_OPT(OPT_MAX_OPEN, "max-open", "N", FG_CLIENT, "at most N flows open at once; later ones wait (default 1000)"),
+	FG_OPT(OPT_TIMEOUT, "timeout", "SECONDS", FG_CLIENT, "a flow not acked SECONDS after its start fails (default: none)"),
+	FG_OPT(OPT_DRY_RUN, "dry-run", NULL, FG_CLIENT, "print the schedule without connecting"),
+	FG_OPT('o', "output", "FILE", FG_SERVER | FG_CLIENT, "write the JSON to FILE instead of stdout"),
+	FG_OPT('v', "verbose", NULL, FG_SERVER | FG_CLIENT, "also log each failed flow or aborted connection"),
+	FG_OPT('h', "help", NULL, FG_SERVER | FG_CLIENT, "show this help"),
 };
 #define FG_NOPTS (sizeof(fg_opts) / sizeof(fg_opts[0]))
 
@@ -383,7 +375,6 @@ static void fg_usage(FILE *f)
 	static const struct { unsigned mode; const char *title; } sect[] = {
 		{ FG_SERVER, "Server options" }, { FG_CLIENT, "Client options" },
 	};
-	char left[64];
 	size_t i, k;
 
 	fprintf(f,
@@ -400,39 +391,30 @@ static void fg_usage(FILE *f)
 	for (k = 0; k < sizeof(sect) / sizeof(sect[0]); k++) {
 		fprintf(f, "\n%s:\n", sect[k].title);
 		for (i = 0; i < FG_NOPTS; i++) {
-			const struct fg_opt *o = &fg_opts[i];
+			const struct dcli_opt *o = &fg_opts[i];
 
 			if (!(o->modes & sect[k].mode) || o->modes == (FG_SERVER | FG_CLIENT))
 				continue;
-			if (o->id < 256)
-				snprintf(left, sizeof(left), "-%c, --%s%s%s", o->id, o->long_name,
-					 o->arg ? " " : "", o->arg ? o->arg : "");
-			else
-				snprintf(left, sizeof(left), "    --%s%s%s", o->long_name,
-					 o->arg ? " " : "", o->arg ? o->arg : "");
-			fprintf(f, "  %-26s %s\n", left, o->help);
+			dcli_opt_print(f, o, 26);
 		}
 	}
 	fprintf(f, "\nBoth:\n");
 	for (i = 0; i < FG_NOPTS; i++) {
-		const struct fg_opt *o = &fg_opts[i];
+		const struct dcli_opt *o = &fg_opts[i];
 
-		if (o->modes != (FG_SERVER | FG_CLIENT))
-			continue;
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->id, o->long_name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-26s %s\n", left, o->help);
+		if (o->modes == (FG_SERVER | FG_CLIENT))
+			dcli_opt_print(f, o, 26);
 	}
 	fprintf(f, "\nExit status: 0 the run finished (failed flows are counted in the JSON),\n"
 		   "1 error or interrupted, 2 bad arguments.\n");
 }
 
-static const struct fg_opt *fg_opt_find(int id)
+static const struct dcli_opt *fg_opt_find(int id)
 {
 	size_t i;
 
 	for (i = 0; i < FG_NOPTS; i++)
-		if (fg_opts[i].id == id)
+		if (fg_opts[i].shrt == id)
 			return &fg_opts[i];
 	return NULL;
 }
@@ -509,14 +491,14 @@ static int fg_set_sizes(struct fg_cfg *cfg, int id, const char *name)
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (kinds[i] != id && cfg->given[kinds[i]])
 			return fg_bad("--%s and --%s both set the flow sizes; pick one", name,
-				      fg_opt_find(kinds[i])->long_name);
+				      fg_opt_find(kinds[i])->lng);
 	return 0;
 }
 
 /* One option's value into cfg; 0 or -EINVAL after saying what was expected. */
 static int fg_parse_opt(struct fg_cfg *cfg, int id, const char *arg)
 {
-	const char *name = fg_opt_find(id)->long_name;
+	const char *name = fg_opt_find(id)->lng;
 	uint64_t u;
 	double a, b;
 	int err;
@@ -656,7 +638,7 @@ static int fg_check_client(struct fg_cfg *cfg)
 			if (cfg->given[not_onoff[i]])
 				return fg_bad("--onoff cannot be combined with --%s: an ON/OFF source"
 					      " is one long connection, not flows",
-					      fg_opt_find(not_onoff[i])->long_name);
+					      fg_opt_find(not_onoff[i])->lng);
 		if (!cfg->rate_bps)
 			return fg_bad("--onoff needs --rate BPS, the rate while ON");
 		if (cfg->duration <= 0)
@@ -682,7 +664,7 @@ static int fg_check_client(struct fg_cfg *cfg)
 		for (i = 0; i < sizeof(only_onoff) / sizeof(only_onoff[0]); i++)
 			if (cfg->given[only_onoff[i]])
 				return fg_bad("--%s is an --onoff option",
-					      fg_opt_find(only_onoff[i])->long_name);
+					      fg_opt_find(only_onoff[i])->lng);
 		if (!cfg->given[OPT_POISSON] && !cfg->given[OPT_FLOWS])
 			return fg_bad("missing a workload: --poisson RATE, --flows N or --onoff"
 				      " ON_S,OFF_S (see --help)");
@@ -707,24 +689,12 @@ static int fg_check_client(struct fg_cfg *cfg)
 static int fg_parse_args(struct fg_cfg *cfg, int argc, char **argv)
 {
 	struct option longopts[FG_NOPTS + 1];
-	char optstring[3 * FG_NOPTS + 2], *p = optstring;
-	const struct fg_opt *o;
-	size_t i;
+	char optstring[2 * FG_NOPTS + 2];
+	const struct dcli_opt *o;
 	int opt, err;
 
-	*p++ = ':';	/* report a missing argument as ':' */
-	for (i = 0; i < FG_NOPTS; i++) {
-		o = &fg_opts[i];
-		longopts[i] = (struct option){ o->long_name,
-			o->arg ? required_argument : no_argument, NULL, o->id };
-		if (o->id < 256) {
-			*p++ = (char)o->id;
-			if (o->arg)
-				*p++ = ':';
-		}
-	}
-	*p = '\0';
-	memset(&longopts[FG_NOPTS], 0, sizeof(longopts[FG_NOPTS]));
+	/* A leading ':': a missing argument is reported as ':'. */
+	dcli_getopt_tables(fg_opts, FG_NOPTS, longopts, optstring, true);
 
 	opterr = 0;	/* our messages name the program, not the subcommand */
 	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
@@ -744,7 +714,7 @@ static int fg_parse_args(struct fg_cfg *cfg, int argc, char **argv)
 			return 1;
 		}
 		if (!(o->modes & cfg->mode))
-			return fg_bad("--%s is a '%s' option, not a '%s' one", o->long_name,
+			return fg_bad("--%s is a '%s' option, not a '%s' one", o->lng,
 				      cfg->mode == FG_SERVER ? "client" : "server", argv[0]);
 		cfg->given[opt] = true;
 		err = fg_parse_opt(cfg, opt, optarg);
@@ -760,60 +730,33 @@ static int fg_parse_args(struct fg_cfg *cfg, int argc, char **argv)
 
 /* ---- shared plumbing ----------------------------------------------------- */
 
-/* SIGINT/SIGTERM through a signalfd in the epoll set: the loop stays the one
- * place where anything happens, and a signal never interrupts a syscall. */
-static int fg_signals_open(int epfd, int *sigfd)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &fg_tag_signal };
-	sigset_t set;
-	int fd;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -errno;
-	/* A peer's reset must fail one flow, not kill the process. */
-	signal(SIGPIPE, SIG_IGN);
-	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	*sigfd = fd;
-	return 0;
-}
-
-/* The event loop's epoll set with the signalfd in it; on failure the caller
- * closes what *epfd and *sigfd hold (-1 when not made). */
-static int fg_loop_open(int *epfd, int *sigfd)
+/* The event loop, with SIGINT and SIGTERM arriving through a signalfd in
+ * it: the loop stays the one place where anything happens, and a signal
+ * never interrupts a syscall. SIGHUP keeps its default (the run ends). */
+static int fg_loop_open(struct loop **l)
 {
 	int err;
 
-	*epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (*epfd < 0) {
-		err = -errno;
-		pr_err("epoll_create1: %s", strerror(errno));
+	err = loop_create(l);
+	if (err) {
+		pr_err("event loop: %s", strerror(-err));
 		return err;
 	}
-	err = fg_signals_open(*epfd, sigfd);
+	err = loop_catch_signal_set(*l, 1ull << SIGINT | 1ull << SIGTERM);
 	if (err)
 		pr_err("signalfd: %s", strerror(-err));
 	return err;
 }
 
-static int fg_signal_take(int sigfd)
+/* An absolute CLOCK_MONOTONIC deadline for loop_run_once() from ns after
+ * base (INT64_MAX: none). */
+static uint64_t fg_deadline(int64_t deadline, uint64_t base)
 {
-	struct signalfd_siginfo si;
-	int sig = 0;
-
-	while (read(sigfd, &si, sizeof(si)) == sizeof(si))
-		sig = (int)si.ssi_signo;
-	return sig;
+	if (deadline == INT64_MAX)
+		return LOOP_FOREVER;
+	if (deadline < 0 && (uint64_t)-deadline > base)
+		return 0;
+	return base + (uint64_t)deadline;
 }
 
 /* One descriptor per open flow: the default soft limit of 1024 is below the
@@ -859,28 +802,6 @@ static int fg_resolve(const char *host, uint16_t port, bool passive,
 	*len = res->ai_addrlen;
 	freeaddrinfo(res);
 	return 0;
-}
-
-/* Wait for events until the deadline (CLOCK_MONOTONIC ns; INT64_MAX: none).
- * EINTR counts as a timeout: go round again. */
-static int fg_wait(int epfd, struct epoll_event *ev, int max, int64_t deadline)
-{
-	struct timespec ts, *tsp = NULL;
-	int64_t wait;
-	int n;
-
-	if (deadline != INT64_MAX) {
-		wait = deadline - (int64_t)loop_now_ns();
-		if (wait < 0)
-			wait = 0;
-		ts.tv_sec = wait / 1000000000;
-		ts.tv_nsec = wait % 1000000000;
-		tsp = &ts;
-	}
-	n = epoll_pwait2(epfd, ev, max, tsp, NULL);
-	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	return n;
 }
 
 static int fg_json_write(FILE *out, struct jw *w)
@@ -949,6 +870,7 @@ enum fg_cend { END_COMPLETE, END_ABORT, END_EMPTY };
 
 struct fg_conn {
 	struct fg_conn *prev, *next;	/* every open connection, to close on exit */
+	struct fg_server *s;
 	uint64_t left;			/* body bytes still to read */
 	uint64_t got;
 	int fd;
@@ -959,19 +881,21 @@ struct fg_conn {
 
 struct fg_server {
 	const struct fg_cfg *cfg;
-	int lfd, ufd, epfd, sigfd;
+	struct loop *loop;
+	struct loop_timer *accept_resume;	/* armed while accepting is paused */
+	int lfd, ufd;
 	struct fg_conn *conns;
 	uint64_t ended, completed, aborted, streams, empty, bytes;
 	uint64_t open, open_max;
 	uint64_t udp_datagrams, udp_bytes;
 	uint32_t udp_drops;		/* SO_RXQ_OVFL: dropped, receive buffer full */
-	uint64_t accept_paused_until;	/* 0: accepting */
 	bool stop;
 };
 
 static void fg_conn_end(struct fg_server *s, struct fg_conn *c, enum fg_cend how,
 			const char *why, int err)
 {
+	loop_del_fd(s->loop, c->fd);
 	close(c->fd);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -1003,9 +927,9 @@ static void fg_conn_end(struct fg_server *s, struct fg_conn *c, enum fg_cend how
 
 static void fg_conn_ack(struct fg_server *s, struct fg_conn *c)
 {
-	struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = c };
 	uint8_t ack = FG_ACK;
 	ssize_t n;
+	int err;
 
 	n = send(c->fd, &ack, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (n == 1) {
@@ -1015,8 +939,8 @@ static void fg_conn_ack(struct fg_server *s, struct fg_conn *c)
 		return;
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-		if (c->state != C_ACK && epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev)) {
-			fg_conn_end(s, c, END_ABORT, "epoll_ctl", errno);
+		if (c->state != C_ACK && (err = loop_mod_fd(s->loop, c->fd, EPOLLOUT))) {
+			fg_conn_end(s, c, END_ABORT, "epoll_ctl", -err);
 			return;
 		}
 		c->state = C_ACK;
@@ -1098,18 +1022,30 @@ static void fg_conn_read(struct fg_server *s, struct fg_conn *c)
 	}
 }
 
-static void fg_server_listen_ctl(struct fg_server *s, uint32_t events)
+static void fg_on_conn(void *ctx, int fd, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = &fg_tag_listen };
+	struct fg_conn *c = ctx;
 
-	epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->lfd, &ev);
+	/* --once reached: what else is ready waits (nothing more is counted). */
+	if (c->s->stop)
+		return;
+	if (c->state == C_ACK)
+		fg_conn_ack(c->s, c);
+	else
+		fg_conn_read(c->s, c);
+}
+
+static void fg_server_accept_resume(void *ctx, uint64_t now)
+{
+	struct fg_server *s = ctx;
+
+	loop_mod_fd(s->loop, s->lfd, EPOLLIN);
 }
 
 static void fg_server_accept(struct fg_server *s)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	struct fg_conn *c;
-	int fd;
+	int fd, err;
 
 	for (;;) {
 		fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -1122,8 +1058,8 @@ static void fg_server_accept(struct fg_server *s)
 				/* The listener would stay readable and spin the loop:
 				 * stop watching it until some connections have ended. */
 				pr_warn_rl("accept: %s; new connections wait 100 ms", strerror(errno));
-				fg_server_listen_ctl(s, 0);
-				s->accept_paused_until = loop_now_ns() + FG_ACCEPT_PAUSE_NS;
+				loop_mod_fd(s->loop, s->lfd, 0);
+				loop_timer_set(s->accept_resume, loop_now_ns() + FG_ACCEPT_PAUSE_NS);
 				return;
 			}
 			pr_warn_rl("accept: %s", strerror(errno));
@@ -1136,10 +1072,11 @@ static void fg_server_accept(struct fg_server *s)
 			continue;
 		}
 		c->fd = fd;
+		c->s = s;
 		c->state = C_HDR;
-		ev.data.ptr = c;
-		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-			pr_warn_rl("epoll_ctl: %s; connection dropped", strerror(errno));
+		err = loop_add_fd(s->loop, fd, EPOLLIN, fg_on_conn, c);
+		if (err) {
+			pr_warn_rl("epoll_ctl: %s; connection dropped", strerror(-err));
 			close(fd);
 			free(c);
 			continue;
@@ -1200,13 +1137,28 @@ static void fg_server_udp_read(struct fg_server *s, int max_rounds)
 	}
 }
 
+static void fg_on_udp(void *ctx, int fd, uint32_t events)
+{
+	struct fg_server *s = ctx;
+
+	if (!s->stop)
+		fg_server_udp_read(s, 16);
+}
+
+static void fg_on_listen(void *ctx, int fd, uint32_t events)
+{
+	struct fg_server *s = ctx;
+
+	if (!s->stop)
+		fg_server_accept(s);
+}
+
 /* The UDP socket on the listener's address and port: UDP ON/OFF sources
  * are counted there, and the kernel does not answer them with ICMP port
  * unreachables. */
 static int fg_server_udp_open(struct fg_server *s, const struct sockaddr_storage *ss,
 			      socklen_t len)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &fg_tag_udp };
 	const struct fg_cfg *cfg = s->cfg;
 	int one = 1, sz = FG_UDP_RCVBUF, err;
 
@@ -1226,17 +1178,14 @@ static int fg_server_udp_open(struct fg_server *s, const struct sockaddr_storage
 		       strerror(errno));
 		return err;
 	}
-	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->ufd, &ev)) {
-		err = -errno;
-		pr_err("epoll_ctl: %s", strerror(errno));
-		return err;
-	}
-	return 0;
+	err = loop_add_fd(s->loop, s->ufd, EPOLLIN, fg_on_udp, s);
+	if (err)
+		pr_err("epoll_ctl: %s", strerror(-err));
+	return err;
 }
 
 static int fg_server_open(struct fg_server *s)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &fg_tag_listen };
 	const struct fg_cfg *cfg = s->cfg;
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -1270,9 +1219,9 @@ static int fg_server_open(struct fg_server *s)
 		pr_err("listen: %s", strerror(errno));
 		return err;
 	}
-	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev)) {
-		err = -errno;
-		pr_err("epoll_ctl: %s", strerror(errno));
+	err = loop_add_fd(s->loop, s->lfd, EPOLLIN, fg_on_listen, s);
+	if (err) {
+		pr_err("epoll_ctl: %s", strerror(-err));
 		return err;
 	}
 	pr_info("listening on %s port %u (TCP and UDP)", cfg->host ? cfg->host : "0.0.0.0",
@@ -1282,50 +1231,33 @@ static int fg_server_open(struct fg_server *s)
 
 static int fg_server_run(const struct fg_cfg *cfg, FILE *out)
 {
-	struct fg_server s = { .cfg = cfg, .lfd = -1, .ufd = -1, .epfd = -1, .sigfd = -1 };
-	struct epoll_event ev[64];
+	struct fg_server s = { .cfg = cfg, .lfd = -1, .ufd = -1 };
 	struct jw w;
-	int64_t deadline;
-	int n, i, err;
+	int err;
 
 	jw_init(&w);
 	fg_raise_nofile(0);
-	err = fg_loop_open(&s.epfd, &s.sigfd);
+	err = fg_loop_open(&s.loop);
 	if (err)
 		goto out;
+	err = loop_timer_create(s.loop, fg_server_accept_resume, &s, &s.accept_resume);
+	if (err) {
+		pr_err("event loop timer: %s", strerror(-err));
+		goto out;
+	}
 	err = fg_server_open(&s);
 	if (err)
 		goto out;
 
 	while (!s.stop) {
-		deadline = s.accept_paused_until ? (int64_t)s.accept_paused_until : INT64_MAX;
-		n = fg_wait(s.epfd, ev, 64, deadline);
-		if (n < 0) {
-			err = n;
-			pr_err("epoll_pwait2: %s", strerror(-err));
+		err = loop_run_once(s.loop, LOOP_FOREVER);
+		if (err < 0) {
+			pr_err("event loop: %s", strerror(-err));
 			goto out;
 		}
-		for (i = 0; i < n && !s.stop; i++) {
-			void *p = ev[i].data.ptr;
-			struct fg_conn *c = p;
-
-			if (p == &fg_tag_signal) {
-				if (fg_signal_take(s.sigfd))
-					s.stop = true;
-			} else if (p == &fg_tag_listen) {
-				fg_server_accept(&s);
-			} else if (p == &fg_tag_udp) {
-				fg_server_udp_read(&s, 16);
-			} else if (c->state == C_ACK) {
-				fg_conn_ack(&s, c);
-			} else {
-				fg_conn_read(&s, c);
-			}
-		}
-		if (s.accept_paused_until && loop_now_ns() >= s.accept_paused_until) {
-			s.accept_paused_until = 0;
-			fg_server_listen_ctl(&s, EPOLLIN);
-		}
+		err = 0;
+		if (loop_take_signals(s.loop))
+			s.stop = true;
 	}
 
 	/* What arrived before the stop is counted too. The buffer holds a
@@ -1362,10 +1294,7 @@ out:
 		close(s.lfd);
 	if (s.ufd >= 0)
 		close(s.ufd);
-	if (s.sigfd >= 0)
-		close(s.sigfd);
-	if (s.epfd >= 0)
-		close(s.epfd);
+	loop_destroy(s.loop);	/* the signalfd and the timer with it */
 	jw_free(&w);
 	return err;
 }
@@ -1381,6 +1310,7 @@ struct fg_flow {
 	int64_t start_ns;		/* actual start: just before connect() */
 	int64_t ack_ns;
 	struct fg_flow *prev, *next;	/* on the open or the drain list */
+	struct fg_client *c;		/* the event loop hands us only the flow */
 	const char *err_what;
 	int err;			/* errno for err_what; 0: none */
 	int fd;
@@ -1405,7 +1335,8 @@ struct fg_client {
 	struct fg_flow *flows;
 	size_t nflows, next;
 	struct fg_list open, drain;
-	int epfd, sigfd;
+	struct loop *loop;
+	uint32_t src_events;		/* ON/OFF: what the loop saw on the socket */
 	uint64_t t0;			/* CLOCK_MONOTONIC ns of time 0 */
 	double t0_real;			/* the same instant, Unix seconds */
 	int64_t last_full_ns;		/* the last time --max-open was reached */
@@ -1418,21 +1349,17 @@ static inline int64_t fg_rel_now(const struct fg_client *c)
 	return (int64_t)(loop_now_ns() - c->t0);
 }
 
-/* fg_wait() with the deadline in ns after time 0 (INT64_MAX: none). */
-static int fg_client_wait(struct fg_client *c, struct epoll_event *ev, int max, int64_t deadline)
+/* One pass of the event loop until deadline, ns after time 0 (INT64_MAX:
+ * none); SIGINT/SIGTERM mark the run interrupted. 0 or -errno. */
+static int fg_client_wait(struct fg_client *c, int64_t deadline)
 {
-	return fg_wait(c->epfd, ev, max, deadline == INT64_MAX ? INT64_MAX
-					       : deadline + (int64_t)c->t0);
-}
+	int n = loop_run_once(c->loop, fg_deadline(deadline, c->t0));
 
-/* True if ev is the signalfd's: SIGINT/SIGTERM, taken, mark the run interrupted. */
-static bool fg_client_signal(struct fg_client *c, const struct epoll_event *ev)
-{
-	if (ev->data.ptr != &fg_tag_signal)
-		return false;
-	if (fg_signal_take(c->sigfd))
+	if (n < 0)
+		return n;
+	if (loop_take_signals(c->loop))
 		c->interrupted = true;
-	return true;
+	return 0;
 }
 
 static void fg_list_add(struct fg_list *l, struct fg_flow *f)
@@ -1475,7 +1402,8 @@ static void fg_flow_fail(struct fg_client *c, struct fg_flow *f, const char *wha
 	if (f->state >= F_CONNECTING && f->state <= F_ACKWAIT)
 		fg_flow_unopen(c, f);
 	if (f->fd >= 0) {
-		close(f->fd);	/* also takes it out of the epoll set */
+		loop_del_fd(c->loop, f->fd);	/* -ENOENT if it never got there */
+		close(f->fd);
 		f->fd = -1;
 	}
 	f->state = F_FAILED;
@@ -1488,15 +1416,17 @@ static void fg_flow_close(struct fg_client *c, struct fg_flow *f)
 {
 	if (f->state == F_DRAIN)
 		fg_list_del(&c->drain, f);
+	loop_del_fd(c->loop, f->fd);
 	close(f->fd);
 	f->fd = -1;
 	f->state = F_DONE;
 }
 
+static void fg_on_flow(void *ctx, int fd, uint32_t events);
+
 static void fg_flow_start(struct fg_client *c, struct fg_flow *f)
 {
-	struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = f };
-	int one = 1;
+	int one = 1, err;
 
 	f->limited = c->last_full_ns >= f->sched_ns;
 	f->started = true;
@@ -1517,19 +1447,20 @@ static void fg_flow_start(struct fg_client *c, struct fg_flow *f)
 		fg_flow_fail(c, f, "connect", errno);
 		return;
 	}
-	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, f->fd, &ev))
-		fg_flow_fail(c, f, "epoll_ctl", errno);
+	err = loop_add_fd(c->loop, f->fd, EPOLLOUT, fg_on_flow, f);
+	if (err)
+		fg_flow_fail(c, f, "epoll_ctl", -err);
 }
 
 static void fg_flow_send(struct fg_client *c, struct fg_flow *f)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = f };
 	struct iovec iov[2];
 	struct msghdr msg = { .msg_iov = iov };
 	uint64_t be = htobe64(f->size), left;
 	uint8_t hdr[8];
 	size_t h;
 	ssize_t n;
+	int err;
 
 	memcpy(hdr, &be, 8);
 	for (;;) {
@@ -1559,8 +1490,9 @@ static void fg_flow_send(struct fg_client *c, struct fg_flow *f)
 		f->hdr_sent += h;
 		f->sent += (size_t)n - h;
 	}
-	if (epoll_ctl(c->epfd, EPOLL_CTL_MOD, f->fd, &ev)) {
-		fg_flow_fail(c, f, "epoll_ctl", errno);
+	err = loop_mod_fd(c->loop, f->fd, EPOLLIN);
+	if (err) {
+		fg_flow_fail(c, f, "epoll_ctl", -err);
 		return;
 	}
 	f->state = F_ACKWAIT;
@@ -1603,8 +1535,10 @@ static void fg_flow_recv(struct fg_client *c, struct fg_flow *f)
 	fg_flow_close(c, f);
 }
 
-static void fg_flow_event(struct fg_client *c, struct fg_flow *f, uint32_t events)
+static void fg_on_flow(void *ctx, int fd, uint32_t events)
 {
+	struct fg_flow *f = ctx;
+	struct fg_client *c = f->c;
 	socklen_t len = sizeof(int);
 	int err = 0;
 
@@ -1631,7 +1565,8 @@ static void fg_flow_event(struct fg_client *c, struct fg_flow *f, uint32_t event
 	}
 }
 
-static int fg_schedule(const struct fg_cfg *cfg, struct fg_flow **out, size_t *nout)
+static int fg_schedule(struct fg_client *c, const struct fg_cfg *cfg, struct fg_flow **out,
+		       size_t *nout)
 {
 	struct fg_rng arr, sz;
 	struct fg_flow *flows = NULL, *nf;
@@ -1664,6 +1599,7 @@ static int fg_schedule(const struct fg_cfg *cfg, struct fg_flow **out, size_t *n
 		flows[n] = (struct fg_flow){
 			.size = fg_size_draw(&cfg->sizes, &sz),
 			.sched_ns = llround(t * FG_NSEC),
+			.c = c,
 			.fd = -1,
 			.id = (uint32_t)n,
 			.state = F_PENDING,
@@ -1855,10 +1791,9 @@ static void fg_client_time0(struct fg_client *c)
 static int fg_client_flows(struct fg_client *c)
 {
 	const struct fg_cfg *cfg = c->cfg;
-	struct epoll_event ev[64];
 	struct fg_flow *f;
 	int64_t now, deadline;
-	int n, i;
+	int err;
 
 	fg_client_time0(c);
 	c->last_full_ns = INT64_MIN;
@@ -1881,15 +1816,10 @@ static int fg_client_flows(struct fg_client *c)
 			deadline = c->open.head->start_ns + c->timeout_ns;
 		if (c->drain.head && c->drain.head->ack_ns + FG_DRAIN_NS < deadline)
 			deadline = c->drain.head->ack_ns + FG_DRAIN_NS;
-		n = fg_client_wait(c, ev, 64, deadline);
-		if (n < 0) {
-			pr_err("epoll_pwait2: %s", strerror(-n));
-			return n;
-		}
-		for (i = 0; i < n; i++) {
-			if (fg_client_signal(c, &ev[i]))
-				continue;
-			fg_flow_event(c, ev[i].data.ptr, ev[i].events);
+		err = fg_client_wait(c, deadline);
+		if (err) {
+			pr_err("event loop: %s", strerror(-err));
+			return err;
 		}
 		if (c->interrupted)
 			break;
@@ -2023,14 +1953,19 @@ static int fg_onoff_json(const struct fg_client *c, const struct fg_period *per,
 	return ret;
 }
 
-/* Connect the source's socket and wait (signals still heard) until done. */
+/* The ON/OFF source's one socket: the loop only notes what it saw. */
+static void fg_on_source(void *ctx, int fd, uint32_t events)
+{
+	((struct fg_client *)ctx)->src_events |= events;
+}
+
+/* Connect the source's socket and wait (signals still heard) until done;
+ * the socket stays in the event loop, waiting for EPOLLOUT. */
 static int fg_onoff_connect(struct fg_client *c, int fd, char *error, size_t errlen)
 {
-	struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = c };
-	struct epoll_event evs[4];
 	int64_t deadline = INT64_MAX;
 	socklen_t len = sizeof(int);
-	int n, i, err = 0;
+	int n, err = 0;
 
 	if (c->timeout_ns)
 		deadline = (int64_t)loop_now_ns() + c->timeout_ns;
@@ -2038,34 +1973,31 @@ static int fg_onoff_connect(struct fg_client *c, int fd, char *error, size_t err
 		err = errno;
 		goto fail;
 	}
-	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		err = errno;
+	err = -loop_add_fd(c->loop, fd, EPOLLOUT, fg_on_source, c);
+	if (err)
 		goto fail;
-	}
 	for (;;) {
-		n = fg_wait(c->epfd, evs, 4, deadline);
+		c->src_events = 0;
+		n = loop_run_once(c->loop, fg_deadline(deadline, 0));
 		if (n < 0) {
 			err = -n;
 			goto fail;
 		}
-		if (n == 0 && deadline != INT64_MAX && (int64_t)loop_now_ns() >= deadline) {
-			err = ETIMEDOUT;
-			goto fail;
+		if (loop_take_signals(c->loop)) {
+			c->interrupted = true;
+			snprintf(error, errlen, "interrupted while connecting");
+			return -EINTR;
 		}
-		for (i = 0; i < n; i++) {
-			if (evs[i].data.ptr == &fg_tag_signal) {
-				if (fg_signal_take(c->sigfd)) {
-					c->interrupted = true;
-					snprintf(error, errlen, "interrupted while connecting");
-					return -EINTR;
-				}
-				continue;
-			}
+		if (c->src_events) {
 			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
 				err = errno;
 			if (err)
 				goto fail;
 			return 0;
+		}
+		if (deadline != INT64_MAX && (int64_t)loop_now_ns() >= deadline) {
+			err = ETIMEDOUT;
+			goto fail;
 		}
 	}
 fail:
@@ -2242,15 +2174,14 @@ static int fg_client_onoff(struct fg_client *c, FILE *out)
 	const bool udp = cfg->udp;
 	struct fg_onoff_out o = { .chunk = cfg->chunk };
 	struct fg_bucket b = { .per_ns = (double)cfg->rate_bps / 8e9, .batch = 1 };
-	struct epoll_event ev = { .data.ptr = c }, evs[4];
 	struct fg_period *per = NULL;
 	uint64_t be = htobe64(FG_HDR_STREAM);
 	size_t nper = 0, k = 0, hdr_sent = 0, cur = SIZE_MAX;
 	int64_t now = 0, deadline, stop_ns;
-	/* The UDP socket is not in the epoll set: it is never waited for. */
-	uint32_t want = udp ? 0 : EPOLLOUT;
+	/* The UDP socket is not in the event loop: it is never waited for. */
+	uint32_t want = udp ? 0 : EPOLLOUT, ev;
 	char error[256] = "";
-	int fd = -1, one = 1, n, i, ret, werr;
+	int fd = -1, one = 1, ret, werr;
 	ssize_t sent;
 
 	ret = fg_onoff_periods(cfg, &per, &nper);
@@ -2351,34 +2282,30 @@ static int fg_client_onoff(struct fg_client *c, FILE *out)
 		/* EPOLLIN: the server never sends, so readable means it closed. */
 		if ((b.blocked ? EPOLLOUT : 0) != want) {
 			want = b.blocked ? EPOLLOUT : 0;
-			ev.events = EPOLLIN | want;
-			if (epoll_ctl(c->epfd, EPOLL_CTL_MOD, fd, &ev)) {
-				ret = -errno;
-				snprintf(error, sizeof(error), "epoll_ctl: %s", strerror(errno));
+			ret = loop_mod_fd(c->loop, fd, EPOLLIN | want);
+			if (ret) {
+				snprintf(error, sizeof(error), "epoll_ctl: %s", strerror(-ret));
 				goto report;
 			}
 		}
-		n = fg_client_wait(c, evs, 4, deadline);
-		if (n < 0) {
-			ret = n;
-			snprintf(error, sizeof(error), "epoll_pwait2: %s", strerror(-n));
+		c->src_events = 0;
+		ret = fg_client_wait(c, deadline);
+		if (ret) {
+			snprintf(error, sizeof(error), "event loop: %s", strerror(-ret));
 			goto report;
 		}
-		for (i = 0; i < n; i++) {
-			if (fg_client_signal(c, &evs[i]))
-				continue;
-			if (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-				sent = recv(fd, fg_sink, sizeof(fg_sink), MSG_DONTWAIT);
-				if (sent == 0 || (sent < 0 && errno != EAGAIN && errno != EINTR)) {
-					ret = -ECONNRESET;
-					snprintf(error, sizeof(error), "the server closed the connection%s%s",
-						 sent ? ": " : "", sent ? strerror(errno) : "");
-					goto report;
-				}
+		ev = c->src_events;
+		if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+			sent = recv(fd, fg_sink, sizeof(fg_sink), MSG_DONTWAIT);
+			if (sent == 0 || (sent < 0 && errno != EAGAIN && errno != EINTR)) {
+				ret = -ECONNRESET;
+				snprintf(error, sizeof(error), "the server closed the connection%s%s",
+					 sent ? ": " : "", sent ? strerror(errno) : "");
+				goto report;
 			}
-			if (evs[i].events & EPOLLOUT)
-				b.blocked = false;
 		}
+		if (ev & EPOLLOUT)
+			b.blocked = false;
 		if (c->interrupted) {
 			ret = -EINTR;
 			goto report;
@@ -2405,6 +2332,7 @@ out:
 		/* TCP: what is still in the socket buffer is delivered after we exit. */
 		if (!udp)
 			shutdown(fd, SHUT_WR);
+		loop_del_fd(c->loop, fd);	/* -ENOENT: UDP, never in it */
 		close(fd);
 	}
 	free(per);
@@ -2413,7 +2341,7 @@ out:
 
 static int fg_client_run(const struct fg_cfg *cfg, FILE *out, bool *interrupted)
 {
-	struct fg_client c = { .cfg = cfg, .epfd = -1, .sigfd = -1 };
+	struct fg_client c = { .cfg = cfg };
 	uint64_t failed = 0;
 	size_t i, first = SIZE_MAX;
 	char msg[256];
@@ -2424,19 +2352,18 @@ static int fg_client_run(const struct fg_cfg *cfg, FILE *out, bool *interrupted)
 		err = fg_resolve(cfg->host, cfg->port, false, &c.addr, &c.addrlen);
 		if (err)
 			return err;
-		err = fg_loop_open(&c.epfd, &c.sigfd);
+		/* The loop also takes the timer slack to 1 ns: pacing and
+		 * schedule wake-ups to the microsecond, not 50 us late. */
+		err = fg_loop_open(&c.loop);
 		if (err)
 			goto out;
-		/* Pacing and schedule wake-ups to the microsecond, not the
-		 * default 50 us timer slack. */
-		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	}
 	if (cfg->given[OPT_ONOFF]) {
 		err = fg_client_onoff(&c, out);
 		goto out;
 	}
 
-	err = fg_schedule(cfg, &c.flows, &c.nflows);
+	err = fg_schedule(&c, cfg, &c.flows, &c.nflows);
 	if (err) {
 		pr_err("building the schedule: %s", err == -E2BIG ?
 		       "more than 50000000 flows; shorten --duration or lower --poisson" :
@@ -2467,10 +2394,7 @@ static int fg_client_run(const struct fg_cfg *cfg, FILE *out, bool *interrupted)
 out:
 	*interrupted = c.interrupted;
 	free(c.flows);
-	if (c.sigfd >= 0)
-		close(c.sigfd);
-	if (c.epfd >= 0)
-		close(c.epfd);
+	loop_destroy(c.loop);
 	return err;
 }
 
