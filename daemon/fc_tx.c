@@ -57,6 +57,16 @@ uint8_t fc_tx_open_mask(struct fc_tx *f, uint64_t now)
 	return mask;
 }
 
+uint8_t fc_tx_paused_mask(const struct fc_tx *f, uint64_t now)
+{
+	uint8_t mask = 0;
+
+	for (int i = 0; i < FC_NPRIO; i++)
+		if (f->pause_start[i] && f->paused_until[i] > now)
+			mask |= 1u << i;
+	return mask;
+}
+
 uint64_t fc_tx_paused_ns(const struct fc_tx *f, int prio, uint64_t now)
 {
 	uint64_t t = f->paused_acc[prio];

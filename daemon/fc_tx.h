@@ -39,6 +39,8 @@ void fc_tx_macctrl(struct fc_tx *f, const struct wire_macctrl *mc, uint64_t rate
 		   uint64_t now);
 /* Priorities not paused at `now` (settles pauses that ran out). */
 uint8_t fc_tx_open_mask(struct fc_tx *f, uint64_t now);
+/* Priorities paused at `now`, without settling anything (for reports). */
+uint8_t fc_tx_paused_mask(const struct fc_tx *f, uint64_t now);
 /* Total ns priority prio has been paused, up to now. */
 uint64_t fc_tx_paused_ns(const struct fc_tx *f, int prio, uint64_t now);
 /* The longest of fc_tx_paused_ns over priorities (PAUSE stops all at once). */

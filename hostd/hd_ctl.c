@@ -7,6 +7,7 @@
 #include "hostd_private.h"
 #include "config.h"
 #include "ctl.h"
+#include "ctrs.h"
 #include "json.h"
 #include "log.h"
 #include "loop.h"
@@ -100,14 +101,10 @@ static void emit_port(struct jw *w, const char *key, const struct hd_port_stats 
 	jw_obj_end(w);
 }
 
-/* The daemon-wide counters: a table so JSON and Prometheus agree. */
-struct hd_counter {
-	const char *name;
-	const char *help;
-	size_t off;
-};
-#define C(f, h) { #f, h, offsetof(struct hd_stats, f) }
-static const struct hd_counter hd_counters[] = {
+/* The daemon-wide counters, declared once (daemon/ctrs.h): `counters`, the
+ * time series and the metrics (l2cc_hostd_<name>_total) read this table. */
+#define C(f, h) CTR_FIELD(struct hd_stats, f, #f "_total", CTR_COUNTER, CTR_TS, h)
+static const struct ctr hd_ctrs[] = {
 	C(pause_rx, "802.3x PAUSE frames received from the switch"),
 	C(pfc_rx, "PFC frames received from the switch"),
 	C(credit_rx, "Credit updates received from the switch"),
@@ -135,37 +132,31 @@ static const struct hd_counter hd_counters[] = {
 	C(law_resumes, "New flows that took up their key's kept law state"),
 };
 #undef C
-#define HD_NCOUNTERS (sizeof(hd_counters) / sizeof(hd_counters[0]))
+#define HD_NCTRS (sizeof(hd_ctrs) / sizeof(hd_ctrs[0]))
 
-static uint64_t counter(const struct hd *h, size_t i)
-{
-	return *(const uint64_t *)((const char *)&h->st + hd_counters[i].off);
-}
-
-static void emit_fc(struct hd *h, struct jw *w)
+static void emit_fc(const struct hd *h, struct jw *w, uint64_t now)
 {
 	uint64_t paused[L2CC_NPRIO];
 
 	for (int i = 0; i < L2CC_NPRIO; i++)
-		paused[i] = fc_tx_paused_ns(&h->etx, i, h->now);
-	jw_u64(w, "paused_ns", fc_tx_paused_max_ns(&h->etx, h->now));
+		paused[i] = fc_tx_paused_ns(&h->etx, i, now);
+	jw_u64(w, "paused_ns", fc_tx_paused_max_ns(&h->etx, now));
 	jw_arr_begin(w, "paused_ns_prio");
 	for (int i = 0; i < L2CC_NPRIO; i++)
 		jw_u64(w, NULL, paused[i]);
 	jw_arr_end(w);
-	jw_u64(w, "paused_mask", (uint8_t)~fc_tx_open_mask(&h->etx, h->now));
+	jw_u64(w, "paused_mask", fc_tx_paused_mask(&h->etx, now));
 	jw_bool(w, "credit_granted", h->etx.credit_have);
 }
 
-static void emit_counters(struct hd *h, struct jw *w, bool full)
+static void emit_counters(const struct hd *h, struct jw *w, bool full, uint64_t now)
 {
 	struct flow_table_stats fs;
 
 	emit_port(w, "host", &h->hst);
 	emit_port(w, "uplink", &h->ust);
-	for (size_t i = 0; i < HD_NCOUNTERS; i++)
-		jw_u64(w, hd_counters[i].name, counter(h, i));
-	emit_fc(h, w);
+	ctr_json(w, hd_ctrs, HD_NCTRS, &h->st, now, false);
+	emit_fc(h, w, now);
 	flow_table_get_stats(h->flows, &fs);
 	jw_u64(w, "flows", fs.flows);
 	jw_u64(w, "pass_queue", h->pass.n);
@@ -183,16 +174,16 @@ static int cmd_counters(struct jw *w, const char *args, void *ctx)
 {
 	struct hd *h = ctx;
 
-	h->now = loop_now_ns();
 	jw_obj_begin(w, NULL);
 	jw_str(w, "hostd", h->cfg->name);
-	emit_counters(h, w, true);
+	emit_counters(h, w, true, loop_now_ns());
 	jw_obj_end(w);
 	return 0;
 }
 
 /* tx_bps < 0: not measured here (the time series measures it per interval). */
-static void emit_flow(struct hd *h, struct jw *w, const struct flow *f, bool full, double tx_bps)
+static void emit_flow(const struct hd *h, struct jw *w, const struct flow *f, bool full,
+		      double tx_bps, uint64_t now)
 {
 	const struct hd_flow *x = &h->hf[f->id];
 	char key[128];
@@ -228,7 +219,7 @@ static void emit_flow(struct hd *h, struct jw *w, const struct flow *f, bool ful
 			jw_str(w, "waiting", "window");
 		else if (x->parked)
 			jw_u64(w, "waiting_prio", x->parked - 1u);
-		jw_u64(w, "idle_ms", (h->now - f->last_seen_ns) / 1000000);
+		jw_u64(w, "idle_ms", (now - f->last_seen_ns) / 1000000);
 	}
 	if (h->rpo->describe) {
 		/* The law's own per-flow state (rate, ipd, RPI, APSN, marks, ...). */
@@ -243,8 +234,8 @@ static int cmd_flows(struct jw *w, const char *args, void *ctx)
 {
 	struct hd *h = ctx;
 	uint32_t max = flow_table_max_flows(h->flows);
+	uint64_t now = loop_now_ns();
 
-	h->now = loop_now_ns();
 	jw_obj_begin(w, NULL);
 	jw_str(w, "law", h->rpo->name);
 	jw_str(w, "granularity", gran_str[h->cfg->granularity]);
@@ -253,7 +244,7 @@ static int cmd_flows(struct jw *w, const char *args, void *ctx)
 		const struct flow *f = flow_by_id(h->flows, (uint16_t)id);
 
 		if (f)
-			emit_flow(h, w, f, true, -1);
+			emit_flow(h, w, f, true, -1, now);
 	}
 	jw_arr_end(w);
 	jw_obj_end(w);
@@ -301,7 +292,6 @@ static int cmd_set_rate(struct jw *w, const char *args, void *ctx)
 	uint64_t rate = 0;
 	int64_t ipd = -1;
 	uint8_t mac[6];
-	int err;
 
 	if (sscanf(args, "%63s %63s", fl, val) != 2)
 		return ctl_errorf(w, -EINVAL, "usage: set-rate FLOW-ID|DST-MAC RATE|ipd=N");
@@ -330,13 +320,15 @@ static int cmd_set_rate(struct jw *w, const char *args, void *ctx)
 		return ctl_errorf(w, -EINVAL, "rate: expected bit/s like 50M, 1G or unlimited, "
 				  "got \"%s\"", val);
 	}
-	h->now = loop_now_ns();
-	err = hd_set_flow_rate(h, f, rate, ipd);
-	if (err)
-		return err;
+	/* A request the loop applies before its next pass (hd_apply_requests):
+	 * handlers never write the datapath's state themselves. */
+	if (h->nreqs == HD_MAX_REQS)
+		return ctl_errorf(w, -EBUSY, "%d requests not yet applied; try again", HD_MAX_REQS);
+	h->reqs[h->nreqs++] = (struct hd_req){ .type = HD_REQ_SET_RATE, .flow = f->id,
+					       .gen = f->gen, .rate_bps = rate, .ipd = ipd };
 	jw_obj_begin(w, NULL);
 	jw_u64(w, "id", f->id);
-	jw_u64(w, "rate_bps", pacer_rate(h->pacer, f->id));
+	jw_u64(w, "rate_bps", ipd >= 0 ? h->cfg->link_rate / (1 + (uint64_t)ipd) : rate);
 	jw_bool(w, "pinned", true);
 	jw_obj_end(w);
 	return 0;
@@ -348,14 +340,14 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	struct xport *xps[2] = { h->host, h->up };
 	int err = xport_check(h->umem, xps, 2);
 	struct flow_table_stats fs, ps;
+	uint64_t now = loop_now_ns();
 
-	h->now = loop_now_ns();
 	flow_table_get_stats(h->flows, &fs);
 	flow_table_get_stats(h->peers, &ps);
 	jw_obj_begin(w, NULL);
 	jw_str(w, "daemon", "hostd");
 	jw_str(w, "name", h->cfg->name);
-	jw_u64(w, "uptime_ms", (h->now - h->start_ns) / 1000000);
+	jw_u64(w, "uptime_ms", (now - h->start_ns) / 1000000);
 	jw_str(w, "host_port", h->cfg->host_port);
 	jw_str(w, "uplink", h->cfg->uplink);
 	jw_u64(w, "link_rate_bps", h->cfg->link_rate);
@@ -392,24 +384,22 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 {
 	struct hd *h = ctx;
-	char labels[256], name[96], hn[64], key[128], esc[160];
+	char labels[256], hn[64], key[128], esc[160];
 	const struct { const char *port; const struct hd_port_stats *p; } ports[] = {
 		{ "host", &h->hst }, { "uplink", &h->ust },
 	};
 	uint32_t max = flow_table_max_flows(h->flows), listed = 0;
+	uint64_t now = loop_now_ns();
+	const void *st = &h->st;
+	const char *lp[1] = { labels };
 
-	h->now = loop_now_ns();
 	prom_label_escape(hn, sizeof(hn), h->cfg->name);
 	snprintf(labels, sizeof(labels), "hostd=\"%s\"", hn);
-	for (size_t i = 0; i < HD_NCOUNTERS; i++) {
-		snprintf(name, sizeof(name), "l2cc_hostd_%s_total", hd_counters[i].name);
-		prom_family(w, name, "counter", hd_counters[i].help);
-		prom_sample_u64(w, name, labels, counter(h, i));
-	}
-	prom_family(w, "l2cc_hostd_paused_ns_total", "counter",
+	ctr_prom(w, "l2cc_hostd_", hd_ctrs, HD_NCTRS, &st, lp, 1, now);
+	prom_family(w, "l2cc_hostd_paused_seconds_total", "counter",
 		    "Time the uplink was held by PAUSE/PFC from the switch");
-	prom_sample_u64(w, "l2cc_hostd_paused_ns_total", labels,
-			fc_tx_paused_max_ns(&h->etx, h->now));
+	prom_sample_double(w, "l2cc_hostd_paused_seconds_total", labels,
+			   fc_tx_paused_max_ns(&h->etx, now) / 1e9);
 	prom_family(w, "l2cc_hostd_umem_free_frames", "gauge", "Frames in the free pool");
 	prom_sample_u64(w, "l2cc_hostd_umem_free_frames", labels, h->umem->nfree);
 
@@ -435,7 +425,8 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 
 	/* Per flow, bounded: the first HD_TS_MAX_FLOWS flows in use. */
 	static const struct { const char *name, *type, *help; } ff[] = {
-		{ "l2cc_hostd_flow_rate_bps", "gauge", "Pacing rate of the flow (0 = unpaced)" },
+		{ "l2cc_hostd_flow_rate_bytes_per_second", "gauge",
+		  "Pacing rate of the flow, bytes (of frames on the wire) per second; 0 = unpaced" },
 		{ "l2cc_hostd_flow_queue_bytes", "gauge", "Bytes queued at the host edge" },
 		{ "l2cc_hostd_flow_tx_bytes_total", "counter", "Bytes sent toward the fabric" },
 		{ "l2cc_hostd_flow_drops_total", "counter", "Frames dropped at the host edge" },
@@ -456,7 +447,7 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 			prom_label_escape(esc, sizeof(esc), key);
 			snprintf(labels, sizeof(labels), "hostd=\"%s\",flow=\"%u\",key=\"%s\"", hn,
 				 id, esc);
-			v = m == 0 ? pacer_rate(h->pacer, id) : m == 1 ? f->q.bytes
+			v = m == 0 ? pacer_rate(h->pacer, id) / 8 : m == 1 ? f->q.bytes
 			  : m == 2 ? f->cnt.bytes_out : m == 3 ? f->cnt.drops
 			  : m == 4 ? f->cnt.marks : f->cnt.cnp_in;
 			prom_sample_u64(w, ff[m].name, labels, v);
@@ -480,7 +471,7 @@ void hd_stats_tick(struct hd *h)
 	jw_double(&w, "t", rt.tv_sec + rt.tv_nsec / 1e9);
 	jw_str(&w, "daemon", "hostd");
 	jw_str(&w, "name", h->cfg->name);
-	emit_counters(h, &w, false);
+	emit_counters(h, &w, false, h->now);
 	/* The flows that were active in the interval (sent, or have a queue),
 	 * with their sending rate over it as measured: what a plot of
 	 * per-flow rate needs without differencing. Every flow's mark moves
@@ -502,7 +493,7 @@ void hd_stats_tick(struct hd *h)
 			continue;
 		}
 		listed++;
-		emit_flow(h, &w, f, false, dt > 0 ? sent * 8 / dt : 0);
+		emit_flow(h, &w, f, false, dt > 0 ? sent * 8 / dt : 0, h->now);
 	}
 	jw_arr_end(&w);
 	jw_u64(&w, "flows_omitted", omitted);

@@ -52,12 +52,28 @@ static bool hd_rx_host(struct hd *h)
 	return n > 0;
 }
 
+/* What the control socket asked for since the last pass. */
+static void hd_apply_requests(struct hd *h)
+{
+	for (uint32_t i = 0; i < h->nreqs; i++) {
+		const struct hd_req *r = &h->reqs[i];
+		struct flow *f = flow_by_ref(h->flows, r->flow, r->gen);
+
+		/* The flow may have ended since: nothing to set. */
+		if (r->type == HD_REQ_SET_RATE && f)
+			hd_set_flow_rate(h, f, r->rate_bps, r->ipd);
+	}
+	h->nreqs = 0;
+}
+
 bool hd_poll(struct hd *h)
 {
 	bool work = false;
 
 	h->now = loop_now_ns();
 	h->loops++;
+	if (h->nreqs)
+		hd_apply_requests(h);
 	xport_reclaim(h->host);
 	xport_reclaim(h->up);
 	xport_refill(h->host);

@@ -94,6 +94,17 @@ struct hd_fring {
 	uint16_t *len;
 };
 
+/* A change asked for on the control socket, applied by the loop before its
+ * next pass: handlers never write the datapath's state themselves. */
+enum hd_req_type { HD_REQ_SET_RATE = 1 };
+struct hd_req {
+	enum hd_req_type type;
+	uint16_t flow, gen;         /* the flow, as it was when asked */
+	uint64_t rate_bps;
+	int64_t ipd;                /* >= 0: pace by IPD instead */
+};
+#define HD_MAX_REQS 16
+
 struct hd {
 	struct hd_cfg *cfg;
 	const struct rp_ops *rpo;   /* the law ([law] law) and its instance */
@@ -163,6 +174,8 @@ struct hd {
 	struct loop *loop;
 	struct ctl *ctl;
 	struct tseries *ts;
+	struct hd_req reqs[HD_MAX_REQS];
+	uint32_t nreqs;
 	uint64_t now, start_ns, last_stats_ns;
 	uint64_t next_stats_ns, next_expire_ns;
 	uint64_t expire_interval;   /* ns between flow-expiry sweeps */

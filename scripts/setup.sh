@@ -10,6 +10,7 @@ PKGS=(
 	iproute2 ethtool iputils-ping iperf3 tshark tcpdump
 	python3 python3-yaml python3-matplotlib
 	libclang-rt-14-dev
+	prometheus
 )
 
 missing=()
@@ -27,4 +28,14 @@ export DEBIAN_FRONTEND=noninteractive
 # tshark asks whether non-root users may capture; the answer does not matter here.
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 apt-get update -qq
+# prometheus is here for promtool (the metrics test); its server must not
+# start (no policy-rc.d: invoke-rc.d would start it where systemd runs).
+printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d.l2cc
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	mv /usr/sbin/policy-rc.d.l2cc /usr/sbin/policy-rc.d
+	chmod +x /usr/sbin/policy-rc.d
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+else
+	rm -f /usr/sbin/policy-rc.d.l2cc
+fi
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -6,6 +6,7 @@
 #define LOG_SUBSYS "ctl"
 #include "switch_private.h"
 #include "ctl.h"
+#include "ctrs.h"
 #include "l2cc_shared.h"
 #include "json.h"
 #include "log.h"
@@ -27,11 +28,15 @@ static void mac_str(const uint8_t *m, char *buf)
 	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
-/* PAUSE stops all priorities at once: report the longest, not the sum. */
-static uint64_t port_paused_total(const struct sw_port *p, uint64_t now)
-{
-	return fc_tx_paused_max_ns(&p->etx, now);
-}
+/* ---- per-port counters, declared once (daemon/ctrs.h) --------------------- */
+
+#define PORT_GET(fn, expr)                                                        \
+	static uint64_t fn(const void *obj, uint64_t now)                         \
+	{                                                                         \
+		const struct sw_port *p = obj;                                    \
+		(void)now;                                                        \
+		return (expr);                                                    \
+	}
 
 static uint64_t port_drops(const struct sw_port *p)
 {
@@ -42,6 +47,80 @@ static uint64_t port_drops(const struct sw_port *p)
 	return n;
 }
 
+PORT_GET(g_rx_frames, p->st.rx_frames)
+PORT_GET(g_rx_bytes, p->st.rx_bytes)
+PORT_GET(g_tx_frames, p->st.tx_frames)
+PORT_GET(g_tx_bytes, p->st.tx_bytes)
+PORT_GET(g_drops, port_drops(p))
+PORT_GET(g_pause_tx, p->frx.st.pause_tx)
+PORT_GET(g_pause_rx, p->st.pause_rx)
+PORT_GET(g_pfc_tx, p->frx.st.pfc_tx)
+PORT_GET(g_pfc_rx, p->st.pfc_rx)
+PORT_GET(g_credit_tx, p->frx.st.credit_tx)
+PORT_GET(g_credit_rx, p->st.credit_rx)
+PORT_GET(g_fc_ignored, p->st.fc_ignored)
+/* PAUSE stops all priorities at once: the longest, not the sum. */
+PORT_GET(g_paused, fc_tx_paused_max_ns(&p->etx, now))
+PORT_GET(g_credit_stall, sw_credit_stall_ns(p, now))
+PORT_GET(g_voq, p->sw->voq->out_total[p->idx])
+PORT_GET(g_xoff_mask, p->frx.xoff_mask)
+PORT_GET(g_marked, p->st.marked)
+PORT_GET(g_mark_untagged, p->st.mark_untagged)
+PORT_GET(g_mark_pending, p->mark_pending)
+PORT_GET(g_full_events, p->st.buffer_full_events)
+PORT_GET(g_cpu_tx, p->st.cpu_tx)
+PORT_GET(g_cpu_drops, p->st.cpu_drops)
+PORT_GET(g_flood_tx, p->st.flood_tx)
+PORT_GET(g_rx_holds, p->st.rx_holds)
+PORT_GET(g_ctrl_tx, p->st.ctrl_tx_frames)
+
+static const struct ctr port_ctrs[] = {
+	CTR_GET("rx_frames", "rx_frames_total", CTR_COUNTER, CTR_TS, "Frames received", g_rx_frames),
+	CTR_GET("rx_bytes", "rx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes received (no FCS)", g_rx_bytes),
+	CTR_GET("tx_frames", "tx_frames_total", CTR_COUNTER, CTR_TS, "Frames sent", g_tx_frames),
+	CTR_GET("tx_bytes", "tx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes sent (no FCS)", g_tx_bytes),
+	/* By reason in the metrics: l2cc_switch_drops_total{reason}. */
+	CTR_GET("drops", NULL, CTR_COUNTER, CTR_TS, "Frames dropped", g_drops),
+	CTR_GET("pause_tx", "pause_tx_total", CTR_COUNTER, CTR_TS, "802.3x PAUSE frames sent",
+		g_pause_tx),
+	CTR_GET("pause_rx", "pause_rx_total", CTR_COUNTER, CTR_TS, "802.3x PAUSE frames received",
+		g_pause_rx),
+	CTR_GET("pfc_tx", "pfc_tx_total", CTR_COUNTER, CTR_TS, "PFC frames sent", g_pfc_tx),
+	CTR_GET("pfc_rx", "pfc_rx_total", CTR_COUNTER, CTR_TS, "PFC frames received", g_pfc_rx),
+	CTR_GET("credit_tx", "credit_tx_total", CTR_COUNTER, CTR_TS, "Credit updates sent", g_credit_tx),
+	CTR_GET("credit_rx", "credit_rx_total", CTR_COUNTER, CTR_TS, "Credit updates received",
+		g_credit_rx),
+	CTR_GET("fc_ignored", "fc_ignored_total", CTR_COUNTER, CTR_TS,
+	  "PAUSE/PFC/credits received on a port not configured for them", g_fc_ignored),
+	CTR_GET("paused_ns", "paused_seconds_total", CTR_COUNTER, CTR_TS | CTR_NS,
+	  "Time the port's egress was held by PAUSE/PFC from its peer", g_paused),
+	CTR_GET("credit_stall_ns", "credit_stall_seconds_total", CTR_COUNTER, CTR_TS | CTR_NS,
+	  "Time the port had data queued and no credits to send any of it", g_credit_stall),
+	CTR_GET("voq_frames", "voq_frames", CTR_GAUGE, CTR_TS, "Frames queued for this output",
+		g_voq),
+	CTR_GET("xoff_mask", NULL, CTR_GAUGE, CTR_TS, "Priorities held paused upstream", g_xoff_mask),
+	CTR_GET("marked", "marked_total", CTR_COUNTER, CTR_TS, "Data frames sent with FECN set",
+		g_marked),
+	CTR_GET("mark_untagged", "mark_untagged_total", CTR_COUNTER, CTR_TS,
+	  "Frames that would have been marked but carry no l2cc tag", g_mark_untagged),
+	CTR_GET("mark_pending", "mark_pending_frames", CTR_GAUGE, CTR_TS,
+	  "Marks set by hand still to set on this output's next tagged frames", g_mark_pending),
+	CTR_GET("buffer_full_events", "buffer_full_events_total", CTR_COUNTER, CTR_TS,
+	  "Times this port's input buffer became full", g_full_events),
+	CTR_GET("cpu_tx", "cpu_tx_total", CTR_COUNTER, CTR_TS,
+	  "Frames the CPU pseudo-port queued for this output", g_cpu_tx),
+	CTR_GET("cpu_drops", "cpu_drops_total", CTR_COUNTER, CTR_TS,
+	  "CPU-originated frames for this output refused (cpu_share, queue or pool full)",
+		g_cpu_drops),
+	CTR_GET("flood_tx", "flood_tx_total", CTR_COUNTER, 0,
+	  "Flood copies made of frames received on this port", g_flood_tx),
+	CTR_GET("rx_holds", "rx_holds_total", CTR_COUNTER, 0,
+	  "Passes that left frames in the RX ring (input buffer full)", g_rx_holds),
+	CTR_GET("ctrl_tx_frames", "ctrl_tx_frames_total", CTR_COUNTER, 0,
+	  "Control frames sent (PAUSE, PFC, credits)", g_ctrl_tx),
+};
+#define N_PORT_CTRS (sizeof(port_ctrs) / sizeof(port_ctrs[0]))
+
 static void emit_u64_arr(struct jw *w, const char *key, const uint64_t *v, int n)
 {
 	jw_arr_begin(w, key);
@@ -50,54 +129,46 @@ static void emit_u64_arr(struct jw *w, const char *key, const uint64_t *v, int n
 	jw_arr_end(w);
 }
 
-/* The counters of one port: the same keys in `counters` and the time series. */
-static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bool full)
+/* The backlog of p as an output, per priority: the sum of the VOQs that
+ * feed it (the "queue" of QCN, BCN, RED and IB CC). */
+static void port_outq(const struct sw_port *p, uint64_t bytes[L2CC_NPRIO],
+		      uint64_t frames[L2CC_NPRIO])
 {
-	uint64_t paused[L2CC_NPRIO];
+	const size_t base = (size_t)p->idx * VOQ_NPRIO;
+
+	for (int i = 0; i < L2CC_NPRIO; i++) {
+		bytes[i] = p->sw->voq->out_bytes[base + i];
+		frames[i] = p->sw->voq->out_frames[base + i];
+	}
+}
+
+/* The counters of one port: `counters` (full) and the time series. */
+static void emit_port_counters(const struct sw_port *p, struct jw *w, bool full, uint64_t now)
+{
+	uint64_t paused[L2CC_NPRIO], ob[L2CC_NPRIO], of[L2CC_NPRIO];
 
 	for (int i = 0; i < L2CC_NPRIO; i++)
-		paused[i] = fc_tx_paused_ns(&p->etx, i, s->now);
-	jw_u64(w, "rx_frames", p->st.rx_frames);
-	jw_u64(w, "rx_bytes", p->st.rx_bytes);
-	jw_u64(w, "tx_frames", p->st.tx_frames);
-	jw_u64(w, "tx_bytes", p->st.tx_bytes);
-	jw_u64(w, "drops", port_drops(p));
+		paused[i] = fc_tx_paused_ns(&p->etx, i, now);
+	port_outq(p, ob, of);
+	ctr_json(w, port_ctrs, N_PORT_CTRS, p, now, !full);
 	jw_obj_begin(w, "drop");
 	for (int i = 0; i < SW_DROP_MAX; i++)
 		jw_u64(w, sw_drop_names[i], p->st.drop[i]);
 	jw_obj_end(w);
-	jw_u64(w, "pause_tx", p->frx.st.pause_tx);
-	jw_u64(w, "pause_rx", p->st.pause_rx);
-	jw_u64(w, "pfc_tx", p->frx.st.pfc_tx);
-	jw_u64(w, "pfc_rx", p->st.pfc_rx);
-	jw_u64(w, "credit_tx", p->frx.st.credit_tx);
-	jw_u64(w, "credit_rx", p->st.credit_rx);
-	jw_u64(w, "fc_ignored", p->st.fc_ignored);
-	jw_u64(w, "paused_ns", port_paused_total(p, s->now));
-	jw_u64(w, "credit_stall_ns", sw_credit_stall_ns(p, s->now));
 	emit_u64_arr(w, "paused_ns_prio", paused, L2CC_NPRIO);
 	emit_u64_arr(w, "buffer", p->occ, L2CC_NPRIO);
 	emit_u64_arr(w, "buffer_peak", p->peak, L2CC_NPRIO);
-	jw_u64(w, "voq_frames", s->voq->out_total[p->idx]);
-	jw_u64(w, "xoff_mask", p->frx.xoff_mask);
-	jw_u64(w, "marked", p->st.marked);
-	jw_u64(w, "mark_untagged", p->st.mark_untagged);
-	jw_u64(w, "mark_pending", p->mark_pending);
-	jw_u64(w, "buffer_full_events", p->st.buffer_full_events);
+	emit_u64_arr(w, "outq_bytes", ob, L2CC_NPRIO);
+	emit_u64_arr(w, "outq_frames", of, L2CC_NPRIO);
 	if (p->cpo) {
-		const void *st = p->cpo->port_stats(p->cp, p->idx);
+		const char *st = p->cpo->port_stats(p->cp, p->idx);
 
 		for (size_t k = 0; k < p->cpo->nctrs; k++)
 			jw_u64(w, p->cpo->ctrs[k].name,
-			       *(const uint64_t *)((const char *)st + p->cpo->ctrs[k].off));
+			       *(const uint64_t *)(st + p->cpo->ctrs[k].off));
 	}
-	jw_u64(w, "cpu_tx", p->st.cpu_tx);
-	jw_u64(w, "cpu_drops", p->st.cpu_drops);
 	if (!full)
 		return;
-	jw_u64(w, "flood_tx", p->st.flood_tx);
-	jw_u64(w, "rx_holds", p->st.rx_holds);
-	jw_u64(w, "ctrl_tx_frames", p->st.ctrl_tx_frames);
 	jw_arr_begin(w, "prio");
 	for (int i = 0; i < L2CC_NPRIO; i++) {
 		const struct sw_prio_stats *ps = &p->st.prio[i];
@@ -120,8 +191,8 @@ static void emit_port_counters(struct sw *s, struct sw_port *p, struct jw *w, bo
 static int cmd_counters(struct jw *w, const char *args, void *ctx)
 {
 	struct sw *s = ctx;
+	uint64_t now = loop_now_ns();
 
-	s->now = loop_now_ns();
 	if (args && *args) {
 		bool found = false;
 
@@ -139,7 +210,7 @@ static int cmd_counters(struct jw *w, const char *args, void *ctx)
 		if (args && *args && strcmp(args, p->cfg->name))
 			continue;
 		jw_obj_begin(w, p->cfg->name);
-		emit_port_counters(s, p, w, true);
+		emit_port_counters(p, w, true, now);
 		jw_obj_end(w);
 	}
 	jw_obj_end(w);
@@ -150,18 +221,15 @@ static int cmd_counters(struct jw *w, const char *args, void *ctx)
 static int cmd_ports(struct jw *w, const char *args, void *ctx)
 {
 	struct sw *s = ctx;
+	uint64_t now = loop_now_ns();
 	char mac[18];
 
-	s->now = loop_now_ns();
 	jw_obj_begin(w, NULL);
 	jw_arr_begin(w, "ports");
 	for (int i = 0; i < s->nports; i++) {
 		struct sw_port *p = &s->ports[i];
-		uint8_t paused = 0xff;
+		uint8_t paused = fc_tx_paused_mask(&p->etx, now);
 
-		for (int k = 0; k < L2CC_NPRIO; k++)
-			if (!p->etx.pause_start[k] || p->etx.paused_until[k] <= s->now)
-				paused &= ~(1u << k);
 		mac_str(p->xp->mac, mac);
 		jw_obj_begin(w, NULL);
 		jw_str(w, "name", p->cfg->name);
@@ -283,7 +351,9 @@ static int cmd_queues(struct jw *w, const char *args, void *ctx)
 }
 
 /* "PORT N": set FECN on the next N tagged data frames sent on PORT. A
- * test and debugging aid: congestion marking by hand, end to end. */
+ * test and debugging aid: congestion marking by hand, end to end. Like
+ * every change asked for here it is a request the loop applies before its
+ * next pass (sw_apply_requests), not a write into the datapath. */
 static int cmd_mark(struct jw *w, const char *args, void *ctx)
 {
 	struct sw *s = ctx;
@@ -297,7 +367,11 @@ static int cmd_mark(struct jw *w, const char *args, void *ctx)
 
 		if (strcmp(p->cfg->name, port))
 			continue;
-		p->mark_pending = n;
+		if (s->nreqs == SW_MAX_REQS)
+			return ctl_errorf(w, -EBUSY, "%d requests not yet applied; try again",
+					  SW_MAX_REQS);
+		s->reqs[s->nreqs++] = (struct sw_req){ .type = SW_REQ_MARK, .port = (uint32_t)i,
+						       .n = n };
 		jw_obj_begin(w, NULL);
 		jw_str(w, "port", port);
 		jw_u64(w, "mark_pending", n);
@@ -339,41 +413,6 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	return 0;
 }
 
-static void prom_port(struct jw *w, const char *name, const char *type, const char *help,
-		      struct sw *s, uint64_t (*get)(struct sw *, struct sw_port *))
-{
-	char labels[256], esc[64], sw[64];
-
-	prom_family(w, name, type, help);
-	prom_label_escape(sw, sizeof(sw), s->cfg->name);
-	for (int i = 0; i < s->nports; i++) {
-		prom_label_escape(esc, sizeof(esc), s->ports[i].cfg->name);
-		snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\"", sw, esc);
-		prom_sample_u64(w, name, labels, get(s, &s->ports[i]));
-	}
-}
-
-#define GETTER(fn, expr) \
-	static uint64_t fn(struct sw *s, struct sw_port *p) { (void)s; return (expr); }
-GETTER(g_rx_frames, p->st.rx_frames)
-GETTER(g_rx_bytes, p->st.rx_bytes)
-GETTER(g_tx_frames, p->st.tx_frames)
-GETTER(g_tx_bytes, p->st.tx_bytes)
-GETTER(g_pause_tx, p->frx.st.pause_tx)
-GETTER(g_pause_rx, p->st.pause_rx)
-GETTER(g_pfc_tx, p->frx.st.pfc_tx)
-GETTER(g_pfc_rx, p->st.pfc_rx)
-GETTER(g_credit_tx, p->frx.st.credit_tx)
-GETTER(g_credit_rx, p->st.credit_rx)
-GETTER(g_paused, port_paused_total(p, s->now))
-GETTER(g_credit_stall, sw_credit_stall_ns(p, s->now))
-GETTER(g_voq, s->voq->out_total[p->idx])
-GETTER(g_marked, p->st.marked)
-GETTER(g_mark_untagged, p->st.mark_untagged)
-GETTER(g_full_events, p->st.buffer_full_events)
-GETTER(g_cpu_tx, p->st.cpu_tx)
-GETTER(g_cpu_drops, p->st.cpu_drops)
-
 /* The counters of the congestion points in use, one family per counter:
  * l2cc_switch_<scheme>_<metric>, sampled on the ports of that scheme. */
 static void prom_cps(struct jw *w, struct sw *s)
@@ -404,39 +443,62 @@ static void prom_cps(struct jw *w, struct sw *s)
 	}
 }
 
+/* The per-priority gauges: the input buffer's occupancy (in its unit: one
+ * family for the ports that count bytes, one for those that count frames)
+ * and each output's backlog. */
+static void prom_prio(struct jw *w, struct sw *s)
+{
+	static const struct {
+		const char *name, *help;
+		int what;       /* 0 buffer in bytes, 1 buffer in frames, 2 outq bytes, 3 outq frames */
+	} fam[] = {
+		{ "l2cc_switch_buffer_bytes", "Input buffer occupancy per priority (ports that count bytes)", 0 },
+		{ "l2cc_switch_buffer_frames", "Input buffer occupancy per priority (ports that count frames)", 1 },
+		{ "l2cc_switch_outq_bytes", "Backlog of the output per priority (the sum of its VOQs)", 2 },
+		{ "l2cc_switch_outq_frames", "Frames queued for the output per priority", 3 },
+	};
+	char labels[256], esc[64], sw[64];
+
+	prom_label_escape(sw, sizeof(sw), s->cfg->name);
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		prom_family(w, fam[f].name, "gauge", fam[f].help);
+		for (int i = 0; i < s->nports; i++) {
+			const struct sw_port *p = &s->ports[i];
+			uint64_t ob[L2CC_NPRIO], of[L2CC_NPRIO];
+
+			if ((fam[f].what == 0 && p->unit_frames) || (fam[f].what == 1 && !p->unit_frames))
+				continue;
+			port_outq(p, ob, of);
+			prom_label_escape(esc, sizeof(esc), p->cfg->name);
+			for (int k = 0; k < L2CC_NPRIO; k++) {
+				uint64_t v = fam[f].what < 2 ? p->occ[k] : fam[f].what == 2 ? ob[k] : of[k];
+
+				snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\",prio=\"%d\"",
+					 sw, esc, k);
+				prom_sample_u64(w, fam[f].name, labels, v);
+			}
+		}
+	}
+}
+
 static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 {
 	struct sw *s = ctx;
-	char labels[256], esc[64], sw[64];
+	char labels[256], esc[64], sw[64], plabels[SW_MAX_PORTS][160];
+	const void *objs[SW_MAX_PORTS];
+	const char *lp[SW_MAX_PORTS];
+	uint64_t now = loop_now_ns();
 
-	s->now = loop_now_ns();
-	prom_port(w, "l2cc_switch_rx_frames_total", "counter", "Frames received", s, g_rx_frames);
-	prom_port(w, "l2cc_switch_rx_bytes_total", "counter", "Bytes received", s, g_rx_bytes);
-	prom_port(w, "l2cc_switch_tx_frames_total", "counter", "Frames sent", s, g_tx_frames);
-	prom_port(w, "l2cc_switch_tx_bytes_total", "counter", "Bytes sent", s, g_tx_bytes);
-	prom_port(w, "l2cc_switch_pause_tx_total", "counter", "802.3x PAUSE frames sent", s, g_pause_tx);
-	prom_port(w, "l2cc_switch_pause_rx_total", "counter", "802.3x PAUSE frames received", s, g_pause_rx);
-	prom_port(w, "l2cc_switch_pfc_tx_total", "counter", "PFC frames sent", s, g_pfc_tx);
-	prom_port(w, "l2cc_switch_pfc_rx_total", "counter", "PFC frames received", s, g_pfc_rx);
-	prom_port(w, "l2cc_switch_credit_tx_total", "counter", "Credit updates sent", s, g_credit_tx);
-	prom_port(w, "l2cc_switch_credit_rx_total", "counter", "Credit updates received", s, g_credit_rx);
-	prom_port(w, "l2cc_switch_paused_ns_total", "counter",
-		  "Time the port's egress was held by PAUSE/PFC from its peer", s, g_paused);
-	prom_port(w, "l2cc_switch_credit_stall_ns_total", "counter",
-		  "Time the port had data queued and no credits to send any of it", s, g_credit_stall);
-	prom_port(w, "l2cc_switch_voq_frames", "gauge", "Frames queued for this output", s, g_voq);
-	prom_port(w, "l2cc_switch_marked_total", "counter", "Data frames sent with FECN set", s,
-		  g_marked);
-	prom_port(w, "l2cc_switch_mark_untagged_total", "counter",
-		  "Frames that would have been marked but carry no l2cc tag", s, g_mark_untagged);
-	prom_port(w, "l2cc_switch_buffer_full_events_total", "counter",
-		  "Times this port's input buffer became full", s, g_full_events);
-	prom_port(w, "l2cc_switch_cpu_tx_total", "counter",
-		  "Frames the CPU pseudo-port queued for this output", s, g_cpu_tx);
-	prom_port(w, "l2cc_switch_cpu_drops_total", "counter",
-		  "CPU-originated frames for this output refused (cpu_share, queue or pool full)",
-		  s, g_cpu_drops);
+	prom_label_escape(sw, sizeof(sw), s->cfg->name);
+	for (int i = 0; i < s->nports; i++) {
+		prom_label_escape(esc, sizeof(esc), s->ports[i].cfg->name);
+		snprintf(plabels[i], sizeof(plabels[i]), "switch=\"%s\",port=\"%s\"", sw, esc);
+		objs[i] = &s->ports[i];
+		lp[i] = plabels[i];
+	}
+	ctr_prom(w, "l2cc_switch_", port_ctrs, N_PORT_CTRS, objs, lp, (size_t)s->nports, now);
 	prom_cps(w, s);
+	prom_prio(w, s);
 
 	prom_label_escape(sw, sizeof(sw), s->cfg->name);
 	prom_family(w, "l2cc_switch_drops_total", "counter", "Frames dropped, by reason");
@@ -446,16 +508,6 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 			snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\",reason=\"%s\"",
 				 sw, esc, sw_drop_names[r]);
 			prom_sample_u64(w, "l2cc_switch_drops_total", labels, s->ports[i].st.drop[r]);
-		}
-	}
-	prom_family(w, "l2cc_switch_buffer", "gauge",
-		    "Input buffer occupancy per priority (frames or bytes, see l2ccctl ports)");
-	for (int i = 0; i < s->nports; i++) {
-		prom_label_escape(esc, sizeof(esc), s->ports[i].cfg->name);
-		for (int p = 0; p < L2CC_NPRIO; p++) {
-			snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\",prio=\"%d\"",
-				 sw, esc, p);
-			prom_sample_u64(w, "l2cc_switch_buffer", labels, s->ports[i].occ[p]);
 		}
 	}
 	prom_family(w, "l2cc_switch_xdp_total", "counter",
@@ -507,7 +559,7 @@ void sw_stats_tick(struct sw *s)
 	jw_obj_begin(&w, "ports");
 	for (int i = 0; i < s->nports; i++) {
 		jw_obj_begin(&w, s->ports[i].cfg->name);
-		emit_port_counters(s, &s->ports[i], &w, false);
+		emit_port_counters(&s->ports[i], &w, false, s->now);
 		jw_obj_end(&w);
 	}
 	jw_obj_end(&w);

@@ -37,6 +37,18 @@ static bool sw_rx_port(struct sw *s, struct sw_port *p)
 	return i > 0;
 }
 
+/* What the control socket asked for since the last pass. */
+static void sw_apply_requests(struct sw *s)
+{
+	for (uint32_t i = 0; i < s->nreqs; i++) {
+		const struct sw_req *r = &s->reqs[i];
+
+		if (r->type == SW_REQ_MARK)
+			s->ports[r->port].mark_pending = r->n;
+	}
+	s->nreqs = 0;
+}
+
 bool sw_poll(struct sw *s)
 {
 	bool work = false;
@@ -44,6 +56,8 @@ bool sw_poll(struct sw *s)
 
 	s->now = loop_now_ns();
 	s->loops++;
+	if (s->nreqs)
+		sw_apply_requests(s);
 	for (i = 0; i < s->nports; i++) {
 		struct sw_port *p = &s->ports[i];
 

@@ -864,6 +864,7 @@ int sw_core_create(struct sw **out, struct sw_cfg *cfg, struct umem *umem,
 	for (i = 0; i < cfg->nports; i++) {
 		struct sw_port *p = &s->ports[i];
 
+		p->sw = s;
 		p->cfg = &cfg->ports[i];
 		p->idx = i;
 		p->ipv6_was = -1;
@@ -874,6 +875,7 @@ int sw_core_create(struct sw **out, struct sw_cfg *cfg, struct umem *umem,
 	/* The CPU pseudo-port: an input of cpu_queue frames at every priority,
 	 * no wire, no flow control. */
 	cpu = sw_cpu_port(s);
+	cpu->sw = s;
 	cpu->idx = cfg->nports;
 	cpu->cfg = &s->cpu_cfg;
 	snprintf(s->cpu_cfg.name, sizeof(s->cpu_cfg.name), "cpu");

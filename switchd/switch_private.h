@@ -57,6 +57,7 @@ struct sw_port_stats {
 };
 
 struct sw_port {
+	const struct sw *sw;        /* the switch it belongs to (for its counters) */
 	struct port_cfg *cfg;
 	uint32_t idx;
 	struct xport *xp;           /* NULL for the CPU pseudo-port and in tests */
@@ -99,6 +100,16 @@ struct sw_port {
 	struct sw_port_stats st;
 };
 
+/* A change asked for on the control socket, applied by the loop before its
+ * next pass: handlers never write the datapath's state themselves. */
+enum sw_req_type { SW_REQ_MARK = 1 };
+struct sw_req {
+	enum sw_req_type type;
+	uint32_t port;
+	uint64_t n;
+};
+#define SW_MAX_REQS 16
+
 /* A congestion point in use: its ops and its one instance. */
 struct sw_cp {
 	const struct cp_ops *ops;
@@ -123,6 +134,8 @@ struct sw {
 	struct loop *loop;
 	struct ctl *ctl;
 	struct tseries *ts;
+	struct sw_req reqs[SW_MAX_REQS];
+	uint32_t nreqs;
 	uint64_t now;
 	uint64_t start_ns;
 	uint64_t next_stats_ns, next_age_ns;

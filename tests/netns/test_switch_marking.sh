@@ -9,7 +9,8 @@
 # at p2). (h2's hostd answers every mark with a CNP, which fills p2's input
 # buffer in turn: that buffer has full events too, and under santos the
 # outputs p1, p3 toward the senders see a few.) Every mark must come back to the sender as a CNP from h2's hostd
-# and be counted on h1's or h3's flow to h2.
+# and be counted on h1's or h3's flow to h2. Then both daemons' Prometheus
+# metrics pass `promtool check metrics`.
 . "$(dirname "$0")/lib.sh"
 
 setup() {
@@ -90,7 +91,35 @@ flow_control = credit"
 	assert_eq "$(port_field "$j" p2 drops)" 0 "drops at S"
 }
 
+# Both daemons' metrics follow Prometheus' rules (promtool, from Debian's
+# prometheus package): the daemons of the santos run are still up, so the
+# scheme's own families are in switchd's output.
+t_metrics() {
+	local d out fams
+	command -v promtool >/dev/null 2>&1 || skip "promtool not installed (Debian package prometheus)"
+	[ -n "$(sw_pid S)" ] || fail "the santos run's switchd is not running"
+	for d in S h1 h2; do
+		ctl "$d" metrics >"$L2T_DIR/$d.prom" || fail "l2ccctl $d metrics"
+		out=$(promtool check metrics <"$L2T_DIR/$d.prom" 2>&1) ||
+			fail "promtool check metrics on $d's metrics: $out"
+		fams=$(grep -c '^# TYPE' "$L2T_DIR/$d.prom")
+		info "$d: $fams families, promtool: clean"
+	done
+	for m in l2cc_switch_santos_mark_events_total l2cc_switch_santos_cnt2_frames \
+		l2cc_switch_paused_seconds_total l2cc_switch_outq_bytes l2cc_switch_buffer_frames; do
+		grep -q "^# TYPE $m " "$L2T_DIR/S.prom" || fail "switchd's metrics have no $m"
+	done
+	for m in l2cc_hostd_paused_seconds_total l2cc_hostd_cnp_rx_total \
+		l2cc_hostd_flow_rate_bytes_per_second; do
+		grep -q "^# TYPE $m " "$L2T_DIR/h1.prom" || fail "hostd's metrics have no $m"
+	done
+	# A metric in nanoseconds would fail promtool; the ns stay in the JSON.
+	grep -q '_ns_total' "$L2T_DIR/S.prom" "$L2T_DIR/h1.prom" && fail "a _ns metric is left"
+	return 0
+}
+
 run_setup setup
 for pol in none naive santos; do
 	run_test "marking_$pol" t_policy "$pol"
 done
+run_test marking_metrics_promtool t_metrics
