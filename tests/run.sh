@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Run every test layer and end with one line the CI reads:
 #   N passed, N failed, N skipped
-# Layers: unit tests, BPF_PROG_TEST_RUN tests, fuzzers (a short run over the
-# seed corpus each), the Wireshark dissector check, netns integration tests.
-# Set L2CC_TESTS="unit bpf fuzz wireshark netns" to run a subset,
+# Layers: unit tests, the testbed's Python unit tests, BPF_PROG_TEST_RUN tests,
+# fuzzers (a short run over the seed corpus each), the Wireshark dissector
+# check, netns integration tests.
+# Set L2CC_TESTS="unit python bpf fuzz wireshark netns" to run a subset,
 # L2CC_FUZZ_SECONDS to fuzz longer, L2CC_NETNS_FILTER=regex to pick netns scripts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 B=build
-LAYERS=${L2CC_TESTS:-"unit bpf fuzz wireshark netns"}
+LAYERS=${L2CC_TESTS:-"unit python bpf fuzz wireshark netns"}
 FUZZ_SECONDS=${L2CC_FUZZ_SECONDS:-20}
 passed=0 failed=0 skipped=0
 failures=()
@@ -59,6 +60,12 @@ for layer in $LAYERS; do
 		out=$(mktemp)
 		tests/unit/mutants.sh >"$out" 2>&1
 		count_unit_output mutants "$out" $?
+		rm -f "$out"
+		;;
+	python)
+		out=$(mktemp)
+		"$(command -v /usr/bin/python3 || command -v python3)" tests/python/run.py >"$out" 2>&1
+		count_unit_output python "$out" $?
 		rm -f "$out"
 		;;
 	bpf)

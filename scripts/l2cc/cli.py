@@ -130,6 +130,9 @@ def _sweep(p):
                    help="skip each point's plots (sweep.png is still drawn)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="a line per run and the table (each run's output is in its log)")
+    p.add_argument("--report-only", action="store_true",
+                   help="print and record the checks, but do not let a failed one make the "
+                        "exit status non-zero")
 
 
 def _passthrough(p):

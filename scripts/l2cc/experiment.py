@@ -33,8 +33,8 @@ from . import topo as T
 
 # ---- the file format -------------------------------------------------------------
 
-TOP_KEYS = ("name", "description", "topology", "duration", "warmup", "window", "sample",
-            "rate_window", "seed", "defaults", "flows", "groups", "plots")
+TOP_KEYS = ("name", "description", "topology", "duration", "warmup", "window", "phases",
+            "sample", "rate_window", "seed", "defaults", "flows", "groups", "plots")
 FLOW_KEYS = ("name", "src", "dst", "proto", "rate", "start", "stop", "duration", "parallel",
              "len", "port", "group", "seed", "stagger", "onoff", "poisson", "iperf_args")
 DEFAULT_KEYS = ("proto", "rate", "start", "stop", "duration", "parallel", "len", "group",
@@ -171,6 +171,7 @@ class Experiment:
         self.duration = None
         self.warmup = None
         self.window = None
+        self.phases = {}        # name -> [from, to], in file order
         self.sample = 0.01
         self.rate_window = 0.05
         self.seed = 1
@@ -187,7 +188,7 @@ class Experiment:
         return {"name": self.name, "file": os.path.abspath(self.path),
                 "description": self.description, "topology": self.topology,
                 "duration": self.duration, "warmup": self.warmup, "window": self.window,
-                "sample": self.sample, "rate_window": self.rate_window, "seed": self.seed,
+                "phases": self.phases, "sample": self.sample, "rate_window": self.rate_window, "seed": self.seed,
                 "flows": [f.to_dict() for f in self.flows], "groups": self.groups,
                 "plots": {"links": self.plot_links}}
 
@@ -256,24 +257,11 @@ class _Parser:
             self.err(doc.vline("warmup"), "warmup %s is not shorter than duration %s"
                      % (fmt_time(e.warmup), fmt_time(dur)))
         if "window" in doc:
-            w = doc["window"]
-            if not isinstance(w, list) or len(w) != 2:
-                self.err(doc.vline("window"), "window: expected [FROM, TO] in seconds, "
-                         "e.g. [3, 6]")
-            else:
-                a, b = parse_time(w[0]), parse_time(w[1])
-                if a is None or b is None:
-                    self.err(doc.vline("window"), "window: %s" % TIME_HINT)
-                elif not a < b:
-                    self.err(doc.vline("window"), "window [%s, %s]: FROM must be before TO"
-                             % (fmt_time(a), fmt_time(b)))
-                elif dur and b > dur + 1e-9:
-                    self.err(doc.vline("window"), "window ends at %s, after the experiment "
-                             "(duration %s)" % (fmt_time(b), fmt_time(dur)))
-                else:
-                    e.window = [a, b]
+            e.window = self.span(doc["window"], doc.vline("window"), "window", dur)
         if e.window is None and dur:
             e.window = [e.warmup or 0.0, dur]
+        if "phases" in doc:
+            self.phases(e, doc, dur)
         e.sample = self.time(doc, "sample", "the experiment", default=0.01, positive=True)
         e.rate_window = self.time(doc, "rate_window", "the experiment", default=0.05,
                                   positive=True)
@@ -318,6 +306,39 @@ class _Parser:
         if self.errs:
             raise ExperimentError(self.path, self.errs)
         return e
+
+    def span(self, v, line, what, dur):
+        """[FROM, TO] in seconds within the run, or None (reported)."""
+        if not isinstance(v, list) or len(v) != 2:
+            self.err(line, "%s: expected [FROM, TO] in seconds, e.g. [3, 6]" % what)
+            return None
+        a, b = parse_time(v[0]), parse_time(v[1])
+        if a is None or b is None:
+            self.err(line, "%s: %s" % (what, TIME_HINT))
+        elif not a < b:
+            self.err(line, "%s [%s, %s]: FROM must be before TO"
+                     % (what, fmt_time(a), fmt_time(b)))
+        elif dur and b > dur + 1e-9:
+            self.err(line, "%s ends at %s, after the experiment (duration %s)"
+                     % (what, fmt_time(b), fmt_time(dur)))
+        else:
+            return [a, b]
+        return None
+
+    def phases(self, e, doc, dur):
+        pm = doc["phases"]
+        if not isinstance(pm, T.YMap) or not pm:
+            self.err(doc.vline("phases"), "phases: expected a mapping of phase name to "
+                     "[FROM, TO], e.g. {one: [1, 2.5], two: [3, 4.5]}")
+            return
+        for name, v in pm.items():
+            if not isinstance(name, str) or not NAME_RE.match(name):
+                self.err(pm.kline(name), 'phase name "%s": expected up to 64 letters, digits, '
+                         '_, ., -' % (name,))
+                continue
+            sp = self.span(v, pm.vline(name), "phase %s" % name, dur)
+            if sp:
+                e.phases[name] = sp
 
     def flow(self, e, fm, defaults, index):
         where = "flow %d" % (index + 1)

@@ -7,7 +7,8 @@ plots/overview.png         rates the way Santos et al. (2003) Fig. 2-3 show them
 plots/flow_rates.png       every flow's rate over time
 plots/link_utilisation.png utilisation (fraction of the configured rate) of the
                            inter-switch links, the bottleneck links and plots.links
-plots/queues.png           input buffer occupancy of every switch port that held data
+plots/queues.png           input buffer occupancy and output queue of every switch port
+                           that held data
 plots/events.png           PAUSE/PFC frames sent, ECN marks, CNPs: counts per 10 ms
 plots/rate_limits.png      the rate each flow's hostd law allows it over time (flows
                            whose hostd paces them; a rate law's answer to the marks)
@@ -15,7 +16,7 @@ plots/fct.png              flow completion time CDF per size bucket (poisson flo
 
 Rates are sliding-window averages (the experiment's rate_window, 50 ms by
 default), centred on each point of a grid as fine as the daemons' sampling.
-The steady window is shaded.
+The steady window is shaded grey, the experiment's phases tinted and named.
 """
 
 import os
@@ -31,6 +32,7 @@ from . import results  # noqa: E402
 DPI = 110
 SIZE = (10, 5.2)
 EVENT_BIN = 0.01
+PHASE_TINTS = ("tab:blue", "tab:orange")
 
 
 def _style(ax, R, xlim, ylabel, title):
@@ -39,8 +41,21 @@ def _style(ax, R, xlim, ylabel, title):
     ax.set_title(title, fontsize=10)
     ax.axvspan(R.window[0], R.window[1], color="0.92", zorder=0, lw=0,
                label="_steady window")
+    _phases(ax, R)
     ax.set_xlim(*xlim)
     ax.grid(True, lw=0.3, color="0.8")
+
+
+def _phases(ax, R):
+    """The experiment's phases: tinted (two tints, alternating), bounded by
+    dotted lines and named at the top."""
+    for i, (name, (a, b)) in enumerate((R.exp.get("phases") or {}).items()):
+        ax.axvspan(a, b, color=PHASE_TINTS[i % 2], alpha=0.12, zorder=0, lw=0,
+                   label="_phase " + name)
+        for x in (a, b):
+            ax.axvline(x, color="0.55", lw=0.6, ls=":", zorder=1)
+        ax.text((a + b) / 2, 0.985, name, transform=ax.get_xaxis_transform(), ha="center",
+                va="top", fontsize=7, color="0.3", clip_on=True)
 
 
 def _legend(ax, n):
@@ -167,40 +182,76 @@ def _rate_str(bps):
 
 
 def _queues(R, out, xlim):
+    """Per switch, the input buffers (left) and the output queues (right) of
+    its ports, as sampled."""
     sws = sorted(R.sw)
-    fig, axes = plt.subplots(max(1, len(sws)), 1, figsize=(SIZE[0], 2.6 + 2.2 * len(sws)),
+    fig, axes = plt.subplots(max(1, len(sws)), 2, figsize=(SIZE[0] * 1.6, 2.6 + 2.2 * len(sws)),
                              squeeze=False, sharex=True)
-    for ax, sw in zip(axes[:, 0], sws):
-        s = R.sw[sw]
-        rel = s["t"] - R.t0
-        n = 0
-        idle = []
-        for p, arr in s["ports"].items():
-            if arr["buffer"].max() <= 0:
-                idle.append(p)
-                continue
-            peer = R.nodes[sw].get("ports", {}).get(p, {}).get("peer", "?")
-            info = R.port_info(sw, p)
-            frames = info.get("buffer_unit") == "frames"
-            # Occupancy is in the port's buffer unit: bytes, or frames.
-            scale = 1 if frames else 1024
-            line, = ax.step(rel, arr["buffer"] / scale, where="post", lw=0.9,
-                            label="%s (from %s)%s" % (p, peer, ", frames" if frames else ""))
-            if info.get("xoff"):
-                ax.axhline(info["xoff"] / scale, color=line.get_color(), ls=":", lw=0.8)
-            n += 1
-        _style(ax, R, xlim, "input buffer (KiB, or frames)",
-               "switch %s: input buffer occupancy per port (all priorities; dotted: XOFF)%s"
-               % (sw, "; empty: " + ", ".join(idle) if idle else ""))
-        ax.set_ylim(bottom=0)
-        if not n:
-            ax.text(0.5, 0.5, "no port buffered anything", transform=ax.transAxes,
-                    ha="center")
-        _legend(ax, n)
+    for (ax, aq), sw in zip(axes, sws):
+        _input_buffers(ax, R, sw, xlim)
+        _output_queues(aq, R, sw, xlim)
     if not sws:
         axes[0, 0].text(0.5, 0.5, "no switch time series", ha="center")
-    fig.suptitle(_title(R, "queue depth (input buffers), as sampled"), fontsize=11)
+    fig.suptitle(_title(R, "queue depth (input buffers, output queues), as sampled"),
+                 fontsize=11)
     return _save(fig, os.path.join(out, "queues.png"))
+
+
+def _input_buffers(ax, R, sw, xlim):
+    s = R.sw[sw]
+    rel = s["t"] - R.t0
+    n = 0
+    idle = []
+    for p, arr in s["ports"].items():
+        if arr["buffer"].max() <= 0:
+            idle.append(p)
+            continue
+        peer = R.nodes[sw].get("ports", {}).get(p, {}).get("peer", "?")
+        info = R.port_info(sw, p)
+        frames = info.get("buffer_unit") == "frames"
+        # Occupancy is in the port's buffer unit: bytes, or frames.
+        scale = 1 if frames else 1024
+        line, = ax.step(rel, arr["buffer"] / scale, where="post", lw=0.9,
+                        label="%s (from %s)%s" % (p, peer, ", frames" if frames else ""))
+        if info.get("xoff"):
+            ax.axhline(info["xoff"] / scale, color=line.get_color(), ls=":", lw=0.8)
+        n += 1
+    _style(ax, R, xlim, "input buffer (KiB, or frames)",
+           "switch %s: input buffer per port (all priorities; dotted: XOFF)%s"
+           % (sw, "; empty: " + _few(idle) if idle else ""))
+    ax.set_ylim(bottom=0)
+    if not n:
+        ax.text(0.5, 0.5, "no port buffered anything", transform=ax.transAxes, ha="center")
+    _legend(ax, n)
+
+
+def _output_queues(ax, R, sw, xlim):
+    s = R.sw[sw]
+    rel = s["t"] - R.t0
+    n = 0
+    idle = []
+    for p, arr in s["ports"].items():
+        oq = arr.get("outq_bytes")
+        if oq is None or oq.max() <= 0:
+            idle.append(p)
+            continue
+        peer = R.nodes[sw].get("ports", {}).get(p, {}).get("peer", "?")
+        ax.step(rel, oq.sum(axis=1) / 1024, where="post", lw=0.9, label="%s (to %s)" % (p, peer))
+        n += 1
+    _style(ax, R, xlim, "output queue (KiB)",
+           "switch %s: output queue per port (its VOQs, all priorities)%s"
+           % (sw, "; empty: " + _few(idle) if idle else ""))
+    ax.set_ylim(bottom=0)
+    if not n:
+        ax.text(0.5, 0.5, "no output queued anything" if any(
+            a.get("outq_bytes") is not None for a in s["ports"].values())
+            else "no output queue in the series (an older switchd)", transform=ax.transAxes,
+            ha="center")
+    _legend(ax, n)
+
+
+def _few(names, n=6):
+    return ", ".join(names[:n]) + (" and %d more" % (len(names) - n) if len(names) > n else "")
 
 
 def _events(R, out, xlim):

@@ -20,10 +20,13 @@ import re
 
 import numpy as np
 
+from . import fairshare as FS
+
 SAT_MIN_S = 0.1             # saturated time needed before judging a port's rate
 GAP_FACTOR = 5              # a time-series gap: more than 5 sample intervals
 RATE_TOL = 0.02             # "held its rate": within 2% of the configured rate
 BOTTLENECK_SAT = 0.5        # saturated half the window or more: a bottleneck
+SETTLE_TOL = 1.1            # a group is even when its max/min rate is within this
 FCT_BUCKETS = [(0, 10 << 10, "<10K"), (10 << 10, 100 << 10, "10K-100K"),
                (100 << 10, 1 << 20, "100K-1M"), (1 << 20, None, ">=1M")]
 HD_TS_MAX_FLOWS = 256      # flows per hostd time-series line (hostd/hd_ctl.c)
@@ -193,6 +196,7 @@ class Run:
         self.plan = self.run.get("flows", {})
         self.warnings = list(self.run.get("warnings", []))
         self.overhead = self._wire_overheads()
+        self.hostd_conf = self._hostd_confs()
         self.daemons = _try_json(os.path.join(d, "daemons.json")) or {}
         self._load_series()
         if self.run.get("aborted"):
@@ -240,6 +244,28 @@ class Run:
                 out.setdefault((name, p), glob)
         return out
 
+    def _hostd_confs(self):
+        """{host: {"tag": bool, "wire_overhead": bytes}} from the saved hostd
+        configs (what the fair-share oracle needs of them)."""
+        out = {}
+        for name, nd in self.nodes.items():
+            if nd.get("kind") != "host" or not nd.get("hostd"):
+                continue
+            conf = {"tag": True, "wire_overhead": 0}
+            try:
+                with open(os.path.join(self.dir, "configs", name + ".conf")) as f:
+                    for line in f:
+                        m = re.match(r"^\s*(tag|wire_overhead)\s*=\s*(\S+)",
+                                     line.split("#")[0])
+                        if m and m.group(1) == "tag":
+                            conf["tag"] = m.group(2).lower() in ("yes", "true", "on", "1")
+                        elif m:
+                            conf["wire_overhead"] = int(m.group(2))
+            except (OSError, ValueError):
+                pass
+            out[name] = conf
+        return out
+
     def _load_series(self):
         self.sw = {}        # switch -> {"t": array, "ports": {port: {field: array}}}
         self.hd = {}        # host -> {"t": array, field: array, "flows": {key: {...}}}
@@ -284,6 +310,13 @@ class Run:
                                          for row in rows], dtype=float)
             a["voq_frames"] = np.array([row.get("voq_frames", 0) for row in rows],
                                        dtype=float)
+            # The output queue per priority (samples x priorities); None
+            # from a switchd that predates it.
+            if any("outq_bytes" in row for row in rows):
+                a["outq_bytes"] = np.array([(row.get("outq_bytes") or [0] * 8)[:8]
+                                            for row in rows], dtype=float)
+            else:
+                a["outq_bytes"] = None
             ports[p] = a
         return {"t": t, "ports": ports}
 
@@ -314,8 +347,8 @@ class Run:
                 e = vals.get(key)
                 if e is None:
                     e = vals[key] = {k: np.full(n, np.nan) for k in
-                                     ("bytes_out", "marks", "cnp_in", "drops", "queue_bytes",
-                                      "rate_bps")}
+                                     ("bytes_out", "frames_out", "marks", "cnp_in", "drops",
+                                      "queue_bytes", "rate_bps")}
                 for k in e:
                     e[k][i] = fl.get(k, 0)
         flows = {}
@@ -326,7 +359,7 @@ class Run:
             new = bool(idx[0] > 0 and (~full[:idx[0]]).any())
             out = {"t": t[idx], "idx": idx, "queue": e["queue_bytes"][idx],
                    "rate_bps": e["rate_bps"][idx]}
-            for k in ("bytes_out", "marks", "cnp_in", "drops"):
+            for k in ("bytes_out", "frames_out", "marks", "cnp_in", "drops"):
                 v = e[k][idx]
                 inc = np.diff(v, prepend=v[0])
                 neg = inc < 0               # expired and created again
@@ -483,9 +516,12 @@ class Run:
         self._flow_curves[name], self._flow_source[name] = curve, source
         return curve, source
 
-    def flow_window(self, f):
-        a = max(self.window[0], f["start"])
-        b = min(self.window[1], f["start"] + f["duration"])
+    def flow_window(self, f, span=None):
+        """The part of span (default: the steady window) where flow f is
+        active, if it holds two samples or more; else None."""
+        span = span or self.window
+        a = max(span[0], f["start"])
+        b = min(span[1], f["start"] + f["duration"])
         return (a, b) if b - a >= 2 * (self.exp.get("sample") or 0.01) else None
 
     # ---- ports and links -----------------------------------------------------------------
@@ -548,17 +584,36 @@ class Run:
 # ---- analysis -----------------------------------------------------------------------------
 
 def analyse(d):
+    """results.json of result directory d (docs/testbed.md, "results.json")."""
     R = Run(d)
-    t0 = R.t0
     wa, wb = R.window
-    A, B = t0 + wa, t0 + wb
+    A, B = R.t0 + wa, R.t0 + wb
     res = {"experiment": R.exp["name"], "lab": R.lab.get("name"), "result_dir": d,
-           "t0": t0, "duration_s": R.duration, "window_s": [wa, wb],
+           "t0": R.t0, "duration_s": R.duration, "window_s": [wa, wb],
            "status": R.run.get("status"), "aborted": R.run.get("aborted")}
     if R.sw:
         dts = np.concatenate([np.diff(s["t"]) for s in R.sw.values() if len(s["t"]) > 1]
                              or [np.array([])])
         res["sample_interval_s"] = float(np.median(dts)) if len(dts) else None
+    res["series_gaps"] = _check_series(R, res.get("sample_interval_s"))
+    res["flows"] = [_flow(R, f) for f in R.flows]
+    res["fairness"] = _fairness(res["flows"])
+    res["groups"] = _groups(R, res["flows"])
+    res["ports"] = _ports(R, A, B)
+    res["rate_check"] = _rate_check(res["ports"])
+    res["links"] = _links(R, A, B, res["ports"])
+    res["fair_share"] = _fair_share(R, wa, wb, res["flows"], res["groups"])
+    res["phases"] = {name: _phase(R, a, b) for name, (a, b) in
+                     (R.exp.get("phases") or {}).items()}
+    res.update(_run_counters(R))
+    res["fct"] = _fct(R)
+    res["cpu"] = _cpu(R.run.get("cpu") or {})
+    res["warnings"] = R.warnings
+    return res
+
+
+def _check_series(R, interval):
+    """Warnings about the time series; returns series_gaps."""
     for h, hd in sorted(R.hd.items()):
         if hd["truncated_lines"]:
             R.warnings.append("hostd %s had more flows than its time series lists (%d) in %d "
@@ -566,7 +621,6 @@ def analyse(d):
                               "their bytes_out (old flows expire after hostd's flow_idle)"
                               % (h, HD_TS_MAX_FLOWS, hd["truncated_lines"], len(hd["t"])))
     gaps = _series_gaps(R)
-    res["series_gaps"] = gaps
     if gaps:
         worst = max(gaps, key=lambda g: g["gap_s"])
         R.warnings.append("%d daemon%s wrote no time-series line for more than %g ms during "
@@ -574,69 +628,88 @@ def analyse(d):
                           "the CPU, and what they forward stood still meanwhile; see series_gaps"
                           % (len({g["node"] for g in gaps}),
                              "s" if len({g["node"] for g in gaps}) > 1 else "",
-                             GAP_FACTOR * (res.get("sample_interval_s") or 0.01) * 1e3,
+                             GAP_FACTOR * (interval or 0.01) * 1e3,
                              worst["node"], worst["gap_s"] * 1e3, worst["at_s"]))
     if not R.sw:
         R.warnings.append("no switch time series in %s/series: port, link and drop "
-                          "figures are missing" % d)
+                          "figures are missing" % R.dir)
+    return gaps
 
-    # flows
-    flows = []
-    for f in R.flows:
-        curve, source = R.flow_curve(f["name"])
-        win = R.flow_window(f)
-        fr = {"name": f["name"], "kind": f["kind"], "src": f["src"], "dst": f["dst"],
-              "proto": f.get("proto") if f["kind"] == "iperf" else None,
-              "start_s": f["start"], "duration_s": f["duration"], "groups": f.get("groups", []),
-              "offered_bps": R.plan.get(f["name"], {}).get("rate_bps") or None,
-              "window_s": list(win) if win else None, "rate_source": source,
-              "mean_rate_bps": None}
-        if win and source:
-            r = curve.rate(t0 + win[0], t0 + win[1])
-            fr["mean_rate_bps"] = r * 8 if r is not None else None
-        if source and len(curve.t):
-            # From the flow's start: hostd's flow may have carried the
-            # warm-up ping, or an earlier run, before.
-            c0 = curve.at(t0 + f["start"] - 0.02)
-            moved = np.flatnonzero((curve.c > c0) & (curve.t >= t0 + f["start"] - 0.02))
-            if len(moved):
-                # The sample that first shows data closes the interval it came in.
-                i = max(int(moved[0]) - 1, 0)
-                fr["first_data_s"] = float(curve.t[i] - t0)
-        pl = R.plan.get(f["name"], {})
-        cl = pl.get("client") or {}
-        if cl.get("started") and pl.get("t_start"):
-            fr["start_late_ms"] = round((cl["started"] - pl["t_start"]) * 1e3, 2)
-        if f["kind"] == "iperf":
-            fr["iperf3"], err = _iperf_summary(R, f, win)
-            if fr["iperf3"].get("goodput_bps") is not None:
-                fr["goodput_bps"] = fr["iperf3"]["goodput_bps"]
-        else:
-            err = _flowgen_error(R, f)
-        if err:
-            fr["error"] = err
-        elif fr["mean_rate_bps"] == 0:
-            R.warnings.append('flow "%s": nothing was sent (or received) in its window'
-                              % f["name"])
-        hd = R.hd.get(f["src"])
-        if hd and source == "hostd":
-            keys, _ = R.hostd_keys(f)
-            fr["hostd"] = {"keys": keys,
-                           "marks": int(sum(hd["flows"][k]["marks_total"] for k in keys)),
-                           "cnp_in": int(sum(hd["flows"][k]["cnp_in_total"] for k in keys)),
-                           "queue_drops": int(sum(hd["flows"][k]["drops_total"]
-                                                  for k in keys))}
-        flows.append(fr)
-    res["flows"] = flows
 
-    # fairness
-    rated = {fr["name"]: fr["mean_rate_bps"] for fr in flows
-             if fr["kind"] in ("iperf", "onoff") and fr["mean_rate_bps"] is not None}
+def _flow_rate(R, f, span=None):
+    """(window over which flow f is measured within span, its mean rate in
+    bit/s over it or None, its rate source)."""
+    curve, source = R.flow_curve(f["name"])
+    win = R.flow_window(f, span)
+    rate = None
+    if win and source:
+        r = curve.rate(R.t0 + win[0], R.t0 + win[1])
+        rate = r * 8 if r is not None else None
+    return win, rate, source
+
+
+def _flow(R, f):
+    """flows[] of results.json: flow f over the steady window."""
+    t0 = R.t0
+    win, rate, source = _flow_rate(R, f)
+    fr = {"name": f["name"], "kind": f["kind"], "src": f["src"], "dst": f["dst"],
+          "proto": f.get("proto") if f["kind"] == "iperf" else None,
+          "start_s": f["start"], "duration_s": f["duration"], "groups": f.get("groups", []),
+          "offered_bps": R.plan.get(f["name"], {}).get("rate_bps") or None,
+          "window_s": list(win) if win else None, "rate_source": source,
+          "mean_rate_bps": rate}
+    curve, _ = R.flow_curve(f["name"])
+    if source and len(curve.t):
+        # From the flow's start: hostd's flow may have carried the
+        # warm-up ping, or an earlier run, before.
+        c0 = curve.at(t0 + f["start"] - 0.02)
+        moved = np.flatnonzero((curve.c > c0) & (curve.t >= t0 + f["start"] - 0.02))
+        if len(moved):
+            # The sample that first shows data closes the interval it came in.
+            i = max(int(moved[0]) - 1, 0)
+            fr["first_data_s"] = float(curve.t[i] - t0)
+    pl = R.plan.get(f["name"], {})
+    cl = pl.get("client") or {}
+    if cl.get("started") and pl.get("t_start"):
+        fr["start_late_ms"] = round((cl["started"] - pl["t_start"]) * 1e3, 2)
+    if f["kind"] == "iperf":
+        fr["iperf3"], err = _iperf_summary(R, f, win)
+        if fr["iperf3"].get("goodput_bps") is not None:
+            fr["goodput_bps"] = fr["iperf3"]["goodput_bps"]
+    else:
+        err = _flowgen_error(R, f)
+    if err:
+        fr["error"] = err
+    elif fr["mean_rate_bps"] == 0:
+        R.warnings.append('flow "%s": nothing was sent (or received) in its window'
+                          % f["name"])
+    hd = R.hd.get(f["src"])
+    if hd and source == "hostd":
+        keys, _ = R.hostd_keys(f)
+        fr["hostd"] = {"keys": keys,
+                       "marks": int(sum(hd["flows"][k]["marks_total"] for k in keys)),
+                       "cnp_in": int(sum(hd["flows"][k]["cnp_in_total"] for k in keys)),
+                       "queue_drops": int(sum(hd["flows"][k]["drops_total"]
+                                              for k in keys))}
+    return fr
+
+
+def _rated(flows):
+    """{name: mean_rate_bps} of the iperf3 and ON/OFF flows that have one."""
+    return {fr["name"]: fr["mean_rate_bps"] for fr in flows
+            if fr["kind"] in ("iperf", "onoff") and fr["mean_rate_bps"] is not None}
+
+
+def _fairness(flows):
+    rated = _rated(flows)
     good = [fr["goodput_bps"] for fr in flows if fr.get("goodput_bps") is not None]
-    res["fairness"] = {"jain": jain(list(rated.values())), "flows": len(rated),
-                       "over": "mean_rate_bps of the iperf3 and onoff flows, each over its "
-                               "window_s",
-                       "jain_goodput": jain(good), "goodput_flows": len(good)}
+    return {"jain": jain(list(rated.values())), "flows": len(rated),
+            "over": "mean_rate_bps of the iperf3 and onoff flows, each over its window_s",
+            "jain_goodput": jain(good), "goodput_flows": len(good)}
+
+
+def _groups(R, flows):
+    rated = _rated(flows)
     groups = {}
     for g, members in R.exp.get("groups", {}).items():
         rs = [rated[m] for m in members if m in rated]
@@ -645,64 +718,103 @@ def analyse(d):
                      "mean_bps": sum(rs) / len(rs) if rs else None,
                      "min_bps": min(rs) if rs else None, "max_bps": max(rs) if rs else None,
                      "jain": jain(rs)}
-    res["groups"] = groups
+    return groups
 
-    # ports
+
+def outq_stats(q):
+    """Mean, standard deviation, 99th percentile and maximum of an output
+    queue's samples (bytes); Nones without samples."""
+    q = np.asarray(q, dtype=float)
+    if not len(q):
+        return {"mean_bytes": None, "std_bytes": None, "p99_bytes": None, "max_bytes": None}
+    return {"mean_bytes": float(q.mean()), "std_bytes": float(q.std()),
+            "p99_bytes": float(np.percentile(q, 99)), "max_bytes": float(q.max())}
+
+
+def _outq(arr, win):
+    """ports[].outq_*: the output queue over the samples in win, all
+    priorities together, and per priority that held anything."""
+    oq = arr.get("outq_bytes")
+    if oq is None or not win.any():
+        out = {"outq_" + k: None for k in outq_stats([])}
+        out["outq_prio"] = {}
+        return out
+    out = {"outq_" + k: v for k, v in outq_stats(oq[win].sum(axis=1)).items()}
+    out["outq_prio"] = {str(i): outq_stats(oq[win, i]) for i in range(oq.shape[1])
+                        if oq[:, i].max() > 0}
+    return out
+
+
+def _port(R, sw, p, pd, A, B):
+    """ports[SW:P] over [A, B] (absolute), or None without its series."""
+    t, arr = R.port(sw, p)
+    if t is None:
+        return None
+    rate = pd.get("rate_bps") or 0
+    tx = R.port_curve(sw, p, "tx").rate(A, B)
+    rx = R.port_curve(sw, p, "rx").rate(A, B)
+    win = (t >= A) & (t <= B)
+    sat_s, sat_b = R.saturation(sw, p, A, B)
+    achieved = sat_b * 8 / sat_s if sat_s else None
+    held = None
+    if rate and sat_s is not None and sat_s >= SAT_MIN_S and achieved is not None:
+        held = abs(achieved / rate - 1) <= RATE_TOL
+    pr = {"switch": sw, "port": p, "peer": pd.get("peer"), "role": pd.get("role"),
+          "rate_bps": rate, "flow_control": pd.get("flow_control"),
+          "tx_bps": tx * 8 if tx is not None else None,
+          "rx_bps": rx * 8 if rx is not None else None,
+          "utilisation": tx * 8 / rate if rate and tx is not None else None,
+          "buffer_mean_bytes": float(arr["buffer"][win].mean()) if win.any() else None,
+          "buffer_max_bytes": float(arr["buffer"][win].max()) if win.any() else None,
+          "buffer_peak_bytes": float(arr["buffer_peak"][-1])}
+    pr.update(_outq(arr, win))
+    pr.update({"paused_fraction": ((np.interp(B, t, arr["paused_ns"]) -
+                                    np.interp(A, t, arr["paused_ns"])) / 1e9 / (B - A)),
+               "saturation": {"saturated_s": sat_s,
+                              "saturated_fraction": (sat_s / (B - A)
+                                                     if sat_s is not None else None),
+                              "achieved_bps": achieved,
+                              "ratio": achieved / rate if achieved and rate else None,
+                              "held": held, "stalls_excluded": _stalls_excluded(pd)}})
+    # Counts over [A, B]: the whole run at the top level, a phase in phases.
+    for k in ("pause_tx", "pause_rx", "pfc_tx", "pfc_rx", "credit_tx", "credit_rx",
+              "marked", "drops"):
+        if (A, B) == (R.t0 + R.window[0], R.t0 + R.window[1]):
+            s0, s1 = R.at_start_end(t, arr[k])
+        else:
+            s0, s1 = np.interp(A, t, arr[k]), np.interp(B, t, arr[k])
+        pr[k] = int(round(s1 - s0))
+    return pr
+
+
+def _ports(R, A, B):
     ports = {}
     for sw, nd in R.nodes.items():
         if nd.get("kind") != "switch":
             continue
         for p, pd in nd.get("ports", {}).items():
-            t, arr = R.port(sw, p)
-            if t is None:
-                continue
-            rate = pd.get("rate_bps") or 0
-            tx = R.port_curve(sw, p, "tx").rate(A, B)
-            rx = R.port_curve(sw, p, "rx").rate(A, B)
-            win = (t >= A) & (t <= B)
-            sat_s, sat_b = R.saturation(sw, p, A, B)
-            achieved = sat_b * 8 / sat_s if sat_s else None
-            held = None
-            if rate and sat_s is not None and sat_s >= SAT_MIN_S and achieved is not None:
-                held = abs(achieved / rate - 1) <= RATE_TOL
-            pr = {"switch": sw, "port": p, "peer": pd.get("peer"), "role": pd.get("role"),
-                  "rate_bps": rate, "flow_control": pd.get("flow_control"),
-                  "tx_bps": tx * 8 if tx is not None else None,
-                  "rx_bps": rx * 8 if rx is not None else None,
-                  "utilisation": tx * 8 / rate if rate and tx is not None else None,
-                  "buffer_mean_bytes": float(arr["buffer"][win].mean()) if win.any() else None,
-                  "buffer_max_bytes": float(arr["buffer"][win].max()) if win.any() else None,
-                  "buffer_peak_bytes": float(arr["buffer_peak"][-1]),
-                  "paused_fraction": ((np.interp(B, t, arr["paused_ns"]) -
-                                       np.interp(A, t, arr["paused_ns"])) / 1e9 / (B - A)),
-                  "saturation": {"saturated_s": sat_s,
-                                 "saturated_fraction": (sat_s / (B - A)
-                                                        if sat_s is not None else None),
-                                 "achieved_bps": achieved, "ratio": (achieved / rate
-                                                                     if achieved and rate
-                                                                     else None),
-                                 "held": held,
-                                 "stalls_excluded": _stalls_excluded(pd)}}
-            for k in ("pause_tx", "pause_rx", "pfc_tx", "pfc_rx", "credit_tx", "credit_rx",
-                      "marked", "drops"):
-                s0, s1 = R.at_start_end(t, arr[k])
-                pr[k] = int(s1 - s0)
-            ports["%s:%s" % (sw, p)] = pr
-    res["ports"] = ports
+            pr = _port(R, sw, p, pd, A, B)
+            if pr is not None:
+                ports["%s:%s" % (sw, p)] = pr
+    return ports
+
+
+def _rate_check(ports):
     sat = {k: v["saturation"] for k, v in ports.items() if v["saturation"]["held"] is not None}
     und = sorted(k for k, v in ports.items() if v["saturation"]["saturated_s"] is None)
-    res["rate_check"] = {
+    return {
         "undetermined": und,
         "definition": "a port is saturated over an interval between two samples when its "
                       "egress queue (voq_frames) is non-empty at both and flow control did "
-                      "not hold it (neither paused_ns nor credit_stall_ns grew); achieved = wire bytes "
-                      "(frames + wire_overhead) sent in those intervals / their length; "
-                      "held = |achieved/rate - 1| <= %g, judged when saturated >= %g s of "
-                      "the window" % (RATE_TOL, SAT_MIN_S),
+                      "not hold it (neither paused_ns nor credit_stall_ns grew); achieved = "
+                      "wire bytes (frames + wire_overhead) sent in those intervals / their "
+                      "length; held = |achieved/rate - 1| <= %g, judged when saturated >= "
+                      "%g s of the window" % (RATE_TOL, SAT_MIN_S),
         "saturated_ports": sorted(sat), "held": sorted(k for k, v in sat.items() if v["held"]),
         "not_held": sorted(k for k, v in sat.items() if not v["held"])}
 
-    # links
+
+def _links(R, A, B, ports):
     links = []
     for lid, fr_, to, sw, p, direction, kind, rate in R.link_dirs():
         t, arr = R.port(sw, p)
@@ -718,9 +830,12 @@ def analyse(d):
                       "utilisation": util, "saturated_fraction": satf,
                       "bottleneck": bool((satf or 0) >= BOTTLENECK_SAT or
                                          (util or 0) >= 0.9)})
-    res["links"] = links
+    return links
 
-    # drops, flow control, notifications (over the whole run)
+
+def _run_counters(R):
+    """fabric_drops, host_edge_drops, flow_control, notifications: over the
+    whole run."""
     by_reason, by_port = {}, {}
     fc = {k: 0 for k in ("pause_tx", "pause_rx", "pfc_tx", "pfc_rx", "credit_tx",
                          "credit_rx")}
@@ -745,8 +860,6 @@ def analyse(d):
             for k in cn:
                 a0, a1 = R.at_start_end(t, arr[k])
                 cn[k] += int(a1 - a0)
-    res["fabric_drops"] = {"total": sum(by_reason.values()), "by_reason": by_reason,
-                           "by_port": by_port}
     hd_tot = {k: 0 for k in HD_COUNTERS}
     edge = {}
     for h, hd in R.hd.items():
@@ -760,21 +873,232 @@ def analyse(d):
             e += int(a1 - a0)
         if e:
             edge[h] = e
-    res["host_edge_drops"] = {"total": sum(edge.values()), "by_host": edge}
-    res["flow_control"] = {"switch": fc, "hostd": {k: hd_tot[k] for k in
-                                                   ("pause_rx", "pfc_rx", "credit_rx",
-                                                    "credit_tx", "fc_ignored", "fc_blocked",
-                                                    "window_blocked")}}
-    res["notifications"] = {"switch_marked": cn["marked"],
-                            "switch_mark_untagged": cn["mark_untagged"],
-                            "hostd": {k: hd_tot[k] for k in ("fecn_rx", "cnp_tx", "cnp_rx",
-                                                             "ack_tx", "ack_rx",
-                                                             "notify_drops", "seq_gaps")}}
+    return {
+        "fabric_drops": {"total": sum(by_reason.values()), "by_reason": by_reason,
+                         "by_port": by_port},
+        "host_edge_drops": {"total": sum(edge.values()), "by_host": edge},
+        "flow_control": {"switch": fc, "hostd": {k: hd_tot[k] for k in
+                                                 ("pause_rx", "pfc_rx", "credit_rx",
+                                                  "credit_tx", "fc_ignored", "fc_blocked",
+                                                  "window_blocked")}},
+        "notifications": {"switch_marked": cn["marked"],
+                          "switch_mark_untagged": cn["mark_untagged"],
+                          "hostd": {k: hd_tot[k] for k in ("fecn_rx", "cnp_tx", "cnp_rx",
+                                                           "ack_tx", "ack_rx",
+                                                           "notify_drops", "seq_gaps")}}}
 
-    res["fct"] = _fct(R)
-    res["cpu"] = _cpu(R.run.get("cpu") or {})
-    res["warnings"] = R.warnings
-    return res
+
+# ---- phases ----------------------------------------------------------------------------------
+
+def settle_time(grid, rates, a, b, tol=SETTLE_TOL):
+    """(settle_s, settled) of a group over the phase [a, b]: rates is one
+    row per member on grid (seconds), NaN where the member is not active.
+    At each grid point the group is even when max/min <= tol over the
+    members active there (fewer than two, or all at 0: even). settle_s is
+    the time from a until the group stays even to the end of the phase; b
+    - a and False if it is not even at the end."""
+    grid = np.asarray(grid, dtype=float)
+    sel = (grid >= a) & (grid <= b)
+    rates = np.asarray(rates, dtype=float).reshape(-1, len(grid))[:, sel]
+    g = grid[sel]
+    if not len(g):
+        return b - a, False
+    n = (~np.isnan(rates)).sum(axis=0)
+    hi = np.where(n > 0, np.nanmax(np.where(np.isnan(rates), -np.inf, rates), axis=0), 0)
+    lo = np.where(n > 0, np.nanmin(np.where(np.isnan(rates), np.inf, rates), axis=0), 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        even = (n < 2) | (hi <= 0) | ((lo > 0) & (hi <= tol * lo))
+    if not even[-1]:
+        return b - a, False
+    bad = np.flatnonzero(~even)
+    if not len(bad):
+        return 0.0, True
+    return float(g[bad[-1] + 1] - a), True
+
+
+def _settle(R, members, a, b):
+    """settle_time() of group members on the rate_window series."""
+    w = R.exp.get("rate_window") or 0.05
+    step = min(R.exp.get("sample") or 0.01, w / 2)
+    grid = np.arange(a, b + step / 2, step)
+    rows = []
+    for m in members:
+        f = next((x for x in R.flows if x["name"] == m), None)
+        curve, source = R.flow_curve(m)
+        if f is None or not source:
+            continue
+        y = curve.sliding(R.t0 + grid, w) * 8
+        # Only where the whole rate window lies in the flow's active time.
+        y[(grid - w / 2 < f["start"]) | (grid + w / 2 > f["start"] + f["duration"])] = np.nan
+        if not np.isnan(y).all():
+            rows.append(y)
+    if not rows:                    # no member active in the phase
+        return None, None
+    s, ok = settle_time(grid, np.array(rows), a, b)
+    return s, ok
+
+
+def _phase(R, a, b):
+    """phases.NAME: what the top level has over the window, over [a, b]."""
+    flows = []
+    for f in R.flows:
+        win, rate, source = _flow_rate(R, f, (a, b))
+        flows.append({"name": f["name"], "kind": f["kind"], "window_s": list(win) if win
+                      else None, "rate_source": source, "mean_rate_bps": rate})
+    groups = _groups(R, flows)
+    for g, v in groups.items():
+        v["settle_s"], v["settled"] = _settle(R, v["flows"], a, b)
+    A, B = R.t0 + a, R.t0 + b
+    ports = _ports(R, A, B)
+    fair = _fair_share(R, a, b, flows, groups)
+    del fair["definition"]          # the top level's says it
+    return {"from_s": a, "to_s": b, "flows": flows, "fairness": _fairness(flows),
+            "groups": groups, "efficiency": fair["efficiency"], "fair_share": fair,
+            "links": _links(R, A, B, ports), "ports": ports}
+
+
+# ---- fair shares -----------------------------------------------------------------------------
+
+def _flow_model(R, f, source):
+    """What the oracle needs of flow f: {"path", "wire", "measured",
+    "payload", "demand" (bit/s of wire frames, None: as much as it gets),
+    "span"}; or a string saying why it is not modelled."""
+    if f["kind"] == "poisson":
+        return "a Poisson workload (its load counts as background traffic)"
+    path = FS.tree_path(R.nodes, f["src"], f["dst"])
+    if not path:
+        return "no path from %s to %s in the lab" % (f["src"], f["dst"])
+    pl = R.plan.get(f["name"], {})
+    hc = R.hostd_conf.get(f["src"])
+    hostd_frame = None
+    if source == "hostd":
+        keys, _ = R.hostd_keys(f)
+        fl = [R.hd[f["src"]]["flows"][k] for k in keys]
+        frames = sum(x["frames_out_total"] for x in fl)
+        if frames:
+            hostd_frame = sum(x["bytes_out_total"] for x in fl) / frames
+    proto = f.get("proto") or "tcp"
+    sz = FS.frame_sizes(f["kind"], proto, source, pl.get("mtu"), pl.get("dst_mtu"),
+                        pl.get("len"), tagged=bool(hc and hc["tag"]), hostd_frame=hostd_frame)
+    offered = pl.get("rate_bps") or None
+    if offered and f["kind"] == "onoff":
+        on, off = f["onoff"]["on"], f["onoff"]["off"]
+        offered = offered * on / (on + off)
+    if offered and proto == "tcp" and f["kind"] == "onoff":
+        offered = None          # one TCP connection: it takes what it gets while ON
+    sz["demand"] = offered * sz["wire"] / sz["payload"] if offered else None
+    sz["path"] = path
+    sz["span"] = (f["start"], f["start"] + f["duration"])
+    return sz
+
+
+def _link_capacity(R):
+    """{link id: (rate bit/s, wire overhead of its sender, (switch, port,
+    direction) it is measured at)} of the links with a rate."""
+    out = {}
+    for lid, fr_, to, sw, p, direction, kind, rate in R.link_dirs():
+        if not rate:
+            continue            # unlimited: constrains nothing
+        ov = R.overhead.get((sw, p), 0)
+        if kind == "from-host" and fr_ in R.hostd_conf:
+            ov = R.hostd_conf[fr_]["wire_overhead"]
+        out[lid] = (rate, ov, (sw, p, direction))
+    return out
+
+
+def _fair_share(R, a, b, flows, groups):
+    """Max-min fair shares over [a, b] (seconds from t0): sets fair_bps,
+    rate_over_fair and fair_limit of every flow of `flows` (results.json
+    entries, each measured over its window_s) and fair_bps, rate_over_fair
+    of `groups`; returns the fair_share summary."""
+    caps = _link_capacity(R)
+    fres = {fr["name"]: fr for fr in flows}
+    models, skipped = {}, {}
+    for f in R.flows:
+        m = _flow_model(R, f, fres[f["name"]].get("rate_source"))
+        if isinstance(m, str):
+            skipped[f["name"]] = m
+        else:
+            m["curve"] = R.flow_curve(f["name"])[0]
+            models[f["name"]] = m
+    lcurves = {lid: R.port_curve(*where) for lid, (_, _, where) in caps.items()}
+
+    def control(lid, x, y):
+        """Wire bits/s on link lid over [x, y] that no modelled flow's data
+        frames account for: credits, ACKs, CNPs, ARP, unmodelled flows."""
+        rate, ov, _ = caps[lid]
+        tot = lcurves[lid].rate(R.t0 + x, R.t0 + y)
+        if tot is None:
+            return 0.0
+        data = 0.0
+        for m in models.values():
+            if lid in m["path"]:
+                r = m["curve"].rate(R.t0 + x, R.t0 + y) or 0.0
+                data += r / m["measured"] * (m["wire"] + ov)
+        return max(0.0, (tot - data) * 8)
+
+    eps = []
+    for x, y, active in FS.epochs({n: m["span"] for n, m in models.items()}, a, b):
+        cap, oracle = {}, {}
+        for n in active:
+            m = models[n]
+            uses = {l: (m["wire"] + caps[l][1]) / m["wire"] for l in m["path"] if l in caps}
+            for l in uses:
+                if l not in cap:
+                    cap[l] = max(0.0, caps[l][0] - control(l, x, y))
+            oracle[n] = FS.Flow(uses, m["demand"])
+        got = FS.max_min(cap, oracle)
+        # Wire frames -> the unit the flow's rate is measured in.
+        eps.append((x, y, {n: (r * models[n]["measured"] / models[n]["wire"], lim)
+                           for n, (r, lim) in got.items()}))
+    for fr in flows:
+        fr["fair_bps"] = fr["rate_over_fair"] = fr["fair_limit"] = None
+        win = fr.get("window_s")
+        if fr["name"] not in models or not win:
+            continue
+        tot, best = 0.0, (0.0, None)
+        for x, y, alloc in eps:
+            ov = min(y, win[1]) - max(x, win[0])
+            if ov > 0 and fr["name"] in alloc:
+                r, lim = alloc[fr["name"]]
+                tot += r * ov
+                best = max(best, (ov, lim), key=lambda z: z[0])
+        fr["fair_bps"] = tot / (win[1] - win[0])
+        fr["fair_limit"] = best[1]
+        if fr["mean_rate_bps"] is not None and fr["fair_bps"] > 0 and \
+                np.isfinite(fr["fair_bps"]):
+            fr["rate_over_fair"] = fr["mean_rate_bps"] / fr["fair_bps"]
+    both = [fr for fr in flows if fr["rate_over_fair"] is not None]
+    for g, v in groups.items():
+        mine = [fr for fr in both if fr["name"] in v["flows"]]
+        v["fair_bps"] = sum(fr["fair_bps"] for fr in mine) if mine else None
+        v["rate_over_fair"] = (sum(fr["mean_rate_bps"] for fr in mine) / v["fair_bps"]
+                               if mine else None)
+    rate = sum(fr["mean_rate_bps"] for fr in both)
+    fair = sum(fr["fair_bps"] for fr in both)
+    used = sorted({l for m in models.values() for l in m["path"] if l in caps})
+    return {"efficiency": rate / fair if fair else None, "sum_bps": rate if both else None,
+            "fair_bps": fair if both else None, "flows": len(both),
+            "not_modelled": skipped,
+            "links": {l: {"rate_bps": caps[l][0], "wire_overhead": caps[l][1],
+                          "control_bps": control(l, a, b)} for l in used},
+            "epochs": [{"from_s": x, "to_s": y,
+                        "fair_bps": {n: r for n, (r, _) in alloc.items()},
+                        "limit": {n: lim for n, (_, lim) in alloc.items()}}
+                       for x, y, alloc in eps],
+            "definition": FAIR_DEFINITION}
+
+
+FAIR_DEFINITION = (
+    "max-min fair allocation by progressive filling over the link directions each flow "
+    "crosses on the switch tree, at every stretch of time with the same flows active, "
+    "averaged over each flow's window_s. A link's capacity is its rate less the wire bits "
+    "it carried that no modelled flow's data frames account for (control_bps: credits, "
+    "ACKs, CNPs, unmodelled flows), each frame charged its length with the l2cc tag plus "
+    "the sender's wire_overhead; a flow is capped by its offered rate (UDP, or a TCP -b; "
+    "ON/OFF sources at rate x on/(on+off)). fair_bps is in the unit of the flow's "
+    "rate_source (hostd: frames without the tag; iperf3/l2cc-flowgen: payload); "
+    "efficiency = sum of mean_rate_bps / sum of fair_bps over the flows that have both")
 
 
 def _series_gaps(R):
@@ -812,7 +1136,11 @@ def _iperf_summary(R, f, win):
     cl, sv = pl.get("client") or {}, pl.get("server") or {}
     cdoc = _try_json(os.path.join(R.dir, cl["out"])) if cl.get("out") else None
     sdoc = _try_json(os.path.join(R.dir, sv["out"])) if sv.get("out") else None
-    if cdoc is None:
+    if cdoc is None and _died_at_stop(R, f, cl, sdoc):
+        R.warnings.append('flow "%s": its iperf3 client died of signal %d when stopped at '
+                          'its stop time (%s), after sending: its own report is lost, the '
+                          'server\'s is used' % (f["name"], -cl["rc"], _last_line(R, cl)))
+    elif cdoc is None:
         err = "no iperf3 client report (%s)" % (cl.get("err") or "never started")
     elif cdoc.get("error") and cdoc["error"] not in IPERF_INTERRUPTED:
         err = "iperf3: %s" % cdoc["error"]
@@ -847,6 +1175,30 @@ def _iperf_summary(R, f, win):
         out["goodput_bps"] = r * 8 if r is not None else None
         out["goodput_from"] = src
     return out, err
+
+
+def _died_at_stop(R, f, cl, sdoc):
+    """Whether an iperf3 client with no report was killed by a signal of
+    its own (Debian's 3.12 may abort in its SIGINT handler: "malloc
+    assertion failure in sysmalloc") after the SIGINT that ended it at its
+    stop time, while its server reported intervals to the end: the flow
+    ran, only the client's report is lost."""
+    if cl.get("signalled") != "SIGINT" or not isinstance(cl.get("rc"), int) or cl["rc"] >= 0:
+        return False
+    stop = R.t0 + f["start"] + f["duration"]
+    ivs = [iv.get("sum") or {} for iv in (sdoc or {}).get("intervals", [])]
+    return bool(cl.get("ended") and cl["ended"] >= stop - 0.05 and ivs and
+                cl.get("started") and
+                cl["started"] + ivs[-1].get("end", 0) >= stop - 0.5)
+
+
+def _last_line(R, cl):
+    try:
+        with open(os.path.join(R.dir, cl["err"]), errors="replace") as fh:
+            lines = [x.strip() for x in fh if x.strip()]
+        return lines[-1][:120] if lines else "no message"
+    except (OSError, KeyError, TypeError):
+        return "no message"
 
 
 def _flowgen_error(R, f):
@@ -959,6 +1311,8 @@ def _csv_rows(res):
         add("flow", f["name"], "mean_rate_bps", f["mean_rate_bps"], "bit/s")
         add("flow", f["name"], "goodput_bps", f.get("goodput_bps"), "bit/s")
         add("flow", f["name"], "rate_source", f["rate_source"])
+        add("flow", f["name"], "fair_bps", f.get("fair_bps"), "bit/s")
+        add("flow", f["name"], "rate_over_fair", f.get("rate_over_fair"))
         add("flow", f["name"], "first_data_s", f.get("first_data_s"))
         add("flow", f["name"], "start_late_ms", f.get("start_late_ms"))
         if f.get("window_s"):
@@ -973,14 +1327,25 @@ def _csv_rows(res):
     add("fairness", "all", "jain", res["fairness"]["jain"])
     add("fairness", "all", "jain_goodput", res["fairness"]["jain_goodput"])
     for g, v in res["groups"].items():
-        for k in ("n", "sum_bps", "mean_bps", "min_bps", "max_bps", "jain"):
-            add("group", g, k, v[k], "bit/s" if k.endswith("bps") else "")
+        for k in ("n", "sum_bps", "mean_bps", "min_bps", "max_bps", "jain", "fair_bps",
+                  "rate_over_fair"):
+            add("group", g, k, v.get(k), "bit/s" if k.endswith("bps") else "")
+    add("fair_share", "all", "efficiency", res["fair_share"]["efficiency"])
+    for ph, v in res["phases"].items():
+        add("phase", ph, "from_s", v["from_s"], "s")
+        add("phase", ph, "to_s", v["to_s"], "s")
+        add("phase", ph, "jain", v["fairness"]["jain"])
+        add("phase", ph, "efficiency", v["efficiency"])
+        for g, gv in v["groups"].items():
+            for k in ("sum_bps", "jain", "rate_over_fair", "settle_s"):
+                add("phase", "%s/%s" % (ph, g), k, gv.get(k))
     for l in res["links"]:
         add("link", l["id"], "utilisation", l["utilisation"])
         add("link", l["id"], "mean_bps", l["mean_bps"], "bit/s")
         add("link", l["id"], "rate_bps", l["rate_bps"], "bit/s")
     for k, p in res["ports"].items():
         for m in ("tx_bps", "rx_bps", "utilisation", "buffer_mean_bytes", "buffer_max_bytes",
+                  "outq_mean_bytes", "outq_std_bytes", "outq_p99_bytes", "outq_max_bytes",
                   "paused_fraction", "pause_tx", "pfc_tx", "credit_tx", "marked", "drops"):
             add("port", k, m, p[m], "bit/s" if m.endswith("bps") else
                 "bytes" if m.endswith("bytes") else "")
@@ -1032,17 +1397,26 @@ def _m(bps):
     return "%8.2f" % (bps / 1e6) if bps is not None else "       -"
 
 
+def _f3(x):
+    return "%.3f" % x if x is not None else "-"
+
+
 def summary_text(res):
     L = []
     L.append("%s on lab %s: window %.2f..%.2f s" % (res["experiment"], res["lab"],
                                                     res["window_s"][0], res["window_s"][1]))
-    L.append("  %-20s %-14s %-7s %9s %9s  %s" % ("flow", "src>dst", "kind", "Mbit/s",
-                                                 "goodput", "source"))
+    L.append("  %-20s %-14s %-7s %9s %9s %9s  %s" % ("flow", "src>dst", "kind", "Mbit/s",
+                                                      "goodput", "fair", "source"))
     for f in res["flows"]:
-        L.append("  %-20s %-14s %-7s %s %s  %s%s" % (
+        L.append("  %-20s %-14s %-7s %s %s %s  %s%s" % (
             f["name"], "%s>%s" % (f["src"], f["dst"]),
             f["proto"] or f["kind"], _m(f["mean_rate_bps"]), _m(f.get("goodput_bps")),
-            f["rate_source"] or "-", "  ERROR " + f["error"] if f.get("error") else ""))
+            _m(f.get("fair_bps")), f["rate_source"] or "-",
+            "  ERROR " + f["error"] if f.get("error") else ""))
+    eff = res["fair_share"]["efficiency"]
+    if eff is not None:
+        L.append("  efficiency %.3f (sum of rates / sum of max-min fair shares, %d flows)"
+                 % (eff, res["fair_share"]["flows"]))
     j = res["fairness"]["jain"]
     L.append("  Jain's index over %d flows: %s%s" % (
         res["fairness"]["flows"], "%.3f" % j if j is not None else "-",
@@ -1072,6 +1446,13 @@ def summary_text(res):
             "; NOT held: " + ", ".join("%s (%.1f%%)" % (k, 100 * (
                 res["ports"][k]["saturation"]["ratio"] - 1)) for k in rc["not_held"])
             if rc["not_held"] else ""))
+    for ph, v in res["phases"].items():
+        L.append("  phase %s %.2f..%.2f s: Jain %s, efficiency %s%s" % (
+            ph, v["from_s"], v["to_s"], _f3(v["fairness"]["jain"]), _f3(v["efficiency"]),
+            "".join("; %s %.2f Mbit/s, Jain %s, %s" % (
+                g, (gv["sum_bps"] or 0) / 1e6, _f3(gv["jain"]),
+                "settled after %.2f s" % gv["settle_s"] if gv["settled"] else "not settled")
+                for g, gv in v["groups"].items() if gv["sum_bps"] is not None)))
     fct = res.get("fct")
     if fct:
         for b in fct["buckets"]:

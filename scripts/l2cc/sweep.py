@@ -17,9 +17,12 @@ file that the point did not change at that line of the base file.
 
 Then, per point and repeat, one after another on the same lab name:
 lab.up(), experiment.run_traffic(), lab.down() (always: also on an error,
-Ctrl-C or SIGTERM), experiment.analyse_and_plot(), and the chosen metrics of
-results.json into one table (sweep.csv, sweep.json, sweep.md, rewritten
-after every run) and one plot (sweep.png).
+Ctrl-C or SIGTERM), experiment.analyse_and_plot(), and the metrics (paths
+into results.json, or expressions over them and the point's settings:
+expr.py) into one table (sweep.csv a row per run; sweep.json and sweep.md a
+row per point, the mean over its runs; rewritten after every run) and one
+plot (sweep.png). Last, the checks (checks.py): each with its value and
+verdict, into sweep.json; a failed one makes the exit status 1.
 """
 
 import copy
@@ -38,14 +41,17 @@ import traceback
 
 import yaml
 
+from . import checks as C
 from . import experiment as E
+from . import expr as X
 from . import lab as L
 from . import topo as T
 
 # ---- the file format -------------------------------------------------------------
 
 TOP_KEYS = ("name", "description", "topology", "experiment", "repeat", "set", "points",
-            "grid", "metrics", "plot")
+            "grid", "metrics", "checks", "plot")
+CHECK_KEYS = ("name", "expr")
 POINT_KEYS = ("label", "set")
 AXIS_KEYS = ("path", "values", "labels")
 PLOT_KEYS = ("x", "y", "series")
@@ -59,14 +65,14 @@ OWNED = {("topology", "name"): "every point keeps the base topology's lab name",
                                      "topology"}
 
 #: Columns of the table that axes and metrics cannot be called.
-RESERVED = ("label", "point", "repeat", "status", "error", "result_dir")
+RESERVED = ("label", "point", "repeat", "runs", "status", "error", "result_dir")
 
 #: The top-level keys of results.json (results.analyse()): a metric's path
 #: starts with one of them.
 RESULT_KEYS = ("experiment", "lab", "result_dir", "t0", "duration_s", "window_s", "status",
                "aborted", "sample_interval_s", "series_gaps", "flows", "fairness", "groups",
-               "ports", "rate_check", "links", "fabric_drops", "host_edge_drops",
-               "flow_control", "notifications", "fct", "cpu", "warnings")
+               "ports", "rate_check", "links", "fair_share", "phases", "fabric_drops",
+               "host_edge_drops", "flow_control", "notifications", "fct", "cpu", "warnings")
 
 LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 COLUMN_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
@@ -311,6 +317,7 @@ class Point:
         self.topo = None
         self.lab = None
         self.exp = None
+        self.docs = {}              # doc -> the derived document (plain)
         self.warnings = []
 
 
@@ -325,7 +332,8 @@ class Sweep:
         self.points = []
         self.axes = []
         self.explicit = []          # labels of the explicit points
-        self.metrics = []           # [(name, text, steps, line)]
+        self.metrics = []           # [checks.Metric]
+        self.checks = []            # [checks.Check]
         self.plot = None            # {"x": ..., "y": [...], "series": [...]}
         self.lines = {}
 
@@ -431,6 +439,8 @@ class _Parser:
         self.grid(sw, doc)
         self.expand(sw, doc, common, explicit)
         self.metrics(sw, doc)
+        if "checks" in doc:
+            self.checks(sw, doc)
         if "plot" in doc:
             self.plot(sw, doc)
         if self.errs:
@@ -569,7 +579,8 @@ class _Parser:
         m = doc["metrics"]
         if not isinstance(m, T.YMap):
             self.err(doc.vline("metrics"), "metrics: expected a mapping of column name to a "
-                     "path into results.json, e.g. {victim_bps: groups.victim.sum_bps}")
+                     "path into results.json or an expression, e.g. {victim_bps: "
+                     "groups.victim.sum_bps}")
             return
         axes = {a.name for a in sw.axes}
         for name, text in m.items():
@@ -580,16 +591,75 @@ class _Parser:
                          % (name, ", ".join(RESERVED)))
                 continue
             try:
-                steps = parse_path(text)
-            except PathError as e:
+                ex = C.read_expr(text)
+                for ref in ex.refs:
+                    if ref.name:
+                        raise X.ExprError("%s names a point: that is for checks; a metric "
+                                          "is read from each run's results" % ref.text)
+                    steps = parse_path(ref.path)
+                    if steps[0][1] not in RESULT_KEYS + DOCS:
+                        raise X.ExprError('results.json has no %s, expected a path starting '
+                                          'with one of: %s, or a setting of the point '
+                                          '(topology.KEY, experiment.KEY)'
+                                          % (steps[0][1], ", ".join(RESULT_KEYS)))
+            except (X.ExprError, PathError) as e:
                 self.err(m.vline(name), "metric %s: %s" % (name, e))
                 continue
-            if steps[0][1] not in RESULT_KEYS:
-                self.err(m.vline(name), 'metric %s: results.json has no %s, expected a path '
-                         'starting with one of: %s' % (name, steps[0][1],
-                                                       ", ".join(RESULT_KEYS)))
+            sw.metrics.append(C.Metric(name, text, ex, m.vline(name)))
+
+    def checks(self, sw, doc):
+        cs = doc["checks"]
+        if not isinstance(cs, T.YSeq) or not cs:
+            self.err(doc.vline("checks"), "checks: expected a list of {name: NAME, expr: "
+                     "\"METRIC@POINT >= VALUE\"}")
+            return
+        metrics = {m.name for m in sw.metrics}
+        labels = [p.label for p in sw.points]
+        seen = {}
+        for i, c in enumerate(cs):
+            line = cs.ilines[i]
+            if not isinstance(c, T.YMap):
+                self.err(line, "check %d: expected {name: NAME, expr: \"METRIC@POINT >= "
+                         "VALUE\"}" % (i + 1))
                 continue
-            sw.metrics.append((name, text, steps, m.vline(name)))
+            self.unknown(c, CHECK_KEYS, "check %d" % (i + 1))
+            name = c.get("name")
+            if not isinstance(name, str) or not COLUMN_RE.match(name):
+                self.err(c.vline("name") if "name" in c else line,
+                         "check %d: name %s, expected a letter then up to 63 letters, digits, "
+                         "_, ., -" % (i + 1, "is missing" if name is None else
+                                      '"%s"' % _vstr(name)))
+                continue
+            if name in seen:
+                self.err(c.vline("name"), 'check name "%s" is used twice (also line %d)'
+                         % (name, seen[name]))
+                continue
+            seen[name] = c.vline("name")
+            if "expr" not in c:
+                self.err(line, "check %s: expr is missing, expected e.g. \"victim_bps@"
+                         "santos_b4 >= 4e6\"" % name)
+                continue
+            eline = c.vline("expr")
+            try:
+                ex = X.Expr(c.get("expr"))
+                if not ex.test:
+                    raise X.ExprError("expected a comparison, e.g. victim_bps@santos_b4 >= "
+                                      "4e6 (and/or/not of comparisons)")
+                for ref in ex.refs:
+                    if not ref.name:
+                        raise X.ExprError("%s: a check compares metrics of points, "
+                                          "METRIC@POINT, e.g. victim_bps@santos_b4"
+                                          % ref.text)
+                    if ref.name not in metrics:
+                        raise X.ExprError("%s: no metric %s, expected one of: %s"
+                                          % (ref.text, ref.name, _few(sorted(metrics), 40)))
+                    if not ref.matches(labels):
+                        raise X.ExprError("%s: no point %s, expected one of: %s"
+                                          % (ref.text, ref.label, _few(labels, 40)))
+            except X.ExprError as e:
+                self.err(eline, "check %s: %s" % (name, e))
+                continue
+            sw.checks.append(C.Check(name, c["expr"].strip(), ex, eline))
 
     def plot(self, sw, doc):
         p = doc["plot"]
@@ -601,7 +671,7 @@ class _Parser:
         dims = [a.name for a in sw.axes] + (["point"] if sw.explicit else [])
         many = [a.name for a in sw.axes if len(a.values) > 1] + \
             (["point"] if len(sw.explicit) > 1 else [])
-        metrics = [m[0] for m in sw.metrics]
+        metrics = [m.name for m in sw.metrics]
         ok = True
 
         def names(key, allowed, what, required):
@@ -712,6 +782,7 @@ def derive(sw, pt, errs):
     """The point's derived documents as YAML text (pt.texts), from the base
     documents (mappings); problems with its paths go to errs."""
     docs = {d: _plain(sw.base_docs[d]) for d in DOCS}
+    pt.docs = docs                  # the point's settings, for metrics that read them
     pt.applied = {d: [] for d in DOCS}
     mine = []                   # (concrete path, Override) of the point's and axes' own
     for o in pt.overrides:
@@ -794,12 +865,22 @@ def _link_ids(lab):
 
 
 def _check_metric(sw, pt, name, steps, line, errs):
-    """What can be known before the run: links[ID], flows[NAME], groups.G and
-    ports[SW:PORT] must be in the point's lab and experiment."""
+    """What can be known before the run: links[ID], flows[NAME], groups.G,
+    phases.P and ports[SW:PORT] must be in the point's lab and experiment,
+    a setting (topology.KEY, experiment.KEY) in its derived files."""
+    if steps[0][1] in DOCS:
+        try:
+            get_path({steps[0][1]: pt.docs[steps[0][1]]}, steps)
+        except PathError as e:
+            errs.append((sw.path, line, "point %s: metric %s: %s" % (pt.label, name, e)))
+        return
     if len(steps) < 2:
         return
     top, (kind, tok) = steps[0][1], steps[1]
-    if top == "links":
+    if top == "phases":
+        have = list(pt.exp.phases)
+        what = "phase"
+    elif top == "links":
         have = _link_ids(pt.lab)
         what = "link"
     elif top == "flows":
@@ -876,8 +957,9 @@ def validate(sw, rundir=None, bindir=None):
                 for ln, m in e.errors:
                     _blame(sw, pt, "experiment", files["experiment"], ln, m, perr)
             if pt.lab and pt.exp:
-                for name, _, steps, line in sw.metrics:
-                    _check_metric(sw, pt, name, steps, line, perr)
+                for m in sw.metrics:
+                    for ref in m.ex.refs:
+                        _check_metric(sw, pt, m.name, parse_path(ref.path), m.line, perr)
     if perr:
         # The same problem in several points is reported once, naming them.
         merged = {}
@@ -924,7 +1006,7 @@ def select(sw, spec):
 # ---- the table -------------------------------------------------------------------------
 
 def _is_rate(path):
-    return path.rsplit(".", 1)[-1].rsplit("]", 1)[-1].endswith("_bps")
+    return C.is_rate_path(path)
 
 
 def _cell(v, rate=False):
@@ -949,11 +1031,22 @@ def _columns(sw):
     return cols
 
 
+def _stat_cell(st, rate):
+    """A point's metric over several runs: the mean, and the range."""
+    if not st or st["n"] == 0:
+        return "-"
+    if st["n"] == 1 or st["min"] == st["max"]:
+        return _cell(st["mean"], rate)
+    return "%s (%s..%s)" % (_cell(st["mean"], rate), _cell(st["min"], rate),
+                            _cell(st["max"], rate))
+
+
 def table_rows(sw, rows):
     """(header, [[cell, ...]], number of leading text columns) of the
-    markdown table."""
-    head = _columns(sw) + (["repeat"] if sw.repeat > 1 else []) + ["status"] + \
-        [m[0] for m in sw.metrics]
+    markdown table: one row per point (checks.point_rows); with repeat,
+    each metric the mean of the runs that are ok (and their range)."""
+    head = _columns(sw) + (["runs"] if sw.repeat > 1 else []) + ["status"] + \
+        [m.name for m in sw.metrics]
     out = []
     for r in rows:
         cells = [r["label"]]
@@ -963,9 +1056,14 @@ def table_rows(sw, rows):
         cells += [r.get("axis_labels", {}).get(a.name) or _vstr(r["axes"][a.name])
                   for a in sw.axes]
         if sw.repeat > 1:
-            cells.append(str(r["repeat"]))
-        cells.append(r["status"])
-        cells += [_cell(r["metrics"].get(m[0]), _is_rate(m[1])) for m in sw.metrics]
+            cells.append("%d/%d ok" % (sum(1 for x in r["runs"] if x["status"] == "ok"),
+                                       len(r["runs"])))
+            cells.append(r["status"])
+            cells += [_stat_cell(r["metric_stats"].get(m.name), m.is_rate())
+                      for m in sw.metrics]
+        else:
+            cells.append(r["status"])
+            cells += [_cell(r["metrics"].get(m.name), m.is_rate()) for m in sw.metrics]
         out.append(cells)
     return head, out, len(head) - len(sw.metrics) - 1 - (sw.repeat > 1)
 
@@ -973,7 +1071,7 @@ def table_rows(sw, rows):
 def markdown(sw, rows):
     head, body, ntext = table_rows(sw, rows)
     w = [max([len(h)] + [len(b[i]) for b in body]) for i, h in enumerate(head)]
-    # Numbers right-aligned: the repeat and metric columns, not status.
+    # Numbers right-aligned: the runs and metric columns, not status.
     num = [i >= ntext and head[i] != "status" for i in range(len(head))]
 
     def line(cells):
@@ -984,8 +1082,12 @@ def markdown(sw, rows):
     return "\n".join([line(head), sep] + [line(b) for b in body]) + "\n"
 
 
-def write_tables(sw, out, rows, meta):
-    """sweep.json, sweep.csv and sweep.md in out (atomically each)."""
+def write_tables(sw, out, runs, meta, selected):
+    """sweep.json (a row per point, the checks), sweep.csv (a row per run)
+    and sweep.md (a row per point) in out, atomically each. Returns the
+    checks' results (checks.evaluate) over the points in `selected`."""
+    rows = C.point_rows(runs, sw.metrics)
+    checks = C.evaluate(sw.checks, rows, selected)
     doc = dict(meta)
     doc.update({"name": sw.name, "description": sw.description,
                 "file": os.path.abspath(sw.path),
@@ -995,7 +1097,8 @@ def write_tables(sw, out, rows, meta):
                 "points": [p.label for p in sw.points],
                 "axes": [{"name": a.name, "path": a.text, "values": a.values,
                           "labels": a.labels} for a in sw.axes],
-                "metrics": {m[0]: m[1] for m in sw.metrics},
+                "metrics": {m.name: m.text for m in sw.metrics},
+                "checks": checks,
                 "rows": rows})
 
     def atomic(name, text):
@@ -1011,15 +1114,16 @@ def write_tables(sw, out, rows, meta):
     buf = _Buf()
     wr = csv.writer(buf, lineterminator="\n")
     cols = _columns(sw)
-    wr.writerow(cols + ["repeat", "status"] + [m[0] for m in sw.metrics] +
+    wr.writerow(cols + ["repeat", "status"] + [m.name for m in sw.metrics] +
                 ["error", "result_dir"])
-    for r in rows:
+    for r in runs:
         wr.writerow([r["label"]] + ([r["point"]] if "point" in cols else []) +
                     [_vstr(r["axes"][a.name]) for a in sw.axes] + [r["repeat"], r["status"]] +
-                    ["" if r["metrics"].get(m[0]) is None else _vstr(r["metrics"][m[0]])
+                    ["" if r["metrics"].get(m.name) is None else _vstr(r["metrics"][m.name])
                      for m in sw.metrics] + [r["error"] or "", r["result_dir"] or ""])
     atomic("sweep.csv", "".join(buf))
     atomic("sweep.md", markdown(sw, rows))
+    return checks
 
 
 # ---- the plot --------------------------------------------------------------------------
@@ -1046,11 +1150,11 @@ def plot(sw, rows, out):
     xs = order(sw.plot["x"])
     series = list(itertools.product(*[order(s) for s in sw.plot["series"]]))
     ys = sw.plot["y"]
-    paths = dict((m[0], m[1]) for m in sw.metrics)
+    rates = {m.name: m.is_rate() for m in sw.metrics}
     fig, axs = plt.subplots(len(ys), 1, figsize=(10, 1.2 + 2.8 * len(ys)), sharex=True,
                             squeeze=False)
     for ax, y in zip(axs[:, 0], ys):
-        scale = 1e6 if _is_rate(paths[y]) else 1.0
+        scale = 1e6 if rates[y] else 1.0
         for s in series:
             mean, lo, hi = [], [], []
             for xv in xs:
@@ -1206,7 +1310,7 @@ def _run_point(sw, pt, rep, a, rundir, bindir, out, row, stop):
         finally:
             sys.stdout, sys.stderr = so, se
     row["seconds"] = round(time.monotonic() - t0, 1)
-    _collect(sw, res, row)
+    _collect(sw, pt, res, row)
     if not down_ok:
         row["error"] = (row["error"] + "; " if row["error"] else "") + \
             "lab %s could not be taken down" % pt.topo.name
@@ -1216,7 +1320,22 @@ def _run_point(sw, pt, rep, a, rundir, bindir, out, row, stop):
     return down_ok
 
 
-def _collect(sw, res, row):
+#: The conversions a metric may apply to a setting written as text.
+CONVERT = {"rate": T.parse_rate, "size": T.parse_size, "time": E.parse_time}
+
+
+def metric_of(m, doc, docs):
+    """Metric m of one run: its expression over results.json `doc` and the
+    point's derived documents `docs`. Raises PathError or X.ExprError."""
+    def resolve(ref):
+        steps = parse_path(ref.path)
+        if steps[0][1] in DOCS:
+            return get_path({steps[0][1]: docs[steps[0][1]]}, steps)
+        return metric_value(doc, steps)
+    return m.ex.evaluate(resolve, CONVERT)[0]
+
+
+def _collect(sw, pt, res, row):
     path = os.path.join(res, "results.json")
     if not os.path.isfile(path):
         return
@@ -1226,11 +1345,11 @@ def _collect(sw, res, row):
     except (OSError, ValueError) as e:
         row["metric_errors"].append("%s: %s" % (path, e))
         return
-    for name, text, steps, line in sw.metrics:
+    for m in sw.metrics:
         try:
-            row["metrics"][name] = metric_value(doc, steps)
-        except PathError as e:
-            msg = "%s:%d: metric %s: %s (in %s)" % (sw.path, line, name, e, path)
+            row["metrics"][m.name] = metric_of(m, doc, pt.docs)
+        except (PathError, X.ExprError) as e:
+            msg = "%s:%d: metric %s: %s (in %s)" % (sw.path, m.line, m.name, e, path)
             print("l2cc-lab sweep: " + msg, file=sys.stderr)
             row["metric_errors"].append(msg)
 
@@ -1271,7 +1390,8 @@ def _run(sw, a, points, rundir, bindir, stop):
                                                                      name, rd))
     out = _prepare_out(sw, a, points)
 
-    rows, plan = [], []
+    rows, plan = [], []         # a row per run; sweep.json has a row per point
+    selected = [pt.label for pt in points]
     for pt in points:
         for rep in range(1, sw.repeat + 1):
             rows.append({"label": pt.label, "point": pt.point,
@@ -1285,7 +1405,7 @@ def _run(sw, a, points, rundir, bindir, stop):
     meta = {"out": out, "lab": name, "rundir": rundir, "argv": sys.argv,
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None,
             "status": "running"}
-    write_tables(sw, out, rows, meta)
+    write_tables(sw, out, rows, meta, selected)
 
     status = "done"
     try:
@@ -1309,12 +1429,12 @@ def _run(sw, a, points, rundir, bindir, stop):
                 status = "interrupted"
                 break
             finally:
-                write_tables(sw, out, rows, meta)
+                write_tables(sw, out, rows, meta, selected)
             L.log("[%d/%d] point %s: %s in %.0f s%s"
                   % (i + 1, len(plan), pt.label, row["status"], row["seconds"] or 0,
                      (": " + row["error"]) if row["error"] else
-                     "".join(", %s %s" % (m[0], _cell(row["metrics"].get(m[0]),
-                                                       _is_rate(m[1])))
+                     "".join(", %s %s" % (m.name, _cell(row["metrics"].get(m.name),
+                                                         m.is_rate()))
                              for m in sw.metrics[:4])))
             if not ok:
                 status = "failed"
@@ -1328,7 +1448,7 @@ def _run(sw, a, points, rundir, bindir, stop):
         with stop.held():           # the table says how it ended, whatever comes
             meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             meta["status"] = status
-            write_tables(sw, out, rows, meta)
+            checks = write_tables(sw, out, rows, meta, selected)
     if status == "interrupted":
         print("l2cc-lab sweep: interrupted; the lab is down, the table has what was run",
               file=sys.stderr)
@@ -1341,7 +1461,7 @@ def _run(sw, a, points, rundir, bindir, stop):
                   % err, file=sys.stderr)
     print()
     print("sweep %s (%s):" % (sw.name, status))
-    sys.stdout.write(markdown(sw, rows))
+    sys.stdout.write(markdown(sw, C.point_rows(rows, sw.metrics)))
     for r in rows:
         if r["error"]:
             print("%s%s: %s" % (r["label"], " run %d" % r["repeat"] if sw.repeat > 1 else "",
@@ -1351,10 +1471,20 @@ def _run(sw, a, points, rundir, bindir, stop):
         print("l2cc-lab sweep: %d metric%s could not be read (sweep.json: rows[].metric_errors), "
               "the first: %s" % (len(merrs), "s" if len(merrs) > 1 else "", merrs[0]),
               file=sys.stderr)
+    for line in C.lines(checks):
+        print(line)
     print("table: %s/sweep.{csv,json,md}%s" % (out, ", plot: " + made if made else ""))
     if status == "interrupted":
         return 130
     bad = any(r["status"] != "ok" or r["metric_errors"] for r in rows)
+    failed = [c["name"] for c in checks if c["ok"] is False]
+    if failed and a.report_only:
+        print("l2cc-lab sweep: check%s %s failed (--report-only: not in the exit status)"
+              % ("s" if len(failed) > 1 else "", ", ".join(failed)), file=sys.stderr)
+    elif failed:
+        print("l2cc-lab sweep: check%s %s failed (sweep.json: checks)"
+              % ("s" if len(failed) > 1 else "", ", ".join(failed)), file=sys.stderr)
+        bad = True
     return 1 if bad or status != "done" else 0
 
 
@@ -1401,7 +1531,9 @@ def cmd_sweep(a):
             print("  %-*s  %s" % (w, pt.label, ", ".join("%s=%s" % (o.text, _vstr(o.value))
                                                          for o in pt.overrides) or "(base)"))
         if sw.metrics:
-            print("metrics: " + ", ".join("%s (%s)" % (m[0], m[1]) for m in sw.metrics))
+            print("metrics: " + ", ".join("%s (%s)" % (m.name, m.text) for m in sw.metrics))
+        if sw.checks:
+            print("checks: " + ", ".join("%s (%s)" % (c.name, c.text) for c in sw.checks))
         if os.geteuid() == 0 or os.path.isdir(rundir):
             why = L.up_reasons(t, rundir)
             if why:

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Sweep checks (scripts/l2cc/checks.py) and how a sweep file declares
+metrics and checks (scripts/l2cc/sweep.py's parser: FILE:LINE errors)."""
+
+import os
+import tempfile
+import unittest
+
+from l2cc import checks as C
+from l2cc import expr as X
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def metric(name):
+    return C.Metric(name, name, X.Expr.of_path("groups.g." + name), 1)
+
+
+def run(label, rep, status, **metrics):
+    return {"label": label, "point": None, "axes": {}, "axis_labels": {}, "set": {},
+            "repeat": rep, "status": status, "error": None if status == "ok" else "boom",
+            "metrics": metrics, "metric_errors": [], "result_dir": "points/%s/run%d"
+            % (label, rep), "seconds": 10.0}
+
+
+def check(name, text):
+    return C.Check(name, text, X.Expr(text), 1)
+
+
+class TestPoints(unittest.TestCase):
+    def test_repeat(self):
+        ms = [metric("share"), metric("drops")]
+        runs = [run("a", 1, "ok", share=0.8, drops=0), run("a", 2, "ok", share=0.9, drops=0),
+                run("a", 3, "failed", share=0.1, drops=5), run("b", 1, "ok", share=0.5)]
+        rows = C.point_rows(runs, ms)
+        self.assertEqual([r["label"] for r in rows], ["a", "b"])
+        a, b = rows
+        self.assertEqual(a["status"], "failed")
+        self.assertEqual(a["error"], "boom")
+        self.assertEqual(len(a["runs"]), 3)
+        self.assertEqual(a["seconds"], 30.0)
+        # The failed run's figures stay in its own row, out of the mean.
+        st = a["metric_stats"]["share"]
+        self.assertAlmostEqual(st["mean"], 0.85)
+        self.assertEqual((st["min"], st["max"], st["n"]), (0.8, 0.9, 2))
+        self.assertAlmostEqual(a["metrics"]["share"], 0.85)
+        self.assertEqual(b["metrics"], {"share": 0.5, "drops": None})
+        self.assertEqual(b["metric_stats"]["drops"]["n"], 0)
+
+    def test_checks(self):
+        ms = [metric("share")]
+        rows = C.point_rows([run("s_r1", 1, "ok", share=0.88), run("s_r1", 2, "ok", share=0.78),
+                             run("s_r5", 1, "ok", share=0.83), run("n_r1", 1, "failed")], ms)
+        cs = [check("mean_ok", "share@s_r1 >= 0.8"),
+              check("min_fails", "share@s_r1:min >= 0.8"),
+              check("all", "min(share@s_r*) > 0.8 and max(share@s_*) < 0.9"),
+              check("between", "share@s_r5 > share@s_r1:min"),
+              check("no_value", "share@n_r1 >= 0"),
+              check("skipped", "share@x_r1 >= 0")]
+        got = {c["name"]: c for c in C.evaluate(cs, rows, ["s_r1", "s_r5", "n_r1"])}
+        self.assertEqual(got["mean_ok"]["ok"], True)
+        self.assertAlmostEqual(got["mean_ok"]["value"], 0.83)
+        self.assertEqual(got["min_fails"]["ok"], False)
+        self.assertEqual(got["min_fails"]["verdict"], C.FAILED)
+        self.assertEqual(got["min_fails"]["value"], 0.78)
+        self.assertEqual(got["all"]["ok"], True)
+        for v in got["all"]["values"]["share@s_r*"]:
+            self.assertAlmostEqual(v, 0.83)
+        self.assertEqual(got["between"]["ok"], True)
+        self.assertEqual((got["no_value"]["ok"], got["no_value"]["verdict"]),
+                         (False, C.ERROR))
+        self.assertIn("n_r1 has no value (the point's status: failed", got["no_value"]["why"])
+        self.assertEqual((got["skipped"]["ok"], got["skipped"]["verdict"]), (None, C.SKIPPED))
+        text = "\n".join(C.lines(list(got.values())))
+        self.assertIn("3 of 6 checks passed; 1 skipped; FAILED: min_fails, no_value", text)
+
+    def test_read_expr(self):
+        self.assertEqual(C.read_expr("groups.my-group.sum_bps").path, "groups.my-group.sum_bps")
+        self.assertEqual(C.read_expr("links[A>B].utilisation").path, "links[A>B].utilisation")
+        e = C.read_expr("groups.a.sum_bps - groups.b.sum_bps")
+        self.assertIsNone(e.path)
+        self.assertEqual([r.path for r in e.refs], ["groups.a.sum_bps", "groups.b.sum_bps"])
+
+
+class TestSweepFile(unittest.TestCase):
+    """The parser of scripts/l2cc/sweep.py (needs python3-yaml)."""
+
+    def setUp(self):
+        try:
+            from l2cc import sweep
+        except ImportError as e:
+            self.skipTest("python3-yaml is missing (%s)" % e)
+        self.S = sweep
+
+    def parse(self, body):
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+            f.write("topology: %s/config/topologies/two-host.yaml\n"
+                    "experiment: %s/config/experiments/incast3.yaml\n%s" % (REPO, REPO, body))
+        self.addCleanup(os.unlink, f.name)
+        try:
+            return self.S._Parser(f.name).parse(), []
+        except self.S.SweepErrors as e:
+            return None, [line.split(":", 1)[1] for line in e.lines()]
+
+    def test_good(self):
+        sw, errs = self.parse(
+            "points: [{label: a}, {label: b}]\n"
+            "metrics:\n"
+            "  rate: groups.incast.sum_bps\n"
+            "  share: groups.incast.sum_bps / rate(topology.defaults.rate)\n"
+            "checks:\n"
+            "  - {name: fast, expr: \"rate@a >= 1e6 and max(share@*) < 2\"}\n")
+        self.assertEqual(errs, [])
+        self.assertEqual([m.name for m in sw.metrics], ["rate", "share"])
+        self.assertTrue(sw.metrics[0].is_rate())
+        self.assertFalse(sw.metrics[1].is_rate())
+        self.assertEqual([c.name for c in sw.checks], ["fast"])
+
+    def test_errors_name_their_line(self):
+        sw, errs = self.parse(
+            "points: [{label: a}]\n"                                    # 3
+            "metrics:\n"                                                # 4
+            "  bad: groups.incast.sum_bps ** 2\n"                       # 5
+            "  pt: x@a\n"                                               # 6
+            "  nokey: nosuch.sum_bps + 1\n"                             # 7
+            "  ok: groups.incast.sum_bps\n"                             # 8
+            "checks:\n"                                                 # 9
+            "  - {name: a1, expr: \"ok@a\"}\n"                          # 10
+            "  - {name: a2, expr: \"ok@zz > 1\"}\n"                     # 11
+            "  - {name: a3, expr: \"nometric@a > 1\"}\n"                # 12
+            "  - {name: a4, expr: \"groups.incast.sum_bps > 1\"}\n"     # 13
+            "  - {name: a1, expr: \"ok@a > 1\"}\n"                      # 14
+            "  - {name: a5, exp: \"ok@a > 1\"}\n")                      # 15
+        self.assertIsNone(sw)
+        want = ["5: metric bad: ", "6: metric pt: x@a names a point",
+                "7: metric nokey: results.json has no nosuch",
+                "10: check a1: expected a comparison", "11: check a2: ok@zz: no point zz",
+                "12: check a3: nometric@a: no metric nometric",
+                "13: check a4: groups.incast.sum_bps: a check compares metrics of points",
+                '14: check name "a1" is used twice', '15: unknown key "exp" in check 6',
+                "15: check a5: expr is missing"]
+        for w in want:
+            self.assertTrue(any(e.startswith(w) for e in errs), "%s not in %s" % (w, errs))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Pieces of scripts/l2cc/results.py that need no result directory: when a
+group's rates settle within a phase, the output-queue statistics."""
+
+import unittest
+
+try:
+    from l2cc import results as R
+except ImportError:           # python3-numpy is a testbed dependency
+    R = None
+
+NAN = float("nan")
+
+
+@unittest.skipIf(R is None, "python3-numpy is missing" if R is None else "")
+class TestSettle(unittest.TestCase):
+    grid = [i / 10 for i in range(11)]      # 0 .. 1 s
+
+    def test_settles(self):
+        # b runs at twice a's rate until 0.4 s, then within 10 % of it.
+        a = [1.0] * 11
+        b = [2.0] * 5 + [1.05] * 6
+        self.assertEqual(R.settle_time(self.grid, [a, b], 0, 1), (0.5, True))
+        # Measured from the phase start, and only inside the phase.
+        s, ok = R.settle_time(self.grid, [a, b], 0.2, 0.9)
+        self.assertAlmostEqual(s, 0.3)
+        self.assertTrue(ok)
+        self.assertEqual(R.settle_time(self.grid, [a, a], 0, 1), (0.0, True))
+
+    def test_never_settles(self):
+        a = [1.0] * 11
+        b = [1.05] * 10 + [1.2]         # uneven at the very end
+        self.assertEqual(R.settle_time(self.grid, [a, b], 0, 1), (1, False))
+        z = [1.0] * 5 + [0.0] * 6       # a member at 0: infinitely uneven
+        self.assertEqual(R.settle_time(self.grid, [a, z], 0, 1), (1, False))
+
+    def test_members_come_and_go(self):
+        # b is not active before 0.6 s (NaN): a alone is even with itself;
+        # from 0.6 the two are 3x apart until 0.8.
+        a = [1.0] * 11
+        b = [NAN] * 6 + [3.0] * 3 + [1.0] * 2
+        s, ok = R.settle_time(self.grid, [a, b], 0, 1)
+        self.assertAlmostEqual(s, 0.9)
+        self.assertTrue(ok)
+        # Nothing sent by anyone is even too.
+        self.assertEqual(R.settle_time(self.grid, [[0.0] * 11, [0.0] * 11], 0, 1), (0.0, True))
+
+    def test_outq_stats(self):
+        st = R.outq_stats([0, 0, 100, 100])
+        self.assertEqual((st["mean_bytes"], st["std_bytes"], st["max_bytes"]), (50, 50, 100))
+        self.assertAlmostEqual(st["p99_bytes"], 100)
+        self.assertEqual(R.outq_stats([])["mean_bytes"], None)
+
+    def test_jain(self):
+        self.assertAlmostEqual(R.jain([1, 1, 1, 1]), 1.0)
+        self.assertAlmostEqual(R.jain([1, 0, 0, 0]), 0.25)
+        self.assertIsNone(R.jain([]))
+
+
+if __name__ == "__main__":
+    unittest.main()
