@@ -599,7 +599,7 @@ def analyse(d):
     res["flows"] = [_flow(R, f) for f in R.flows]
     res["fairness"] = _fairness(res["flows"])
     res["groups"] = _groups(R, res["flows"])
-    res["ports"] = _ports(R, A, B)
+    res["ports"] = _ports(R, A, B, whole_run=True)
     res["rate_check"] = _rate_check(res["ports"])
     res["links"] = _links(R, A, B, res["ports"])
     res["fair_share"] = _fair_share(R, wa, wb, res["flows"], res["groups"])
@@ -745,8 +745,9 @@ def _outq(arr, win):
     return out
 
 
-def _port(R, sw, p, pd, A, B):
-    """ports[SW:P] over [A, B] (absolute), or None without its series."""
+def _port(R, sw, p, pd, A, B, whole_run):
+    """ports[SW:P] over [A, B] (absolute), or None without its series; its
+    counts (pause_tx, drops, ...) over the whole run, or over [A, B]."""
     t, arr = R.port(sw, p)
     if t is None:
         return None
@@ -776,10 +777,9 @@ def _port(R, sw, p, pd, A, B):
                               "achieved_bps": achieved,
                               "ratio": achieved / rate if achieved and rate else None,
                               "held": held, "stalls_excluded": _stalls_excluded(pd)}})
-    # Counts over [A, B]: the whole run at the top level, a phase in phases.
     for k in ("pause_tx", "pause_rx", "pfc_tx", "pfc_rx", "credit_tx", "credit_rx",
               "marked", "drops"):
-        if (A, B) == (R.t0 + R.window[0], R.t0 + R.window[1]):
+        if whole_run:
             s0, s1 = R.at_start_end(t, arr[k])
         else:
             s0, s1 = np.interp(A, t, arr[k]), np.interp(B, t, arr[k])
@@ -787,13 +787,13 @@ def _port(R, sw, p, pd, A, B):
     return pr
 
 
-def _ports(R, A, B):
+def _ports(R, A, B, whole_run=False):
     ports = {}
     for sw, nd in R.nodes.items():
         if nd.get("kind") != "switch":
             continue
         for p, pd in nd.get("ports", {}).items():
-            pr = _port(R, sw, p, pd, A, B)
+            pr = _port(R, sw, p, pd, A, B, whole_run)
             if pr is not None:
                 ports["%s:%s" % (sw, p)] = pr
     return ports

@@ -8,10 +8,16 @@
 #
 #  - testbed_run_check: --check accepts the example and an error in an
 #    experiment file is reported as FILE:LINE with exit status 2.
-#  - testbed_run: the run exits 0 and results.json is sane: every flow has a
-#    rate > 0, the bottleneck S>h3 runs at 0.8..1.05 of its rate, the fabric
-#    drops nothing (flow control is on), Jain's index is in (0, 1], the
-#    time series, results.csv and the PNGs are there and not empty.
+#  - testbed_run: the run (incast3.yaml with two phases added) exits 0 and
+#    results.json is sane: every flow has a rate > 0, the bottleneck S>h3
+#    runs at 0.8..1.05 of its rate, the fabric drops nothing (flow control
+#    is on), Jain's index is in (0, 1]; the two UDP flows get 0.8..1.2 of
+#    their max-min fair share (half of S>h3 each), the TCP flow h3 -> h1
+#    much less (its ACKs wait behind the paused uplink of h1); S:p3's
+#    output queue holds something, and in every line of S's time series
+#    each port's outq_frames add up to its voq_frames; both phases have
+#    their flows, groups (settle_s), links and ports; the time series,
+#    results.csv and the PNGs are there and not empty.
 #  - testbed_plot: `l2cc-lab plot DIR --results` redraws a deleted PNG.
 #  - testbed_down: `l2cc-lab down` removes the lab's namespaces.
 #
@@ -91,8 +97,10 @@ t_check() {
 
 t_run() {
 	local rc
+	# incast3.yaml with phases: the first second, then the rest.
+	{ cat "$EXP"; echo "phases: {start: [0.2, 1], steady: [1, 3]}"; } >"$L2T_DIR/exp.yaml"
 	measure_lock
-	lab run "$EXP" --lab "$L2T" --rundir "$RUNDIR" --out "$OUT" >"$L2T_DIR/run.log" 2>&1
+	lab run "$L2T_DIR/exp.yaml" --lab "$L2T" --rundir "$RUNDIR" --out "$OUT" >"$L2T_DIR/run.log" 2>&1
 	rc=$?
 	measure_unlock
 	sed 's/^/    #   /' "$L2T_DIR/run.log"
@@ -108,7 +116,7 @@ t_run() {
 		[ -s "$OUT/plots/$p.png" ] || fail "plots/$p.png is missing or empty"
 		head -c 8 "$OUT/plots/$p.png" | grep -q PNG || fail "plots/$p.png is not a PNG"
 	done
-	"$PY" - "$OUT/results.json" <<'EOF' || fail "results.json is not sane (above)"
+	"$PY" - "$OUT/results.json" "$OUT/series/S.jsonl" <<'EOF' || fail "results.json is not sane (above)"
 import json, sys
 r = json.load(open(sys.argv[1]))
 bad = []
@@ -139,6 +147,39 @@ check((c.get("lab_pct_one_core") or 0) > 0, "lab CPU %s%% of one core, machine %
 s = r["ports"]["S:p3"]["saturation"]
 print("    # S:p3 saturated %.2f s, achieved %s bit/s, held within 2%%: %s"
       % (s["saturated_s"], s["achieved_bps"], s["held"]))
+fl = {f["name"]: f for f in r["flows"]}
+for n in ("u1", "u2"):
+    f = fl[n]
+    check(f["fair_limit"] == "S>h3" and 0.8 <= (f["rate_over_fair"] or 0) <= 1.2,
+          "flow %s: %.2f Mbit/s of a fair share of %.2f (held by %s)"
+          % (n, (f["mean_rate_bps"] or 0) / 1e6, (f["fair_bps"] or 0) / 1e6, f["fair_limit"]))
+b = fl["back"]
+check(b["fair_bps"] and b["fair_bps"] > 80e6 and (b["rate_over_fair"] or 1) < 0.5,
+      "flow back: %.2f Mbit/s of a fair share of %.2f" % ((b["mean_rate_bps"] or 0) / 1e6,
+                                                         (b["fair_bps"] or 0) / 1e6))
+e = r["fair_share"]["efficiency"]
+check(e is not None and 0.3 < e < 0.9, "efficiency %s (the TCP flow far below its share)" % e)
+p3 = r["ports"]["S:p3"]
+check((p3["outq_mean_bytes"] or 0) > 0 and p3["outq_std_bytes"] is not None and
+      p3["outq_mean_bytes"] <= p3["outq_p99_bytes"] <= p3["outq_max_bytes"],
+      "S:p3 output queue mean %s, std %s, p99 %s, max %s bytes"
+      % tuple(p3["outq_%s_bytes" % k] for k in ("mean", "std", "p99", "max")))
+lines = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+odd = [(l["t"], p) for l in lines for p, v in l["ports"].items()
+       if sum(v["outq_frames"]) != v["voq_frames"] or len(v["outq_bytes"]) != 8 or
+       (v["voq_frames"] > 0) != (sum(v["outq_bytes"]) > 0)]
+check(lines and not odd, "%d time-series lines of S: outq_frames add up to voq_frames, bytes "
+      "with frames%s" % (len(lines), "; not at %s" % odd[:3] if odd else ""))
+ph = r.get("phases", {})
+check(list(ph) == ["start", "steady"], "phases %s" % list(ph))
+for n, v in ph.items():
+    g = v["groups"].get("incast", {})
+    check(v["ports"].get("S:p3") is not None and any(l["id"] == "S>h3" for l in v["links"]) and
+          g.get("sum_bps") and g.get("settled") is not None and 0 <= g["settle_s"] <= 2,
+          "phase %s %s..%s: incast %.1f Mbit/s, Jain %s, settle_s %s (settled %s), "
+          "efficiency %s" % (n, v["from_s"], v["to_s"], (g.get("sum_bps") or 0) / 1e6,
+                             g.get("jain"), g.get("settle_s"), g.get("settled"),
+                             v["efficiency"]))
 sys.exit(1 if bad else 0)
 EOF
 }

@@ -8,14 +8,21 @@
 #    (scripts/l2cc/sweep.py), in Python: maps created on the way, [NAME] and
 #    [N] on lists, the errors, a mapping with `total`.
 #  - testbed_sweep_check: --check accepts the sweep and lists its points; a
-#    misspelt path, a path below a scalar and a metric naming a link the
-#    lab does not have are reported as FILE:LINE of the sweep file, exit 2.
+#    misspelt path, a path below a scalar, a metric naming a link the lab
+#    does not have, a metric expression with a forbidden operator, a metric
+#    reading a setting the point does not have and a check naming a point
+#    that does not exist are reported as FILE:LINE of the sweep file,
+#    exit 2.
 #  - testbed_sweep_refuse: with the lab up already, the sweep refuses to
 #    start (exit 1) and writes nothing.
-#  - testbed_sweep: `sweep --replace` takes that lab down and runs both
-#    points; sweep.csv has both rows `ok`, each point's measured flow rate
-#    within 5% of its static rate, no fabric drop; the derived files, each
-#    point's result directory, sweep.json, sweep.md and sweep.png are there.
+#  - testbed_sweep: `sweep --replace --report-only` takes that lab down and
+#    runs both points; sweep.csv has both rows `ok`, each point's measured
+#    flow rate within 5% of its static rate, no fabric drop; an expression
+#    metric (the rate over the point's own rate setting) is 0.95..1.05; the
+#    checks are printed and in sweep.json with their verdicts: two that
+#    hold pass, one that cannot hold fails (and --report-only keeps the
+#    exit status 0); the derived files, each point's result directory,
+#    sweep.json, sweep.md and sweep.png are there.
 #  - testbed_sweep_down: nothing of the lab is left (every point was taken
 #    down).
 #
@@ -69,6 +76,11 @@ metrics:
   main_bps: groups.main.sum_bps
   util: links[S>h2].utilisation
   drops: fabric_drops
+  of_setting: flows[u].mean_rate_bps / rate(topology.defaults.law.rate)
+checks:
+  - {name: at_rate, expr: "min(of_setting@*) >= 0.95 and max(of_setting@*) <= 1.05"}
+  - {name: four_times, expr: "flow_bps@20M / flow_bps@5M > 3.5"}
+  - {name: cannot_hold, expr: "drops@5M > 0"}
 plot: {x: rate, y: [flow_bps, util]}
 EOF
 }
@@ -142,6 +154,7 @@ points:
   - {label: c, set: {topology.defaults.rate.x: 1}}
 metrics:
   util: links[S>h9].utilisation
+  odd: groups.main.sum_bps / rate(topology.defaults.nosuch)
 EOF
 	out=$(lab sweep "$L2T_DIR/bad.yaml" --check --rundir "$RUNDIR" 2>&1)
 	rc=$?
@@ -153,6 +166,27 @@ EOF
 		fail "no FILE:LINE message for the path below a scalar: $out"
 	echo "$out" | grep -q "^$L2T_DIR/bad.yaml:11: .*metric util: no link \"S>h9\"" ||
 		fail "no FILE:LINE message for the unknown link: $out"
+	echo "$out" | grep -q "^$L2T_DIR/bad.yaml:12: point a: metric odd: topology.defaults has no key nosuch" ||
+		fail "no FILE:LINE message for the missing setting: $out"
+	# Errors in the sweep file itself come before any point is derived.
+	cat >"$L2T_DIR/bad2.yaml" <<'EOF'
+topology: topo.yaml
+experiment: exp.yaml
+points: [{label: a}]
+metrics:
+  util: links[S>h2].utilisation
+  sq: groups.main.sum_bps ** 2
+checks:
+  - {name: x, expr: "util@zz > 0"}
+EOF
+	out=$(lab sweep "$L2T_DIR/bad2.yaml" --check --rundir "$RUNDIR" 2>&1)
+	rc=$?
+	assert_eq "$rc" 2 "exit status of --check on a bad metric and check"
+	echo "$out" | cut -c1-160 | sed 's/^/    # /'
+	echo "$out" | grep -q "^$L2T_DIR/bad2.yaml:6: metric sq: .*operator Pow is not allowed" ||
+		fail "no FILE:LINE message for the forbidden operator: $out"
+	echo "$out" | grep -q "^$L2T_DIR/bad2.yaml:8: check x: util@zz: no point zz" ||
+		fail "no FILE:LINE message for the unknown point: $out"
 }
 
 t_refuse() {
@@ -177,13 +211,19 @@ t_sweep() {
 	local rc
 	measure_lock
 	lab sweep "$L2T_DIR/sweep.yaml" --rundir "$RUNDIR" --out "$OUT" --replace --no-plots -q \
-		>"$L2T_DIR/sweep.log" 2>&1
+		--report-only >"$L2T_DIR/sweep.log" 2>&1
 	rc=$?
 	measure_unlock
 	sed 's/^/    #   /' "$L2T_DIR/sweep.log"
 	[ "$rc" -eq 0 ] || fail "l2cc-lab sweep exited $rc: $(tail -1 "$L2T_DIR/sweep.log")"
 	grep -q "taking it down first (--replace)" "$L2T_DIR/sweep.log" ||
 		fail "--replace did not say it took the lab down"
+	grep -Eq "^  at_rate +ok +min\(of_setting@\*\)" "$L2T_DIR/sweep.log" ||
+		fail "check at_rate is not printed as ok"
+	grep -Eq "^  cannot_hold +FAILED +drops@5M > 0: 0$" "$L2T_DIR/sweep.log" ||
+		fail "check cannot_hold is not printed as FAILED with its value"
+	grep -q "2 of 3 checks passed; FAILED: cannot_hold" "$L2T_DIR/sweep.log" ||
+		fail "no summary line of the checks"
 	for f in sweep.yaml sweep.csv sweep.json sweep.md sweep.png; do
 		[ -s "$OUT/$f" ] || fail "$f is missing or empty"
 	done
@@ -220,8 +260,18 @@ for r in rows:
 if len(rows) == 2:
     a, b = (float(r["flow_bps"] or 1) for r in rows)
     check(3.5 < b / a < 4.5, "20M point carries %.2fx the 5M point's rate" % (b / a))
+for r in rows:
+    check(0.95 <= float(r["of_setting"] or 0) <= 1.05, "point %s: rate / its setting %s"
+          % (r["label"], r["of_setting"]))
 j = json.load(open(out + "/sweep.json"))
-check(j["status"] == "done" and len(j["rows"]) == 2, "sweep.json status %s" % j["status"])
+check(j["status"] == "done" and [r["label"] for r in j["rows"]] == ["5M", "20M"],
+      "sweep.json status %s, a row per point" % j["status"])
+check(all(r["metric_stats"]["flow_bps"]["n"] == 1 and len(r["runs"]) == 1 for r in j["rows"]),
+      "sweep.json rows carry metric_stats and runs")
+ck = {c["name"]: c for c in j.get("checks", [])}
+check([(n, ck[n]["ok"]) for n in ("at_rate", "four_times", "cannot_hold") if n in ck] ==
+      [("at_rate", True), ("four_times", True), ("cannot_hold", False)],
+      "sweep.json checks: %s" % {n: (c["ok"], c["value"]) for n, c in ck.items()})
 md = open(out + "/sweep.md").read().splitlines()
 check(len(md) == 4 and md[0].startswith("| label | rate | status | flow_bps"),
       "sweep.md: %s" % md[0] if md else "sweep.md is empty")
