@@ -161,8 +161,9 @@ def lines(results):
     w = max(len(r["name"]) for r in results)
     out = ["checks:"]
     for r in results:
+        many = len(r["values"]) > 1 or any(isinstance(v, list) for v in r["values"].values())
         detail = r["why"] if r["why"] else "%s%s" % (
-            _num(r["value"]), "" if len(r["values"]) < 2 else " (%s)" % ", ".join(
+            _num(r["value"]), "" if not many else " (%s)" % ", ".join(
                 "%s = %s" % (k, "[%s]" % ", ".join(map(_num, v)) if isinstance(v, list)
                              else _num(v)) for k, v in r["values"].items()))
         out.append("  %-*s  %-13s %s: %s" % (w, r["name"], r["verdict"], r["expr"], detail))

@@ -188,7 +188,8 @@ class Experiment:
         return {"name": self.name, "file": os.path.abspath(self.path),
                 "description": self.description, "topology": self.topology,
                 "duration": self.duration, "warmup": self.warmup, "window": self.window,
-                "phases": self.phases, "sample": self.sample, "rate_window": self.rate_window, "seed": self.seed,
+                "phases": self.phases, "sample": self.sample, "rate_window": self.rate_window,
+                "seed": self.seed,
                 "flows": [f.to_dict() for f in self.flows], "groups": self.groups,
                 "plots": {"links": self.plot_links}}
 
