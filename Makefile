@@ -5,6 +5,10 @@
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
+# Keep every file a chain of rules made (the skeletons, the test programs'
+# objects): deleted as intermediates, a skeleton would be remade by the next
+# `make` and everything that includes it recompiled and relinked.
+.SECONDARY:
 
 CC      ?= gcc
 CLANG   ?= clang
@@ -125,10 +129,12 @@ $(B)/bench/%: $(B)/tests/bench/%.o $(B)/libl2cc.a
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Fuzzers: libFuzzer with ASan/UBSan, one per decoder, built from the sources
-# directly so the sanitizers see the decoder code.
+# directly so the sanitizers see the decoder code. One compiler run over many
+# sources cannot write one dependency file, so every header is a prerequisite.
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=gnu11 -D_GNU_SOURCE -Idaemon -Ibpf -I$(B) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(SW_SRCS) $(HD_SRCS) | $(SKELS)
+FUZZ_HDRS := $(wildcard daemon/*.h switchd/*.h hostd/*.h bpf/*.h) $(SKELS)
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(SW_SRCS) $(HD_SRCS) $(FUZZ_HDRS)
 	$(call msg,FUZZ,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(SW_SRCS) $(HD_SRCS) $(LDLIBS)
