@@ -106,12 +106,27 @@ for layer in $LAYERS; do
 			[ -n "${L2CC_NETNS_FILTER:-}" ] && ! [[ $t =~ $L2CC_NETNS_FILTER ]] && continue
 			out=$(mktemp)
 			bash "$t" 2>&1 | tee "$out"
+			rc=${PIPESTATUS[0]}
+			name=$(basename "$t")
 			p=$(grep -c '^PASS ' "$out"); f=$(grep -c '^FAIL ' "$out"); s=$(grep -c '^SKIP ' "$out")
 			passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-			if [ $((p + f + s)) -eq 0 ]; then
-				failed=$((failed + 1)); failures+=("$(basename "$t") (no result)")
-			fi
 			while read -r l; do failures+=("${l#FAIL }"); done < <(grep '^FAIL ' "$out")
+			# A script that dies mid-way fails: each test it started (RUN)
+			# without a result, or else the script itself when its exit
+			# status says it did not reach its end (lib.sh: 0 passed, 1
+			# some test failed, anything else died).
+			missing=$(comm -23 <(sed -n 's/^RUN //p' "$out" | sort) \
+				<(sed -nE 's/^(PASS|FAIL|SKIP) ([^:]*).*/\2/p' "$out" | sort))
+			for n in $missing; do
+				echo "FAIL $n: no result ($name exited with status $rc)"
+				failed=$((failed + 1)); failures+=("$n (no result, $name exited with status $rc)")
+			done
+			if [ -z "$missing" ] && { [ "$rc" -gt 1 ] || { [ "$rc" -eq 1 ] && [ "$f" -eq 0 ]; }; }; then
+				echo "FAIL $name: exited with status $rc before its end"
+				failed=$((failed + 1)); failures+=("$name (exited with status $rc before its end)")
+			elif [ $((p + f + s)) -eq 0 ] && [ -z "$missing" ]; then
+				failed=$((failed + 1)); failures+=("$name (no result)")
+			fi
 			rm -f "$out"
 		done
 		;;

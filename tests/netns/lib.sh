@@ -7,6 +7,7 @@
 #   . "$(dirname "$0")/lib.sh"
 #   t_ping() { ...; [ ... ] || fail "why"; }
 #   run_test ping t_ping
+#   tests_done
 #
 # Every run gets a unique prefix ($L2T, "l2t<pid>"): namespaces are named
 # "$L2T-NAME", interfaces "$L2T<port>" (<= 15 characters). Everything a run
@@ -16,8 +17,14 @@
 # namespaces it created (which takes their veths with them).
 #
 # A test function runs in a subshell and reports through fail/skip; run_test
-# prints exactly one line: "PASS NAME", "FAIL NAME: reason" or
-# "SKIP NAME: reason". Other output is indented ("    # ...").
+# prints "RUN NAME" when it starts it and exactly one result line when it
+# ends: "PASS NAME", "FAIL NAME: reason" or "SKIP NAME: reason". Other output
+# is indented ("    # ...").
+#
+# A script ends with tests_done. Its exit status is then 0 (no test failed)
+# or 1 (some did); a script that exits before tests_done (an error outside a
+# test, a signal) exits with a status of 2 or more and says where it was.
+# tests/run.sh counts that, and a RUN without a result, as a failure.
 #
 # State is kept on disk under deterministic names, not in shell variables, so
 # that a daemon started in one test's subshell can be used by the next one:
@@ -92,9 +99,40 @@ l2t_cleanup() {
 		rm -rf "$L2T_DIR"
 	fi
 }
-trap 'l2t_cleanup' EXIT
-trap 'l2t_cleanup; exit 130' INT
-trap 'l2t_cleanup; exit 143' TERM
+
+# The exit status says whether the script got to its end (tests_done).
+_l2t_done=
+_l2t_nfail=0
+_l2t_last=
+_l2t_cur_name=
+_l2t_where() {
+	echo "${_l2t_cur_name:+ during test $_l2t_cur_name}${_l2t_last:+ (last result: $_l2t_last)}"
+}
+_l2t_exit() {
+	local rc=$?
+	if [ -z "$_l2t_done" ]; then
+		echo "    # $(basename "$0") exited with status $rc before tests_done$(_l2t_where)"
+		[ "$rc" -le 1 ] && rc=2
+	fi
+	l2t_cleanup
+	exit "$rc"
+}
+_l2t_signal() { # status, signal
+	echo "    # $(basename "$0") stopped by SIG$2$(_l2t_where)"
+	l2t_cleanup
+	exit "$1"
+}
+trap '_l2t_exit' EXIT
+trap '_l2t_signal 130 INT' INT
+trap '_l2t_signal 143 TERM' TERM
+
+# tests_done: the last line of a test script. Exits 0 if no test failed, 1
+# otherwise.
+tests_done() {
+	_l2t_done=1
+	[ "$_l2t_nfail" -eq 0 ] && exit 0
+	exit 1
+}
 
 # ---- results ---------------------------------------------------------------
 
@@ -125,44 +163,50 @@ _l2t_watchdog() { # pid, seconds
 	done
 }
 
-# run_test NAME FUNCTION [ARGS...]: run FUNCTION in a subshell, print one line.
+# run_test NAME FUNCTION [ARGS...]: run FUNCTION in a subshell; print "RUN
+# NAME" before and one result line after.
 run_test() {
-	local name=$1 fn=$2 rc pid wd res
+	local name=$1 fn=$2 rc pid wd res line
 	shift 2
 	rm -f "$L2T_DIR/.result"
 	if [ -s "$L2T_SETUP_ERR" ]; then
 		res=$(head -1 "$L2T_SETUP_ERR")
 		case $res in
-		SKIP*) echo "SKIP $name: ${res#SKIP }" ;;
-		*) echo "FAIL $name: setup: ${res#FAIL }" ;;
+		SKIP*) line="SKIP $name: ${res#SKIP }" ;;
+		*) line="FAIL $name: setup: ${res#FAIL }" ;;
 		esac
-		return
+	else
+		echo "RUN $name"
+		_l2t_cur_name=$name
+		("$fn" "$@") &
+		pid=$!
+		_l2t_cur_test=$pid
+		_l2t_watchdog "$pid" "$TEST_TIMEOUT" &
+		wd=$!
+		_l2t_cur_wd=$wd
+		wait "$pid"
+		rc=$?
+		wait "$wd"
+		_l2t_cur_test='' _l2t_cur_wd='' _l2t_cur_name=''
+		res=
+		[ -s "$L2T_DIR/.result" ] && res=$(head -1 "$L2T_DIR/.result")
+		case $res in
+		FAIL*) line="FAIL $name: ${res#FAIL }" ;;
+		SKIP*) line="SKIP $name: ${res#SKIP }" ;;
+		*)
+			if [ "$rc" -eq 0 ]; then
+				line="PASS $name"
+			elif [ "$rc" -eq 77 ]; then
+				line="SKIP $name: (no reason given)"
+			else
+				line="FAIL $name: exited with status $rc"
+			fi
+			;;
+		esac
 	fi
-	("$fn" "$@") &
-	pid=$!
-	_l2t_cur_test=$pid
-	_l2t_watchdog "$pid" "$TEST_TIMEOUT" &
-	wd=$!
-	_l2t_cur_wd=$wd
-	wait "$pid"
-	rc=$?
-	wait "$wd"
-	_l2t_cur_test='' _l2t_cur_wd=''
-	res=
-	[ -s "$L2T_DIR/.result" ] && res=$(head -1 "$L2T_DIR/.result")
-	case $res in
-	FAIL*) echo "FAIL $name: ${res#FAIL }" ;;
-	SKIP*) echo "SKIP $name: ${res#SKIP }" ;;
-	*)
-		if [ "$rc" -eq 0 ]; then
-			echo "PASS $name"
-		elif [ "$rc" -eq 77 ]; then
-			echo "SKIP $name: (no reason given)"
-		else
-			echo "FAIL $name: exited with status $rc"
-		fi
-		;;
-	esac
+	echo "$line"
+	_l2t_last=$line
+	case $line in FAIL*) _l2t_nfail=$((_l2t_nfail + 1)) ;; esac
 }
 
 # run_setup FUNCTION: topology and daemons shared by the tests that follow.

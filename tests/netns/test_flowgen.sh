@@ -318,3 +318,4 @@ run_test flowgen_onoff_udp t_onoff_udp
 run_test flowgen_max_open t_max_open
 run_test flowgen_refused t_refused
 run_test flowgen_badargs t_badargs
+tests_done

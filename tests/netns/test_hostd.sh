@@ -760,3 +760,4 @@ want kill_restart && run_test hostd_kill_restart t_kill_restart
 want ack_timeout && run_test hostd_ack_timeout t_ack_timeout
 want law_persistent && run_test hostd_law_persistent t_law_persistent
 want reload && run_test hostd_reload t_reload
+tests_done

@@ -142,3 +142,4 @@ ack_every = 2"
 run_setup setup
 run_test hostd_capture_tag_fecn_cnp t_cnp
 run_test hostd_capture_ack t_ack
+tests_done

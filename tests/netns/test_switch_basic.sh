@@ -190,3 +190,4 @@ run_test basic_fdb t_fdb
 run_test basic_tcp t_tcp
 run_test basic_umem_conserved t_umem
 run_test basic_malformed_frames t_malformed
+tests_done

@@ -191,3 +191,4 @@ t_rate_with_clients() {
 
 run_setup setup
 run_test rate_lossless_with_silent_ctl_clients t_rate_with_clients
+tests_done

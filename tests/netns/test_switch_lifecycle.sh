@@ -182,3 +182,4 @@ run_test lifecycle_sigkill_restart t_sigkill_restart
 run_test lifecycle_sighup_rate t_sighup_rate
 run_test lifecycle_sighup_verbose t_sighup_verbose
 run_test lifecycle_foreign_xdp t_foreign_xdp
+tests_done

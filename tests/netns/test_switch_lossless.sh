@@ -206,3 +206,4 @@ for c in ${L2CC_LOSSLESS_CASES:-pause pfc credit none}; do
 	*) run_test "lossless_$c" t_lossless "$c" "$c" ;;
 	esac
 done
+tests_done

@@ -123,3 +123,4 @@ for pol in none naive santos; do
 	run_test "marking_$pol" t_policy "$pol"
 done
 run_test marking_metrics_promtool t_metrics
+tests_done

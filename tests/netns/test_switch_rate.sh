@@ -91,3 +91,4 @@ t_rate_1g_tcp() {
 run_setup setup
 run_test rate_100M_udp_egress t_rate_100m_udp
 run_test rate_1G_tcp t_rate_1g_tcp
+tests_done

@@ -248,3 +248,4 @@ run_test lab_broken_topology t_broken
 run_test lab_up_ping t_up_ping
 run_test lab_down_clean t_down
 run_test lab_down_after_kill t_down_after_kill
+tests_done

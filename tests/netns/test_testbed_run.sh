@@ -204,3 +204,4 @@ run_test testbed_run_check t_check
 run_test testbed_run t_run
 run_test testbed_plot t_plot
 run_test testbed_down t_down
+tests_done

@@ -294,3 +294,4 @@ run_test testbed_sweep_check t_check
 run_test testbed_sweep_refuse t_refuse
 run_test testbed_sweep t_sweep
 run_test testbed_sweep_down t_down
+tests_done
