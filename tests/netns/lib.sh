@@ -26,6 +26,11 @@
 # test, a signal) exits with a status of 2 or more and says where it was.
 # tests/run.sh counts that, and a RUN without a result, as a failure.
 #
+# Steady state is waited for, not slept for: wait_for polls a condition,
+# wait_stable waits until a reading stops moving, wait_drained until
+# daemons' queues are empty and their data frame counters still. A fixed
+# sleep is for time that must pass (a run's ramp-up before measuring).
+#
 # State is kept on disk under deterministic names, not in shell variables, so
 # that a daemon started in one test's subshell can be used by the next one:
 #   switch NAME  ->  namespace $(ns NAME), $L2T_DIR/NAME.{conf,sock,log,pid,stats}
@@ -273,6 +278,129 @@ print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)' "
 
 # calc PYEXPR: a float/int expression, printed.
 calc() { "$PY" -c "import sys; print($1)"; }
+
+# ---- waiting for a state ---------------------------------------------------
+
+# Waits poll: they end as soon as the state is reached, and their timeouts
+# are generous (a busy 2-core machine, other engineers' labs) because they
+# cost nothing when all is well. CMD is a command or shell function that
+# succeeds once the state is reached and prints what it saw; it runs in a
+# subshell, so it must not call fail (return non-zero instead).
+
+_l2t_us() { # SECONDS (decimal) -> microseconds
+	local i=${1%%.*} f=
+	[[ $1 == *.* ]] && f=${1#*.}
+	f=${f}000000
+	echo $((10#${i:-0} * 1000000 + 10#${f:0:6}))
+}
+
+# wait_for [-t SECONDS] [-i SECONDS] [-q] WHAT CMD [ARGS...]: run CMD every
+# -i seconds (0.05) until it succeeds, for at most -t seconds (30). On a
+# timeout the test fails with "timed out after T s waiting for WHAT" and
+# CMD's last output; with -q wait_for says so (info) and returns 1, for a
+# caller whose assertions then report the figures.
+wait_for() {
+	_l2t_wait for "$@"
+}
+
+# wait_stable [-t SECONDS] [-i SECONDS] [-q] WHAT CMD [ARGS...]: like
+# wait_for, until CMD succeeds twice in a row -i seconds (0.1) apart with
+# the same output: a reading that has stopped moving.
+wait_stable() {
+	_l2t_wait stable "$@"
+}
+
+_l2t_wait() {
+	local mode=$1 timeout=30 interval=0.05 quiet='' what out prev='' have='' start deadline
+	shift
+	[ "$mode" = stable ] && interval=0.1
+	while :; do
+		case $1 in
+		-t) timeout=$2; shift 2 ;;
+		-i) interval=$2; shift 2 ;;
+		-q) quiet=1; shift ;;
+		*) break ;;
+		esac
+	done
+	what=$1
+	shift
+	start=${EPOCHREALTIME/./}
+	deadline=$((start + $(_l2t_us "$timeout")))
+	while :; do
+		if out=$("$@" 2>&1); then
+			if [ "$mode" = for ] || { [ -n "$have" ] && [ "$out" = "$prev" ]; }; then
+				# A slow state is worth a line in the log (a loaded machine?).
+				start=$((${EPOCHREALTIME/./} - start))
+				[ "$start" -gt 2000000 ] && info "waited $((start / 1000000)).$((start / 100000 % 10)) s for $what"
+				return 0
+			fi
+			have=1
+		else
+			have=
+		fi
+		prev=$out
+		[ "${EPOCHREALTIME/./}" -ge "$deadline" ] && break
+		sleep "$interval"
+	done
+	out=$(tr '\n' ' ' <<<"$out" | sed 's/ *$//' | cut -c1-400)
+	if [ -n "$quiet" ]; then
+		info "timed out after $timeout s waiting for $what${out:+ (last: $out)}"
+		return 1
+	fi
+	fail "timed out after $timeout s waiting for $what${out:+ (last: $out)}"
+}
+
+# queues_empty NAME...: succeeds when the daemons (switchd: every VOQ and
+# input buffer; hostd: every flow's queue) hold no frame, and prints how many
+# data frames they have received and sent; else prints what is queued. Data
+# frames only: a credit link sends CREDIT frames for as long as it is up.
+queues_empty() {
+	"$PY" - "$L2CCCTL" "$L2T_DIR" "$@" <<'EOF'
+import json, subprocess, sys
+ctl, d, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+def ask(n, *cmd):
+    r = subprocess.run([ctl, "-s", "%s/%s.sock" % (d, n), "-r", "-t", "3000"] + list(cmd),
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError("%s: l2ccctl %s: %s" % (n, " ".join(cmd), (r.stderr or r.stdout).strip()))
+    return json.loads(r.stdout)
+def switch_frames(c):  # data frames: per priority (PAUSE, PFC, CREDIT are not)
+    return sum(q["rx_frames"] + q["tx_frames"] for p in c["ports"].values() for q in p["prio"])
+def hostd_frames(c):  # the host side, and the notifications on the uplink
+    return (c["host"]["rx_frames"] + c["host"]["tx_frames"] +
+            sum(c[k] for k in ("fecn_rx", "cnp_tx", "cnp_rx", "ack_tx", "ack_rx")))
+busy, seen = [], []
+try:
+    for n in names:
+        switch = open("%s/%s.conf" % (d, n)).readline().strip() == "[switch]"
+        if switch:
+            q = ask(n, "queues")
+            held = ["%s %d frames" % (o["port"], o["frames"]) for o in q["outputs"] if o["frames"]]
+            held += ["input %s %s" % (i["port"], i["occupancy"]) for i in q["inputs"] if any(i["occupancy"])]
+        else:
+            held = ["flow %s %d frames" % (f["key"], f["queue_frames"])
+                    for f in ask(n, "flows")["flows"] if f["queue_frames"]]
+        if held:
+            busy.append("%s queues: %s" % (n, ", ".join(held)))
+        else:
+            c = ask(n, "counters")
+            seen.append("%s %d" % (n, switch_frames(c) if switch else hostd_frames(c)))
+except (RuntimeError, OSError, ValueError, KeyError) as e:
+    print(e)
+    sys.exit(1)
+print("; ".join(busy) if busy else "data frames " + ", ".join(seen))
+sys.exit(1 if busy else 0)
+EOF
+}
+
+# wait_drained [-t SECONDS] NAME...: wait until the daemons' queues are
+# empty and their frame counters have stopped moving (what was in flight
+# between them has arrived): before reading the counters after a run.
+wait_drained() {
+	local t=30
+	[ "$1" = -t ] && { t=$2; shift 2; }
+	wait_stable -t "$t" "the queues of $* to drain and their frame counters to stop" queues_empty "$@"
+}
 
 # ---- topology --------------------------------------------------------------
 

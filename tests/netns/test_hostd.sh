@@ -168,6 +168,45 @@ flow_of() {
 	jget "$j" "(lambda f: $3)([f for f in d['flows'] if f['key'] == '$2'][0]) if [f for f in d['flows'] if f['key'] == '$2'] else 'no-flow'"
 }
 
+# Conditions for wait_for: they print what they saw and never fail the test.
+# flow_at_least HOST MAC FIELD MIN: HOST's flow to MAC has FIELD >= MIN.
+flow_at_least() {
+	local j v
+	j=$(ctl "$1" flows) || return 1
+	v=$(jget "$j" "sum(f['$3'] for f in d['flows'] if f['key'] == '$2')") || return 1
+	echo "$1's flow to $2: $3 $v"
+	[ "$v" -ge "$4" ]
+}
+
+# flow_gone HOST MAC: HOST has no flow to MAC (it ended after flow_idle).
+flow_gone() {
+	local j n
+	j=$(ctl "$1" flows) || return 1
+	n=$(jget "$j" "len([f for f in d['flows'] if f['key'] == '$2'])") || return 1
+	echo "$1's flows to $2: $n"
+	[ "$n" = 0 ]
+}
+
+# xdp_gone HOST IFACE...: no XDP program on HOST's IFACEs.
+xdp_gone() {
+	local h=$1 i out=
+	shift
+	for i in "$@"; do
+		out+=$(ip -n "$(ns "$h")" -d link show "$i" | grep -oE 'prog/xdp id [0-9]+|xdp(generic|drv)? ' | sed "s/^/$i: /")
+	done
+	echo "XDP: ${out:-none}"
+	[ -z "$out" ]
+}
+
+# counter_at_least HOST PYEXPR MIN: PYEXPR over HOST's counters (d) >= MIN.
+counter_at_least() {
+	local j v
+	j=$(ctl "$1" counters) || return 1
+	v=$(jget "$j" "$2") || return 1
+	echo "$1 $2: $v"
+	[ "$v" -ge "$3" ]
+}
+
 # ---- 1. transparency ---------------------------------------------------------------
 
 t_ping_tcp_udp() {
@@ -296,7 +335,7 @@ lossless_run() {
 	measure_unlock
 	iperf_server_wait h2 5221
 	iperf_server_wait h2 5223
-	sleep 0.3 # let the queues drain
+	wait_drained S h1 h2 h3
 	for n in S h1 h2 h3; do ctl "$n" counters >"$L2T_DIR/ll-$fc-$n-1.json" || fail "l2ccctl $n counters"; done
 	"$PY" - "$L2T_DIR" "$fc" "$win" >"$L2T_DIR/lossless-$fc.json" <<'EOF' || fail "could not collect the results ($fc)"
 import json, sys
@@ -395,7 +434,7 @@ t_cnp() {
 	t0=$(jget "$j" 'd["cnp_tx"]')
 	ctl S mark p2 5 >/dev/null || fail "l2ccctl S mark p2 5"
 	hx h1 ping -c 8 -i 0.1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 with marks"
-	sleep 0.2
+	wait_for -q "the 5 CNPs to reach h1's flow to h2" flow_at_least h1 "$mac2" cnp_in $((c0 + 5))
 	s1=$(ctl S counters p2 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["ports"]["p2"]["marked"])')
 	j=$(ctl h2 counters) || fail "l2ccctl h2 counters"
 	marks=$(flow_of h1 "$mac2" 'f["marks"]')
@@ -421,7 +460,7 @@ cnp_interval = 1s"
 	ctl S mark p2 5 >/dev/null || fail "l2ccctl S mark p2 5"
 	hx h1 ping -c 10 -i 0.01 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 (quick succession)"
 	# The coalesced marks go out when the interval has run.
-	sleep 1.3
+	wait_for -q "h2's coalesced CNPs to bring h1's flow to h2 to 10 marks" flow_at_least h1 "$mac2" marks 10
 	s1=$(ctl S counters p2 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["ports"]["p2"]["marked"])')
 	j=$(ctl h2 counters) || fail "l2ccctl h2 counters"
 	h2cnp=$(jget "$j" 'd["cnp_tx"]')
@@ -440,6 +479,25 @@ cnp_interval = 1s"
 
 # ---- 5. reliable mode ------------------------------------------------------------------
 
+# rel_counts MAC1 MAC2 MIN (for wait_stable): h2's peer entry for h1 and h1's
+# flow to h2, their frames and ACKs; fails while h2 has fewer than MIN frames
+# from h1.
+rel_counts() {
+	local p f
+	p=$(ctl h2 peers) || return 1
+	f=$(ctl h1 flows) || return 1
+	"$PY" - "$p" "$f" "$@" <<'PYEOF'
+import json, sys
+p, f = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+peer = [x for x in p["peers"] if x["src"] == sys.argv[3]]
+flow = [x for x in f["flows"] if x["key"] == sys.argv[4]]
+n = sum(x["frames"] for x in peer)
+print("h2's peer h1: frames %d ack_out %d; h1's flow to h2: frames_out %d ack_in %d"
+      % (n, sum(x["ack_out"] for x in peer), sum(x["frames_out"] for x in flow), sum(x["ack_in"] for x in flow)))
+sys.exit(0 if n >= int(sys.argv[5]) else 1)
+PYEOF
+}
+
 t_reliable_ack() {
 	local mac1 mac2 s0 s1 p0 p1 f0 f1 r n=40 port
 	HD_COMMON="link_rate = 1G
@@ -454,7 +512,7 @@ ack_every = 4" daemons reliable "$(sw_conf none 1G none 1G none 1G)"
 	assert_eq "$port" '["p2"]' "S's FDB entry for h2 after the warm-up"
 	info "h3 hostd: not_ours $(hd_counter h3 'd["not_ours"]') (flooded frames for other hosts, not answered)"
 	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
-	sleep 0.1
+	wait_stable "the ping's frames and ACKs between h1 and h2 to settle" rel_counts "$mac1" "$mac2" 0
 	s0=$(ctl S counters p2 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["ports"]["p2"]["marked"])')
 	p0=$(ctl h2 peers) || fail "l2ccctl h2 peers"
 	f0=$(ctl h1 flows) || fail "l2ccctl h1 flows"
@@ -469,7 +527,8 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(int(sys.argv[1])):
     s.sendto(b"x" * 1000, ("10.99.0.2", 9))
 ' "$n" || fail "UDP burst from h1"
-	sleep 0.3
+	wait_stable -q "h2 to get the $n frames and the ACKs to settle" \
+		rel_counts "$mac1" "$mac2" $(($(jget "$p0" "sum(p['frames'] for p in d['peers'] if p['src'] == '$mac1')") + n))
 	s1=$(ctl S counters p2 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["ports"]["p2"]["marked"])')
 	p1=$(ctl h2 peers) || fail "l2ccctl h2 peers"
 	f1=$(ctl h1 flows) || fail "l2ccctl h1 flows"
@@ -528,12 +587,12 @@ for line in sys.stdin:
 }
 
 t_forged() {
-	local m1 m2 a b sent d
+	local m1 m2 a b sent d bad
 	default_daemons
 	m1=$(host_mac h1 | tr -d :)
 	m2=$(host_mac h2 | tr -d :)
 	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
-	sleep 0.1
+	wait_drained S h1 h2
 	a=$(ctl h1 counters) || fail "l2ccctl h1 counters"
 	b=$(ctl S counters p1) || fail "l2ccctl S counters"
 	# A well-formed data tag (v1, flow 1, seq 0, inner IPv4) and a CNP.
@@ -541,7 +600,8 @@ t_forged() {
 		"tag ${m2}${m1}88b5 01 00 0001 00000000 0000000000000000 0800 $(printf '00%.0s' $(seq 46))" \
 		"cnp ${m2}${m1}88b6 01 02 0008 0001 0000 00000000 $(printf '00%.0s' $(seq 40))" |
 		send_raw h1 eth0) || fail "raw send from h1: $sent"
-	sleep 0.2
+	wait_for -q "h1's hostd to drop the 2 forged frames" \
+		counter_at_least h1 'd["host"]["drop"]["forged"]' $(($(jget "$a" 'd["host"]["drop"]["forged"]') + 2))
 	d=$("$PY" - "$a" "$(ctl h1 counters)" "$b" "$(ctl S counters p1)" <<'EOF'
 import json, sys
 a, b, sa, sb = (json.loads(x) for x in sys.argv[1:5])
@@ -565,7 +625,8 @@ EOF
 		"short ${m2}${m1}88b5 01 00 0001" \
 		"badinner ${m2}${m1}88b5 01 00 0001 00000000 0000000000000000 8100 $(printf '00%.0s' $(seq 46))" |
 		send_raw S "$(ifn p2)") || fail "raw send from S: $sent"
-	sleep 0.2
+	bad='d["uplink"]["drop"]["unsupported"] + d["uplink"]["drop"]["bad_tag"]'
+	wait_for -q "h2's hostd to drop the 3 malformed frames" counter_at_least h2 "$bad" $(($(jget "$a" "$bad") + 3))
 	b=$(ctl h2 status) || fail "h2's hostd stopped answering after malformed tags: $(tail -3 "$L2T_DIR/h2.log")"
 	d=$("$PY" - "$a" "$(ctl h2 counters)" <<'EOF'
 import json, sys
@@ -610,11 +671,8 @@ t_kill_restart() {
 	stop_switchd h1 KILL || fail "h1's hostd did not die on SIGKILL"
 	# Its XDP programs hang on BPF links, which the kernel releases with the
 	# process's file descriptors (possibly a moment after the exit).
-	for _ in $(seq 20); do
-		xdp=$(ip -n "$(ns h1)" -d link show cc0; ip -n "$(ns h1)" -d link show up0)
-		grep -qE 'prog/xdp|xdp(generic|drv)? ' <<<"$xdp" || break
-		sleep 0.05
-	done
+	wait_for -q -t 10 "the kernel to release h1's XDP programs" xdp_gone h1 cc0 up0
+	xdp=$(ip -n "$(ns h1)" -d link show cc0; ip -n "$(ns h1)" -d link show up0)
 	info "h1 hostd after SIGKILL: XDP on cc0: $(ip -n "$(ns h1)" -d link show cc0 | grep -oE 'prog/xdp id [0-9]+' || echo none)," \
 		"on up0: $(ip -n "$(ns h1)" -d link show up0 | grep -oE 'prog/xdp id [0-9]+' || echo none)"
 	grep -qE 'prog/xdp|xdp(generic|drv)? ' <<<"$xdp" && fail "an XDP program stayed attached after SIGKILL: $(grep -E 'xdp' <<<"$xdp" | tr '\n' ' ')"
@@ -646,7 +704,7 @@ persistent = $pers" daemons "persist-$pers" "$(sw_conf none 100M none 100M none 
 		hx h1 ping -c 4 -i 0.02 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 with marks"
 		r_before=$(flow_of h1 "$mac2" 'f["rate_bps"]')
 		assert_eq "$r_before" 25000000 "LIPD rate after 3 marks from 100M (persistent = $pers)"
-		sleep 0.5
+		wait_for "h1's flow to h2 to end (flow_idle 100ms)" flow_gone h1 "$mac2"
 		hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2, second flow"
 		r_after=$(flow_of h1 "$mac2" 'f["rate_bps"]')
 		info "persistent = $pers: first flow ended at $r_before bit/s, next flow starts at $r_after;" \

@@ -50,23 +50,46 @@ ifname = $(ifn p2)
 rate = 100M"
 }
 
-# capture IFACE FILE: tcpdump in the tap's namespace; its PID in CAP_PID.
-capture() {
-	ip netns exec "$(ns T)" tcpdump -i "$1" --immediate-mode -U -w "$2" -s 256 >/dev/null 2>&1 &
-	CAP_PID=$!
-	bg_record "$CAP_PID"
-	for _ in $(seq 50); do
-		[ -s "$2" ] && break
-		sleep 0.05
-	done
-	# The file header is written before the socket sees traffic;
-	# --immediate-mode: libpcap would otherwise hold packets up to a second
-	# in its ring, and the INT that ends the capture would lose them.
-	sleep 0.5
+# probe MARK: from S's p2 (as the kernel sends it, not through switchd) a
+# frame to ta's own address with MARK in its payload and an EtherType
+# (0x88B7) no test decodes: the capture on ta sees it arrive, the bridge keeps
+# it (it is addressed to ta), and no daemon counts it.
+probe() {
+	hx S "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+s.send(bytes.fromhex(sys.argv[2].replace(":", "")) + bytes.fromhex("020000000001") + b"\x88\xb7" +
+       sys.argv[3].encode().ljust(46, b"\0"))
+' "$(ifn p2)" "$(ip -n "$(ns T)" -j link show ta | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])')" "$1"
 }
 
+# probe_seen FILE MARK (for wait_for): send a probe, succeed once one is in
+# the capture file.
+probe_seen() {
+	probe "$2" || return 1
+	grep -qa "$2" "$1"
+}
+
+# capture FILE: tcpdump on the tap's port ta; its PID in CAP_PID. Returns
+# once the capture has seen a probe: tcpdump writes the file header before
+# its socket sees traffic. --immediate-mode: libpcap would otherwise hold
+# packets up to a second in its ring, and the INT that ends the capture
+# would lose them.
+capture() {
+	CAP_FILE=$1
+	ip netns exec "$(ns T)" tcpdump -i ta --immediate-mode -U -w "$CAP_FILE" -s 256 >/dev/null 2>&1 &
+	CAP_PID=$!
+	bg_record "$CAP_PID"
+	wait_for "tcpdump on ta to capture a probe frame" probe_seen "$CAP_FILE" l2t-probe-start
+}
+
+# stop_capture: once the frames the test waits for have passed (the
+# daemons' queues drained and counters still), a last probe: when it is in
+# the file, every frame before it is too. Then stop tcpdump.
 stop_capture() {
-	sleep 0.3
+	wait_drained S h1 h2
+	wait_for "tcpdump on ta to capture the last probe frame" probe_seen "$CAP_FILE" l2t-probe-end
 	kill -INT "$CAP_PID" 2>/dev/null
 	wait "$CAP_PID" 2>/dev/null
 }
@@ -85,7 +108,7 @@ t_cnp() {
 	start_hostd h1 "link_rate = 100M"
 	start_hostd h2 "link_rate = 100M"
 	hx h1 ping -c 2 -i 0.2 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
-	capture ta "$pc"
+	capture "$pc"
 	ctl S mark p2 3 >/dev/null || fail "mark"
 	hx h1 ping -c 6 -i 0.1 -W 2 10.99.0.2 >/dev/null || fail "ping during capture"
 	stop_capture
@@ -125,7 +148,7 @@ ack_every = 2"
 mode = reliable
 ack_every = 2"
 	hx h1 ping -c 2 -i 0.2 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
-	capture ta "$pc"
+	capture "$pc"
 	ctl S mark p2 1 >/dev/null || fail "mark"
 	hx h1 ping -c 8 -i 0.1 -W 2 10.99.0.2 >/dev/null || fail "ping during capture"
 	stop_capture

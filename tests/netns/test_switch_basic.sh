@@ -111,11 +111,12 @@ t_malformed() {
 	hx h3 ping -c 1 -W 2 10.99.0.1 >/dev/null || fail "ping h3 -> h1"
 	before=$(ctl s counters p1) || fail "l2ccctl counters"
 	# Listen on h3 for the runt's marker source address.
-	hx h3 "$PY" - >"$L2T_DIR/h3-heard" 2>&1 <<'EOF' &
-import socket, time
+	hx h3 "$PY" - "$L2T_DIR/h3-listening" >"$L2T_DIR/h3-heard" 2>&1 <<'EOF' &
+import socket, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
 s.bind(("eth0", 0))
 s.settimeout(0.2)
+open(sys.argv[1], "w").close()
 end = time.time() + 2.0
 while time.time() < end:
     try:
@@ -127,7 +128,7 @@ while time.time() < end:
 EOF
 	pid=$!
 	bg_record "$pid"
-	sleep 0.3
+	wait_for "the listener on h3 to bind" test -e "$L2T_DIR/h3-listening"
 	sent=$(malformed_frames | hx h1 "$PY" -c '
 import errno, socket, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)

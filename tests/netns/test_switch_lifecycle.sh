@@ -88,19 +88,25 @@ t_sigkill_restart() {
 	assert_eq "$SW_RC" 0 "restarted switchd exit status"
 }
 
+# p2_rate_is BPS (for wait_for): switchd s's port p2 runs at BPS.
+p2_rate_is() {
+	local j r
+	j=$(ctl s ports) || return 1
+	r=$(jget "$j" '[p["rate_bps"] for p in d["ports"] if p["name"] == "p2"][0]') || return 1
+	echo "p2 rate_bps $r"
+	[ "$r" = "$1" ]
+}
+
 t_sighup_rate() {
-	local j rate i
+	local j rate
 	start_switchd s "$(sw_conf 100M)"
 	j=$(ctl s ports) || fail "l2ccctl ports"
 	assert_eq "$(jget "$j" '[p["rate_bps"] for p in d["ports"] if p["name"] == "p2"][0]')" 100000000 "p2 rate_bps before reload"
 	write_config s "$(sw_conf 250M)" >/dev/null
 	kill -HUP "$(sw_pid s)"
-	for i in $(seq 40); do
-		j=$(ctl s ports) || fail "l2ccctl ports after SIGHUP"
-		rate=$(jget "$j" '[p["rate_bps"] for p in d["ports"] if p["name"] == "p2"][0]')
-		[ "$rate" = 250000000 ] && break
-		sleep 0.05
-	done
+	wait_for -q -t 20 "p2 to run at 250M after SIGHUP" p2_rate_is 250000000
+	j=$(ctl s ports) || fail "l2ccctl ports after SIGHUP"
+	rate=$(jget "$j" '[p["rate_bps"] for p in d["ports"] if p["name"] == "p2"][0]')
 	info "SIGHUP: p2 rate_bps $rate; log: $(tail -1 "$L2T_DIR/s.log")"
 	assert_eq "$rate" 250000000 "p2 rate_bps after changing the file and SIGHUP"
 	ping_ok || fail "ping after the reload"

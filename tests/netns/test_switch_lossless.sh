@@ -97,7 +97,7 @@ rate = 100M"
 	iperf_server_wait h3 5201
 	iperf_server_wait h3 5202
 	# Let the queues drain before reading the final counters.
-	sleep 0.3
+	wait_drained A B
 	ctl A counters >"$L2T_DIR/$tag-A.json" || fail "l2ccctl A counters ($tag)"
 	ctl B counters >"$L2T_DIR/$tag-B.json" || fail "l2ccctl B counters ($tag)"
 	ctl B queues >"$L2T_DIR/$tag-Bq.json" || fail "l2ccctl B queues ($tag)"

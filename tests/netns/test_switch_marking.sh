@@ -55,7 +55,8 @@ flow_control = credit"
 	iperf_client_bg h3 2 5202 "$L2T_DIR/c3-$pol.json" -u -b 100M -l 1400 -t 2
 	wait "$c" "$CLI_PID"
 	measure_unlock
-	sleep 0.3
+	# The last marks' CNPs from h2 back to the senders included.
+	wait_drained S h1 h2 h3
 	j=$(ctl S counters) || fail "counters"
 	mac2=$(host_mac h2)
 	cnp=0

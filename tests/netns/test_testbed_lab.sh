@@ -223,16 +223,22 @@ t_down() {
 	return 0
 }
 
+# procs_gone PID... (for wait_for): none of the processes runs.
+procs_gone() {
+	local p
+	for p; do
+		_l2t_alive "$p" && { echo "$p still runs"; return 1; }
+	done
+	return 0
+}
+
 t_down_after_kill() {
 	local out rc pa ph
 	up_lab
 	pa=$(jget "$(cat "$LABDIR/lab.json")" "d['nodes']['A']['pid']")
 	ph=$(jget "$(cat "$LABDIR/lab.json")" "d['nodes']['h2']['pid']")
 	kill -KILL "$pa" "$ph" || fail "kill -KILL $pa $ph"
-	for _ in $(seq 50); do
-		_l2t_alive "$pa" || _l2t_alive "$ph" || break
-		sleep 0.05
-	done
+	wait_for -q -t 10 "switchd A and hostd h2 to die" procs_gone "$pa" "$ph"
 	info "SIGKILLed switchd A (pid $pa) and hostd h2 (pid $ph)"
 	out=$(lab down "$LABDIR/topology.yaml" --rundir "$LABDIR" 2>&1)
 	rc=$?
