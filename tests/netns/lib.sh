@@ -515,34 +515,48 @@ write_config() {
 sw_pid() { cat "$L2T_DIR/$1.pid" 2>/dev/null; }
 
 # _start_daemon BIN SECTION NAME CONFIGTEXT [EXTRA ARGS]: start BIN in
-# namespace $(ns NAME) and wait (up to 5 s) until its control socket answers.
+# namespace $(ns NAME) and wait (up to 5 s) until its control socket answers
+# (and start it again while an AF_XDP queue is still busy, up to 10 times).
 # Skips the test when the kernel lacks AF_XDP/XDP, fails (with the log)
 # otherwise.
 _start_daemon() {
-	local bin=$1 section=$2 name=$3 text=$4 conf pid log
+	local bin=$1 section=$2 name=$3 text=$4 conf pid log n0 try
 	shift 4
 	conf=$(write_config "$name" "$text" "$section")
 	log=$L2T_DIR/$name.log
-	ip netns exec "$(ns "$name")" "$bin" -c "$conf" "$@" >>"$log" 2>&1 &
-	pid=$!
-	bg_record "$pid"
-	echo "$pid" >"$L2T_DIR/$name.pid"
-	for _ in $(seq 100); do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			break
-		fi
-		if ctl "$name" status >/dev/null 2>&1; then
-			return 0
-		fi
-		sleep 0.05
+	for try in $(seq 10); do
+		n0=0
+		[ -f "$log" ] && n0=$(wc -l <"$log")
+		ip netns exec "$(ns "$name")" "$bin" -c "$conf" "$@" >>"$log" 2>&1 &
+		pid=$!
+		bg_record "$pid"
+		echo "$pid" >"$L2T_DIR/$name.pid"
+		for _ in $(seq 100); do
+			_l2t_alive "$pid" || break
+			if ctl "$name" status >/dev/null 2>&1; then
+				return 0
+			fi
+			sleep 0.05
+		done
+		# Just after a daemon on the same interfaces exited, the kernel may
+		# not have freed its AF_XDP sockets' queues yet (that is deferred
+		# work) and a new bind fails with EBUSY: start again a moment later.
+		_l2t_alive "$pid" && break
+		[ "$try" -lt 10 ] || break
+		tail -n "+$((n0 + 1))" "$log" | grep -Eq "(AF_XDP socket|XDP program).*Device or resource busy" || break
+		info "$(basename "$bin") $name: start $try: an AF_XDP queue or XDP hook is still busy (the kernel releases the previous daemon's after its exit); again in 0.2 s"
+		sleep 0.2
 	done
 	if grep -Eq "(AF_XDP socket|load XDP program|attach XDP program).*: (Address family not supported|Operation not supported|Function not implemented)" "$log"; then
 		skip "AF_XDP/XDP unsupported here: $(grep -Em1 'AF_XDP socket|XDP program' "$log")"
 	fi
 	echo "    # $(basename "$bin") $name did not come up; its log:" >&2
 	sed 's/^/    #   /' "$log" >&2
-	kill -0 "$pid" 2>/dev/null && kill -TERM "$pid"
-	fail "$(basename "$bin") $name did not answer on its control socket within 5 s: $(tail -1 "$log")"
+	if _l2t_alive "$pid"; then
+		kill -TERM "$pid"
+		fail "$(basename "$bin") $name did not answer on its control socket within 5 s: $(tail -1 "$log")"
+	fi
+	fail "$(basename "$bin") $name exited at start: $(tail -1 "$log")"
 }
 
 # start_switchd NAME CONFIGTEXT [EXTRA ARGS]: switchd in $(ns NAME).
