@@ -51,11 +51,12 @@ rate = 100M"
 }
 
 # The hostile clients, in B's namespace until SIGTERM; their counts go to
-# $L2T_DIR/clients-TAG.json.
+# $L2T_DIR/clients-TAG.json, and clients-TAG.ready appears once all nine
+# have connected.
 start_clients() { # TAG
 	cat >"$L2T_DIR/clients.py" <<'EOF'
 import json, select, signal, socket, sys, time
-path, port, nsilent, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+path, port, nsilent, out, ready = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 st = {"silent_connects": 0, "silent_closed": 0, "metrics_connects": 0, "metrics_closed": 0,
       "connect_errors": 0}
 stop = False
@@ -95,6 +96,9 @@ while not stop:
     while want and not stop:
         if open_one(want[0]):
             want.pop(0)
+    if ready and not want:
+        open(ready, "w").close()
+        ready = None
     for fd, ev in poller.poll(100):
         kind, s = conns[fd]
         if kind == "silent":
@@ -111,11 +115,11 @@ while not stop:
 json.dump(st, open(out, "w"))
 EOF
 	ip netns exec "$(ns B)" "$PY" "$L2T_DIR/clients.py" "$L2T_DIR/B.sock" "$METRICS_PORT" \
-		"$NSILENT" "$L2T_DIR/clients-$1.json" &
+		"$NSILENT" "$L2T_DIR/clients-$1.json" "$L2T_DIR/clients-$1.ready" &
 	CLIENTS_PID=$!
 	bg_record "$CLIENTS_PID"
 	# All nine connected before the traffic starts.
-	sleep 0.5
+	wait_for "the $NSILENT silent clients and the metrics reader to connect to B" test -e "$L2T_DIR/clients-$1.ready"
 }
 
 stop_clients() {
@@ -156,7 +160,7 @@ run_once() { # attempt
 	measure_unlock
 	stop_clients
 	iperf_server_wait h3 "$port" || fail "iperf3 server on h3 did not finish"
-	sleep 0.3	# the queues drain
+	wait_drained A B
 	l1=$(b_losses) || fail "reading B's counters"
 	a1=$(ctl A counters up) || fail "reading A's counters"
 	LOST=$("$PY" -c 'import json, sys; a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2]); print(json.dumps({k: b[k] - a[k] for k in a if b[k] != a[k]}))' "$l0" "$l1")
