@@ -212,8 +212,16 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 		pr_err("%s: load XDP program: %s\n", ifname, strerror(-err));
 		goto err_skel;
 	}
-	err = xsk_socket__create_shared(&p->xsk, ifname, o->queue, u->xu, &p->rx, &p->tx,
-					&p->fq, &p->cq, &cfg);
+	/* A socket on this queue that just closed (a daemon restarting on its
+	 * interfaces, systemd's Restart=) is freed by the kernel in deferred
+	 * work: its queue stays busy for a few milliseconds. */
+	for (int tries = 0;; tries++) {
+		err = xsk_socket__create_shared(&p->xsk, ifname, o->queue, u->xu, &p->rx, &p->tx,
+						&p->fq, &p->cq, &cfg);
+		if (err != -EBUSY || tries == 50)
+			break;
+		usleep(20000);
+	}
 	if (err) {
 		pr_err("%s: AF_XDP socket on queue %u: %s\n", ifname, o->queue, strerror(-err));
 		goto err_skel;

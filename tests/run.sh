@@ -61,6 +61,12 @@ for layer in $LAYERS; do
 		tests/unit/mutants.sh >"$out" 2>&1
 		count_unit_output mutants "$out" $?
 		rm -f "$out"
+		# The docs' configuration references are the parsers' own tables.
+		if out=$(scripts/gen_reference.py --check 2>&1); then
+			passed=$((passed + 1)); echo "PASS config_reference"
+		else
+			failed=$((failed + 1)); failures+=("config_reference"); echo "FAIL config_reference: $out"
+		fi
 		;;
 	python)
 		out=$(mktemp)
