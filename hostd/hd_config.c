@@ -107,7 +107,7 @@ static const struct cfg_item hd_items[] = {
 	H("ack_every", CFG_UINT, ack_every, "1", 1, 65535,
 	  "reliable mode: an ACK per this many frames of a flow ...", LIVE),
 	H("ack_delay", CFG_DURATION, ack_delay, "100us", 1000, 1000000000,
-	  "... or this long after the first frame not yet acknowledged, whichever is first", LIVE),
+	  "... or at most this long after the first frame not yet acknowledged", LIVE),
 	H("ack_timeout", CFG_DURATION, ack_timeout, "1s", 0, 60000000000LL,
 	  "reliable mode: a flow whose window stays full this long without an ACK gives up on its "
 	  "unacknowledged frames and goes on (a receiver that restarted); 0 = wait for ever", LIVE),
