@@ -8,6 +8,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "ctrs.h"
+#include "dctl.h"
 #include "json.h"
 #include "log.h"
 #include "loop.h"
@@ -504,53 +505,28 @@ void hd_stats_tick(struct hd *h)
 	jw_free(&w);
 }
 
+static const struct dctl_cmd hd_cmds[] = {
+	{ "status", "daemon, uptime, settings and UMEM frame accounting", cmd_status },
+	{ "counters", "port, flow control and notification counters", cmd_counters },
+	{ "flows", "flows with rate, ipd, queue, frames, marks, CNPs/ACKs in", cmd_flows },
+	{ "peers", "remote senders' flows we notify: frames, marks, CNPs/ACKs out", cmd_peers },
+	{ "set-rate", "FLOW-ID|DST-MAC RATE|ipd=N: pin a flow's rate", cmd_set_rate },
+	{ "metrics", "Prometheus text exposition", cmd_metrics },
+};
+
 int hd_ctl_init(struct hd *h)
 {
-	int err;
+	const struct dctl_cfg c = {
+		.ctl_socket = h->cfg->ctl_socket, .metrics_listen = h->cfg->metrics_listen,
+		.stats_file = h->cfg->stats_file, .cmds = hd_cmds,
+		.ncmds = sizeof(hd_cmds) / sizeof(hd_cmds[0]), .ctx = h,
+	};
 
-	err = ctl_create(&h->ctl, h->cfg->ctl_socket);
-	if (err) {
-		pr_err("control socket %s: %s\n", h->cfg->ctl_socket, strerror(-err));
-		return err;
-	}
-	ctl_register(h->ctl, "status", "daemon, uptime, settings and UMEM frame accounting",
-		     cmd_status, h);
-	ctl_register(h->ctl, "counters", "port, flow control and notification counters",
-		     cmd_counters, h);
-	ctl_register(h->ctl, "flows", "flows with rate, ipd, queue, frames, marks, CNPs/ACKs in",
-		     cmd_flows, h);
-	ctl_register(h->ctl, "peers", "remote senders' flows we notify: frames, marks, CNPs/ACKs out",
-		     cmd_peers, h);
-	ctl_register(h->ctl, "set-rate", "FLOW-ID|DST-MAC RATE|ipd=N: pin a flow's rate",
-		     cmd_set_rate, h);
-	ctl_register(h->ctl, "metrics", "Prometheus text exposition", cmd_metrics, h);
-	if (h->cfg->metrics_listen[0]) {
-		err = ctl_listen_http(h->ctl, h->cfg->metrics_listen, "metrics");
-		if (err) {
-			pr_err("metrics_listen %s: %s\n", h->cfg->metrics_listen, strerror(-err));
-			return err;
-		}
-	}
-	err = ctl_attach(h->ctl, h->loop);
-	if (err)
-		return err;
-	if (h->cfg->stats_file[0]) {
-		err = tseries_open(&h->ts, h->cfg->stats_file);
-		if (err) {
-			pr_err("stats_file %s: %s\n", h->cfg->stats_file, strerror(-err));
-			return err;
-		}
-	}
 	h->last_stats_ns = h->now;
-	return 0;
+	return dctl_open(&c, h->loop, &h->ctl, &h->ts);
 }
 
 void hd_ctl_fini(struct hd *h)
 {
-	if (h->ts)
-		tseries_close(h->ts);
-	h->ts = NULL;
-	if (h->ctl)
-		ctl_destroy(h->ctl);
-	h->ctl = NULL;
+	dctl_close(&h->ctl, &h->ts);
 }

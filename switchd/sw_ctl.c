@@ -7,6 +7,7 @@
 #include "switch_private.h"
 #include "ctl.h"
 #include "ctrs.h"
+#include "dctl.h"
 #include "l2cc_shared.h"
 #include "json.h"
 #include "log.h"
@@ -569,50 +570,28 @@ void sw_stats_tick(struct sw *s)
 	jw_free(&w);
 }
 
+static const struct dctl_cmd sw_cmds[] = {
+	{ "status", "daemon, uptime and UMEM frame accounting", cmd_status },
+	{ "ports", "ports with rate, flow control, thresholds, pause state", cmd_ports },
+	{ "fdb", "learned and static forwarding entries", cmd_fdb },
+	{ "queues", "VOQ and input buffer occupancy", cmd_queues },
+	{ "counters", "per port (and priority) counters [PORT]", cmd_counters },
+	{ "metrics", "Prometheus text exposition", cmd_metrics },
+	{ "mark", "PORT N: set FECN on the next N tagged frames sent on PORT", cmd_mark },
+};
+
 int sw_ctl_init(struct sw *s)
 {
-	int err;
+	const struct dctl_cfg c = {
+		.ctl_socket = s->cfg->ctl_socket, .metrics_listen = s->cfg->metrics_listen,
+		.stats_file = s->cfg->stats_file, .cmds = sw_cmds,
+		.ncmds = sizeof(sw_cmds) / sizeof(sw_cmds[0]), .ctx = s,
+	};
 
-	err = ctl_create(&s->ctl, s->cfg->ctl_socket);
-	if (err) {
-		pr_err("control socket %s: %s\n", s->cfg->ctl_socket, strerror(-err));
-		return err;
-	}
-	ctl_register(s->ctl, "status", "daemon, uptime and UMEM frame accounting", cmd_status, s);
-	ctl_register(s->ctl, "ports", "ports with rate, flow control, thresholds, pause state",
-		     cmd_ports, s);
-	ctl_register(s->ctl, "fdb", "learned and static forwarding entries", cmd_fdb, s);
-	ctl_register(s->ctl, "queues", "VOQ and input buffer occupancy", cmd_queues, s);
-	ctl_register(s->ctl, "counters", "per port (and priority) counters [PORT]", cmd_counters, s);
-	ctl_register(s->ctl, "metrics", "Prometheus text exposition", cmd_metrics, s);
-	ctl_register(s->ctl, "mark", "PORT N: set FECN on the next N tagged frames sent on PORT",
-		     cmd_mark, s);
-	if (s->cfg->metrics_listen[0]) {
-		err = ctl_listen_http(s->ctl, s->cfg->metrics_listen, "metrics");
-		if (err) {
-			pr_err("metrics_listen %s: %s\n", s->cfg->metrics_listen, strerror(-err));
-			return err;
-		}
-	}
-	err = ctl_attach(s->ctl, s->loop);
-	if (err)
-		return err;
-	if (s->cfg->stats_file[0]) {
-		err = tseries_open(&s->ts, s->cfg->stats_file);
-		if (err) {
-			pr_err("stats_file %s: %s\n", s->cfg->stats_file, strerror(-err));
-			return err;
-		}
-	}
-	return 0;
+	return dctl_open(&c, s->loop, &s->ctl, &s->ts);
 }
 
 void sw_ctl_fini(struct sw *s)
 {
-	if (s->ts)
-		tseries_close(s->ts);
-	s->ts = NULL;
-	if (s->ctl)
-		ctl_destroy(s->ctl);
-	s->ctl = NULL;
+	dctl_close(&s->ctl, &s->ts);
 }

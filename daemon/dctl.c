@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* A daemon's control socket, metrics listener and time series: see dctl.h. */
+#define LOG_SUBSYS "ctl"
+#include "dctl.h"
+#include "log.h"
+#include "tseries.h"
+
+#include <string.h>
+
+int dctl_open(const struct dctl_cfg *c, struct loop *loop, struct ctl **ctl, struct tseries **ts)
+{
+	int err;
+
+	err = ctl_create(ctl, c->ctl_socket);
+	if (err) {
+		pr_err("control socket %s: %s\n", c->ctl_socket, strerror(-err));
+		return err;
+	}
+	for (size_t i = 0; i < c->ncmds; i++) {
+		err = ctl_register(*ctl, c->cmds[i].name, c->cmds[i].help, c->cmds[i].fn, c->ctx);
+		if (err) {
+			pr_err("control command %s: %s\n", c->cmds[i].name, strerror(-err));
+			return err;
+		}
+	}
+	if (c->metrics_listen[0]) {
+		err = ctl_listen_http(*ctl, c->metrics_listen, "metrics");
+		if (err) {
+			pr_err("metrics_listen %s: %s\n", c->metrics_listen, strerror(-err));
+			return err;
+		}
+	}
+	err = ctl_attach(*ctl, loop);
+	if (err)
+		return err;
+	if (c->stats_file[0]) {
+		err = tseries_open(ts, c->stats_file);
+		if (err) {
+			pr_err("stats_file %s: %s\n", c->stats_file, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+void dctl_close(struct ctl **ctl, struct tseries **ts)
+{
+	if (*ts)
+		tseries_close(*ts);
+	*ts = NULL;
+	if (*ctl)
+		ctl_destroy(*ctl);
+	*ctl = NULL;
+}

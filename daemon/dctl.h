@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A daemon's observability, set up the one way both daemons share: the
+ * control socket with its commands (a table), the Prometheus listener that
+ * serves the `metrics` command, both attached to the event loop, and the
+ * JSON-lines time series.
+ */
+#ifndef L2CC_DCTL_H
+#define L2CC_DCTL_H
+
+#include "ctl.h"
+
+struct loop;
+struct tseries;
+
+struct dctl_cmd {
+	const char *name, *help;
+	ctl_handler_fn fn;
+};
+
+struct dctl_cfg {
+	const char *ctl_socket;         /* required */
+	const char *metrics_listen;     /* "" = none; serves the `metrics` command */
+	const char *stats_file;         /* "" = no time series */
+	const struct dctl_cmd *cmds;
+	size_t ncmds;
+	void *ctx;                      /* every handler's */
+};
+
+/* 0, or -errno (logged with what failed); on failure whatever was made is
+ * left in *ctl and *ts for dctl_close(). */
+int dctl_open(const struct dctl_cfg *c, struct loop *loop, struct ctl **ctl, struct tseries **ts);
+/* Close both (either may be NULL) and set them NULL. */
+void dctl_close(struct ctl **ctl, struct tseries **ts);
+
+#endif
