@@ -121,6 +121,18 @@ struct cp_ops {
 	int (*check_keys)(void *cfg, char *err, size_t errlen);
 };
 
+/*
+ * The usual instance: the switch and a zeroed record per port after this
+ * head. A scheme puts `struct cp_head h` first in its struct cp and makes
+ * it with cp_new_ports() (NULL: no memory); cp_free() is then its destroy.
+ */
+struct cp_head {
+	struct sw *s;
+	uint32_t nports;
+};
+void *cp_new_ports(struct sw *s, size_t head_size, size_t per_port);
+void cp_free(struct cp *cp);
+
 /* A port's counter by name (NULL if the scheme has none of that name). */
 const uint64_t *cp_ctr_find(const struct cp_ops *ops, const struct cp *cp, uint32_t port,
 			    const char *name);

@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <stddef.h>
-#include <stdlib.h>
 
 #define NAIVE_FLAG 0x01         /* in the frame's cp byte: mark it when it leaves */
 
@@ -25,43 +24,30 @@ struct naive_port {
 };
 
 struct cp {
-	struct sw *s;
-	uint32_t nports;
+	struct cp_head h;
 	struct naive_port port[];
 };
 
 static int naive_create(struct cp **out, struct sw *s)
 {
-	uint32_t n = sw_nports(s);
-	struct cp *cp = calloc(1, sizeof(*cp) + n * sizeof(cp->port[0]));
-
-	if (!cp)
-		return -ENOMEM;
-	cp->s = s;
-	cp->nports = n;
-	*out = cp;
-	return 0;
-}
-
-static void naive_destroy(struct cp *cp)
-{
-	free(cp);
+	*out = cp_new_ports(s, sizeof(struct cp), sizeof(struct naive_port));
+	return *out ? 0 : -ENOMEM;
 }
 
 /* Flag every frame of this buffer, whatever its output. */
 static void naive_full(struct cp *cp, uint32_t in, int prio)
 {
-	for (uint32_t o = 0; o < cp->nports; o++)
-		for (uint32_t f = sw_voq_first(cp->s, in, o, prio); f != SW_FRAME_NONE;
-		     f = sw_frame_next(cp->s, f))
-			*sw_frame_cp(cp->s, f) |= NAIVE_FLAG;
+	for (uint32_t o = 0; o < cp->h.nports; o++)
+		for (uint32_t f = sw_voq_first(cp->h.s, in, o, prio); f != SW_FRAME_NONE;
+		     f = sw_frame_next(cp->h.s, f))
+			*sw_frame_cp(cp->h.s, f) |= NAIVE_FLAG;
 	cp->port[in].mark_events++;
 }
 
 static enum cp_verdict naive_tx(struct cp *cp, uint32_t out, int prio, uint32_t frame,
 				uint8_t *data, uint32_t len)
 {
-	uint8_t *b = sw_frame_cp(cp->s, frame);
+	uint8_t *b = sw_frame_cp(cp->h.s, frame);
 
 	if (!(*b & NAIVE_FLAG))
 		return CP_PASS;
@@ -85,7 +71,7 @@ const struct cp_ops cp_naive_ops = {
 	.help = "mark every data frame in an input buffer that becomes full, whatever its "
 		"output (Santos et al. 2003, §IV-A)",
 	.create = naive_create,
-	.destroy = naive_destroy,
+	.destroy = cp_free,
 	.full = naive_full,
 	.tx = naive_tx,
 	.ctrs = naive_ctrs,

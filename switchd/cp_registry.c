@@ -6,6 +6,7 @@
  */
 #include "cp.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 extern const struct cp_ops cp_naive_ops, cp_santos_ops;
@@ -51,4 +52,21 @@ const uint64_t *cp_ctr_find(const struct cp_ops *ops, const struct cp *cp, uint3
 		if (!strcmp(ops->ctrs[k].name, name))
 			return (const uint64_t *)(st + ops->ctrs[k].off);
 	return NULL;
+}
+
+void *cp_new_ports(struct sw *s, size_t head_size, size_t per_port)
+{
+	uint32_t n = sw_nports(s);
+	struct cp_head *h = calloc(1, head_size + (size_t)n * per_port);
+
+	if (h) {
+		h->s = s;
+		h->nports = n;
+	}
+	return h;
+}
+
+void cp_free(struct cp *cp)
+{
+	free(cp);
 }

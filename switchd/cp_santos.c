@@ -19,7 +19,6 @@
 
 #include <errno.h>
 #include <stddef.h>
-#include <stdlib.h>
 
 extern const struct cp_ops cp_santos_ops;
 
@@ -30,27 +29,14 @@ struct santos_port {
 };
 
 struct cp {
-	struct sw *s;
-	uint32_t nports;
+	struct cp_head h;
 	struct santos_port port[];
 };
 
 static int santos_create(struct cp **out, struct sw *s)
 {
-	uint32_t n = sw_nports(s);
-	struct cp *cp = calloc(1, sizeof(*cp) + n * sizeof(cp->port[0]));
-
-	if (!cp)
-		return -ENOMEM;
-	cp->s = s;
-	cp->nports = n;
-	*out = cp;
-	return 0;
-}
-
-static void santos_destroy(struct cp *cp)
-{
-	free(cp);
+	*out = cp_new_ports(s, sizeof(struct cp), sizeof(struct santos_port));
+	return *out ? 0 : -ENOMEM;
 }
 
 /* Each root output with a frame in this buffer marks its next cnt1
@@ -58,13 +44,13 @@ static void santos_destroy(struct cp *cp)
  * feeding the root are the ones to slow down. */
 static void santos_full(struct cp *cp, uint32_t in, int prio)
 {
-	for (uint32_t o = 0; o < cp->nports; o++) {
+	for (uint32_t o = 0; o < cp->h.nports; o++) {
 		struct santos_port *op = &cp->port[o];
 
-		if (sw_port_scheme(cp->s, o) != &cp_santos_ops ||
-		    !sw_voq_frames(cp->s, in, o, prio) || !sw_out_is_root(cp->s, o, prio))
+		if (sw_port_scheme(cp->h.s, o) != &cp_santos_ops ||
+		    !sw_voq_frames(cp->h.s, in, o, prio) || !sw_out_is_root(cp->h.s, o, prio))
 			continue;
-		op->cnt2 = sw_out_frames(cp->s, o);
+		op->cnt2 = sw_out_frames(cp->h.s, o);
 		op->mark_events++;
 	}
 }
@@ -115,7 +101,7 @@ const struct cp_ops cp_santos_ops = {
 		"frames, cnt1 = frames waiting for it; blocked outputs revoke (Santos et al. "
 		"2003, §IV-B)",
 	.create = santos_create,
-	.destroy = santos_destroy,
+	.destroy = cp_free,
 	.full = santos_full,
 	.blocked = santos_blocked,
 	.tx = santos_tx,

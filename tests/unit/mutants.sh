@@ -25,8 +25,8 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 # name @@ file @@ perl substitution (must match once) @@ test binary @@ test that must fail
 MUTANTS=(
 "santos_never_revokes@@switchd/cp_santos.c@@s/if \(!prios \|\| !op->cnt2\)/if (1)/@@test_switch_core@@test_core_santos_blocked_revokes"
-"santos_marks_one_more@@switchd/cp_santos.c@@s/op->cnt2 = sw_out_frames\(cp->s, o\);/op->cnt2 = sw_out_frames(cp->s, o) + 1;/@@test_switch_core@@test_core_santos_root_marks_cnt1"
-"santos_arms_victims@@switchd/cp_santos.c@@s/\|\| !sw_out_is_root\(cp->s, o, prio\)//@@test_switch_core@@test_core_santos_root_marks_cnt1"
+"santos_marks_one_more@@switchd/cp_santos.c@@s/op->cnt2 = sw_out_frames\(cp->h.s, o\);/op->cnt2 = sw_out_frames(cp->h.s, o) + 1;/@@test_switch_core@@test_core_santos_root_marks_cnt1"
+"santos_arms_victims@@switchd/cp_santos.c@@s/\|\| !sw_out_is_root\(cp->h.s, o, prio\)//@@test_switch_core@@test_core_santos_root_marks_cnt1"
 "admit_one_short@@switchd/switch.c@@s/if \(p->occ\[prio\] \+ u > p->cap\)/if (p->occ[prio] + u >= p->cap)/@@test_switch_core@@test_core_admission_tail_drop"
 "pfc_xon_below@@daemon/fc_rx.c@@s/else if \(occ\[i\] <= f->cfg.xon\)\n\t\t\t\tf->xoff_mask &=/else if (occ[i] < f->cfg.xon)\n\t\t\t\tf->xoff_mask &=/@@test_switch_core@@test_core_pfc_per_priority"
 "pause_xon_below@@daemon/fc_rx.c@@s/under &= occ\[i\] <= f->cfg.xon;/under &= occ[i] < f->cfg.xon;/@@test_switch_core@@test_core_pause_xoff_xon"
