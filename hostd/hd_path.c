@@ -976,8 +976,10 @@ void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 		memcpy(h->host_mac, ei.src, 6);
 		h->host_mac_known = true;
 	}
-	/* Only hostd writes tags and notifications: the host cannot forge them. */
-	if (ei.ethertype == L2CC_ETH_P_DATA_TAG || ei.ethertype == L2CC_ETH_P_CTRL) {
+	/* Only hostd writes tags and notifications, and only switches send
+	 * CNMs: the host cannot forge them. */
+	if (ei.ethertype == L2CC_ETH_P_DATA_TAG || ei.ethertype == L2CC_ETH_P_CTRL ||
+	    ei.ethertype == L2CC_ETH_P_CNM) {
 		why = HD_DROP_FORGED;
 		goto drop;
 	}

@@ -365,9 +365,11 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 							    : SW_DROP_MALFORMED);
 		return true;
 	}
-	/* FECN is the switches' to set: a host that sends it set forges a mark. */
-	if (p->cfg->role == ROLE_HOST && ei.ethertype == L2CC_ETH_P_DATA_TAG &&
-	    len > ei.hlen + 1u && (frame[ei.hlen + 1] & L2CC_TAG_FECN)) {
+	/* FECN is the switches' to set and CNMs theirs to send (802.1Qau):
+	 * from a host port, either is a forgery. */
+	if (p->cfg->role == ROLE_HOST &&
+	    ((ei.ethertype == L2CC_ETH_P_DATA_TAG && len > ei.hlen + 1u &&
+	      (frame[ei.hlen + 1] & L2CC_TAG_FECN)) || ei.ethertype == L2CC_ETH_P_CNM)) {
 		sw_fc_update(s, p);
 		sw_drop_frame(s, p, idx, SW_DROP_FORGED);
 		return true;

@@ -247,6 +247,13 @@ static void test_hd_core_forged_from_host(void)
 	hd_rx_host_frame(t.h, addr, l);
 	hdt_run(&t, 10000000);
 	CHECK_EQ(t.h->hst.drop[HD_DROP_FORGED], 1);
+	/* nor a CNM (only switches send them, 802.1Qau) */
+	e = (struct vt_eth){ .dst = B, .src = ME, .prio = -1, .len = 64,
+			     .ethertype = L2CC_ETH_P_CNM };
+	addr = vt_frame_make(t.u, &e, &l);
+	hd_rx_host_frame(t.h, addr, l);
+	hdt_run(&t, 20000000);
+	CHECK_EQ(t.h->hst.drop[HD_DROP_FORGED], 2);
 	CHECK_EQ(t.k.n, 0);
 	hdt_destroy(&t);
 }

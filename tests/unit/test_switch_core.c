@@ -241,6 +241,36 @@ static void test_core_admission_tail_drop(void)
 	swt_destroy(&t);
 }
 
+/* What only switches send, a host port cannot: a CNM (802.1Qau) or a frame
+ * with FECN already set is dropped as forged; the same CNM from a switch
+ * port is forwarded. */
+static void test_core_forged_from_host(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct vt_eth cnm = { .dst = H_B, .src = H_A, .prio = -1, .len = 64,
+				    .ethertype = L2CC_ETH_P_CNM };
+	const struct vt_eth back = { .dst = H_A, .src = H_B, .prio = -1, .len = 64,
+				     .ethertype = L2CC_ETH_P_CNM };
+	struct vt_eth marked = { .dst = H_B, .src = H_A, .prio = -1, .len = 100, .tag = true };
+	struct swt t;
+	uint64_t addr;
+	uint32_t len;
+
+	swt_create(&t, TWO_PORTS("", "role = switch\n"));
+	swt_learn(&t, hosts, 2);
+	CHECK(swt_rx(&t, 0, cnm));
+	addr = vt_frame_make(t.u, &marked, &len);
+	CHECK_EQ(wire_tag_set_fecn(umem_data(t.u, addr), len), 0);
+	CHECK(sw_rx_frame(t.s, &t.s->ports[0], addr, len));
+	CHECK(swt_rx(&t, 1, back));
+	swt_run(&t, 1000000);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_FORGED], 2);
+	CHECK_EQ(t.s->ports[1].st.drop[SW_DROP_FORGED], 0);
+	CHECK_EQ(swt_ctrl(&t, 0, 1, L2CC_ETH_P_CNM, NULL), 0);
+	CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_CNM, NULL), 1);
+	swt_destroy(&t);
+}
+
 /* The wire clock spaces frames at the port's rate: 1500-byte frames at 10M
  * are 1.2 ms apart once the burst is spent. */
 static void test_core_wire_rate(void)
@@ -841,6 +871,7 @@ int main(void)
 {
 	log_set_level(LOG_LVL_WARN);    /* the headroom notes of small buffers */
 	RUN(test_core_admission_tail_drop);
+	RUN(test_core_forged_from_host);
 	RUN(test_core_wire_rate);
 	RUN(test_core_pause_xoff_xon);
 	RUN(test_core_pause_refresh);
