@@ -66,13 +66,17 @@ enum cp_verdict {
 	CP_MARK,                /* set FECN in its l2cc tag (counted `marked` or `mark_untagged`) */
 };
 
-enum cp_ctr_kind { CP_COUNTER = 0, CP_GAUGE };
+/* A counter's kind; CP_PER_PRIO or'ed in: one per priority (below). */
+enum cp_ctr_kind { CP_COUNTER = 0, CP_GAUGE = 1, CP_PER_PRIO = 0x10 };
 
-/* One per-port counter of a scheme: a uint64_t at `off` in its port stats. */
+/* One per-port counter of a scheme: a uint64_t at `off` in its port stats,
+ * or with CP_PER_PRIO in kind an array of L2CC_NPRIO of them, one per
+ * priority (the JSON has their sum under name and the array under
+ * name_prio, Prometheus a sample per priority with a prio label). */
 struct cp_ctr {
 	const char *name;       /* key in `counters` and the time series */
 	const char *metric;     /* Prometheus: l2cc_switch_<scheme>_<metric> */
-	enum cp_ctr_kind kind;
+	int kind;               /* enum cp_ctr_kind */
 	const char *help;
 	size_t off;
 };
@@ -133,7 +137,8 @@ struct cp_head {
 void *cp_new_ports(struct sw *s, size_t head_size, size_t per_port);
 void cp_free(struct cp *cp);
 
-/* A port's counter by name (NULL if the scheme has none of that name). */
+/* A port's counter by name (NULL if the scheme has none of that name); a
+ * CP_PER_PRIO counter's first element. */
 const uint64_t *cp_ctr_find(const struct cp_ops *ops, const struct cp *cp, uint32_t port,
 			    const char *name);
 
@@ -159,6 +164,16 @@ const void *sw_port_cp_cfg(const struct sw *s, uint32_t port);
 /* Frames waiting for out: every input and priority, or one input's VOQ. */
 uint32_t sw_out_frames(const struct sw *s, uint32_t out);
 uint32_t sw_voq_frames(const struct sw *s, uint32_t in, uint32_t out, int prio);
+uint64_t sw_voq_bytes(const struct sw *s, uint32_t in, uint32_t out, int prio);
+/* What a scheme may size its thresholds by: a port's input buffer per
+ * priority (buffer, in frames or bytes), its largest frame, its role. */
+struct sw_port_geom {
+	uint64_t buffer;
+	bool buffer_frames;     /* buffer counts frames, not bytes */
+	uint32_t max_frame;     /* MTU + Ethernet header + two VLAN tags */
+	bool host;              /* role = host: it faces a host adapter */
+};
+void sw_port_geom(const struct sw *s, uint32_t port, struct sw_port_geom *g);
 /* The frames of VOQ (in, out, prio), head first: first, then next until
  * SW_FRAME_NONE. */
 #define SW_FRAME_NONE UINT32_MAX
@@ -166,6 +181,10 @@ uint32_t sw_voq_first(const struct sw *s, uint32_t in, uint32_t out, int prio);
 uint32_t sw_frame_next(const struct sw *s, uint32_t frame);
 /* The scheme's own byte of a queued frame (zero when it was queued). */
 uint8_t *sw_frame_cp(struct sw *s, uint32_t frame);
+/* A queued frame's bytes and length (to sample it: read only). */
+const uint8_t *sw_frame_bytes(const struct sw *s, uint32_t frame, uint32_t *len);
+/* A port's MAC address: the source of what a scheme sends about it. */
+const uint8_t *sw_port_mac(const struct sw *s, uint32_t port);
 /* An output is a root of congestion on prio when flow control does not
  * hold it: not paused and, on a credit link to a switch, with credit for a
  * full-size frame. A blocked output is a victim of congestion further on. */

@@ -675,6 +675,21 @@ uint32_t sw_voq_frames(const struct sw *s, uint32_t in, uint32_t out, int prio)
 	return voq_q(s->voq, in, out, prio)->frames;
 }
 
+uint64_t sw_voq_bytes(const struct sw *s, uint32_t in, uint32_t out, int prio)
+{
+	return voq_q(s->voq, in, out, prio)->bytes;
+}
+
+void sw_port_geom(const struct sw *s, uint32_t port, struct sw_port_geom *g)
+{
+	const struct sw_port *p = &s->ports[port];
+
+	g->buffer = p->cap;
+	g->buffer_frames = p->unit_frames;
+	g->max_frame = p->max_frame;
+	g->host = p->cfg->role == ROLE_HOST;
+}
+
 uint32_t sw_voq_first(const struct sw *s, uint32_t in, uint32_t out, int prio)
 {
 	return voq_head(s->voq, in, out, prio);
@@ -686,6 +701,14 @@ uint32_t sw_frame_next(const struct sw *s, uint32_t frame)
 }
 
 uint8_t *sw_frame_cp(struct sw *s, uint32_t frame) { return &sw_frame(s, frame)->cp; }
+
+const uint8_t *sw_frame_bytes(const struct sw *s, uint32_t frame, uint32_t *len)
+{
+	*len = sw_frame(s, frame)->len;
+	return sw_frame_data(s, frame);
+}
+
+const uint8_t *sw_port_mac(const struct sw *s, uint32_t port) { return s->ports[port].mac; }
 
 bool sw_out_is_root(struct sw *s, uint32_t out, int prio)
 {
