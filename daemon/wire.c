@@ -609,9 +609,10 @@ int wire_cnm_tag(const struct wire_cnm *c, struct wire_tag *t)
 	/* The MSDU is a frame without its addresses: put 12 bytes of them
 	 * back and the tag reader's checks apply unchanged. */
 	uint8_t f[2 * L2CC_ETH_ALEN + L2CC_CNM_MSDU_MAX] = { 0 };
+	uint32_t n = c->msdu_len < L2CC_CNM_MSDU_MAX ? c->msdu_len : L2CC_CNM_MSDU_MAX;
 	int off;
 
-	memcpy(f + 2 * L2CC_ETH_ALEN, c->msdu, c->msdu_len);
-	off = wire_tag_read(f, 2 * L2CC_ETH_ALEN + c->msdu_len, t);
+	memcpy(f + 2 * L2CC_ETH_ALEN, c->msdu, n);
+	off = wire_tag_read(f, 2 * L2CC_ETH_ALEN + n, t);
 	return off < 0 ? off : 0;
 }

@@ -20,7 +20,7 @@ PKGS="libbpf libxdp"
 CFLAGS="-O1 -g -std=gnu11 -D_GNU_SOURCE -Idaemon -Ibpf -I$B $(pkg-config --cflags $PKGS 2>/dev/null)"
 LDLIBS="$(pkg-config --libs $PKGS 2>/dev/null) -lm"
 TMP=$(mktemp -d) || exit 1
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"; [ -n "${KEEP:-}" ] && echo "kept $TMP"' EXIT
 
 # name @@ file @@ perl substitution (must match once) @@ test binary @@ test that must fail
 MUTANTS=(
@@ -36,6 +36,8 @@ MUTANTS=(
 "ack_every_plus_one@@hostd/np_ack.c@@s/a->frames >= cfg->ack_every/a->frames > cfg->ack_every/@@test_hostd_core@@test_hd_core_acks"
 "window_one_more@@hostd/hd_path.c@@s/f->seq_next - x->acked_next >= x->out.window/f->seq_next - x->acked_next > x->out.window/@@test_hostd_core@@test_hd_core_window"
 "ack_timeout_stuck@@hostd/hd_path.c@@s/x->acked_next = f->seq_next;\n\t\thd_window_release\(h, f\);/x->acked_next = f->seq_next;/@@test_hostd_core@@test_hd_core_ack_timeout"
+"bcn_increase_to_any@@switchd/cp_qcn.c@@s/\(cn_cpid\(cp, out, prio, cpid\), !memcmp\(t.cpid, cpid, sizeof\(cpid\)\)\)/1/@@test_switch_core@@test_core_bcn_classify"
+"qcn_fixed_sample_base@@switchd/cp_qcn.c@@s/ \/ \(1 \+ fbq \/ 8\);/;/@@test_switch_core@@test_core_qcn_sampling"
 "cnm_from_host_passes@@switchd/switch.c@@s/ \|\| ei.ethertype == L2CC_ETH_P_CNM\)\) \{/)) {/@@test_switch_core@@test_core_forged_from_host"
 "credit_count_untold@@hostd/hd_path.c@@s/fc_rx_sent_changed\(&h->frx, h->now\);//@@test_hostd_core@@test_hd_core_credits"
 )
