@@ -590,6 +590,38 @@ static void test_hd_core_rp_services(void)
 	CHECK_EQ(tl.last_fb.marked, 1);
 	CHECK_EQ(tl.last_fb.unmarked, 0);
 	CHECK_EQ(pacer_rate(t.h->pacer, 1), 5000000);
+	/* A switch's CNM about a frame of flow 1 (its first data frame,
+	 * sampled): consumed, to the law as RP_FB_CNM with Qoff/Qdelta in
+	 * bytes; one about an untagged frame names no flow; a cut one is bad. */
+	{
+		struct wire_cnm c = { .qntz_fb = 17, .cpid = { 2, 0, 0, 0, 0, 0x77, 3, 0 },
+				      .qoffset = -2, .qdelta = 5 };
+		uint8_t buf[160], me[6], cp[6];
+		uint64_t to_host = t.h->hst.tx_frames;
+		int n;
+
+		vt_mac(me, ME);
+		vt_mac(cp, 0x77);
+		CHECK_EQ(wire_cnm_encap(&c, t.k.log[0].data, t.k.log[0].len), 0);
+		n = wire_build_cnm(buf, sizeof(buf), me, cp, -1, &c);
+		hdt_up_raw(&t, buf, n);
+		CHECK_EQ(tl.fbs[RP_FB_CNM], 1);
+		CHECK_EQ(tl.last_fb.qntz_fb, 17);
+		CHECK_EQ(tl.last_fb.qoff, -128);
+		CHECK_EQ(tl.last_fb.qdelta, 320);
+		CHECK_EQ(tl.last_fb.cpid[6], 3);
+		CHECK_EQ(tl.last_fb.seq, 0);
+		CHECK_EQ(t.h->st.cnm_rx, 1);
+		CHECK_EQ(f->cnt.cnm_in, 1);
+		hdt_up_raw(&t, buf, 40);
+		CHECK_EQ(t.h->st.cnm_bad, 1);
+		c.msdu[1] = 0x00;               /* the sample was not l2cc-tagged */
+		hdt_up_raw(&t, buf, wire_build_cnm(buf, sizeof(buf), me, cp, -1, &c));
+		CHECK_EQ(t.h->st.cnm_unknown, 1);
+		CHECK_EQ(tl.fbs[RP_FB_CNM], 1);
+		hd_pass(t.h);
+		CHECK_EQ(t.h->hst.tx_frames, to_host);  /* none reached the host */
+	}
 	/* Timer 2 at 5 ms, then tick 3 a millisecond later: every flow halved
 	 * and a frame of the law's own on the uplink. */
 	hdt_run(&t, 4900000);
