@@ -38,6 +38,7 @@ MUTANTS=(
 "ack_timeout_stuck@@hostd/hd_path.c@@s/x->acked_next = f->seq_next;\n\t\thd_window_release\(h, f\);/x->acked_next = f->seq_next;/@@test_hostd_core@@test_hd_core_ack_timeout"
 "bcn_increase_to_any@@switchd/cp_qcn.c@@s/\(cn_cpid\(cp, out, prio, cpid\), !memcmp\(t.cpid, cpid, sizeof\(cpid\)\)\)/1/@@test_switch_core@@test_core_bcn_classify"
 "qcn_fixed_sample_base@@switchd/cp_qcn.c@@s/ \/ \(1 \+ fbq \/ 8\);/;/@@test_switch_core@@test_core_qcn_sampling"
+"bcn_rp_increase_from_any@@hostd/rp_bcn.c@@s/x > 0 && b->assoc && !memcmp\(b->cpid, fb->cpid, sizeof\(b->cpid\)\)/x > 0/@@test_hostd_core@@test_hd_core_bcn_events"
 "cnm_from_host_passes@@switchd/switch.c@@s/ \|\| ei.ethertype == L2CC_ETH_P_CNM\)\) \{/)) {/@@test_switch_core@@test_core_forged_from_host"
 "credit_count_untold@@hostd/hd_path.c@@s/fc_rx_sent_changed\(&h->frx, h->now\);//@@test_hostd_core@@test_hd_core_credits"
 )

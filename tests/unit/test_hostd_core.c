@@ -17,6 +17,7 @@
 #include "check.h"
 #include "log.h"
 #include "vt.h"
+#include "../../hostd/rp_bcn.h"
 #include "../../hostd/hostd_private.h"
 
 /* Our host's MAC (vt_mac id), the peers it talks to, and the switch. */
@@ -480,6 +481,116 @@ static void test_hd_core_credits(void)
 	hdt_destroy(&t);
 }
 
+/* ---- BCN, from the switch's CNMs (Lu et al. 2006) -------------------------- */
+
+/* A CNM from congestion point `cp` (the last CPID byte) about the logged
+ * data frame `sample`, with Qoff and Qdelta in 64-octet units. */
+static void hdt_cnm(struct hdt *t, uint32_t sample, uint8_t cp, int16_t qoff, int16_t qdelta)
+{
+	struct wire_cnm c = { .cpid = { 2, 0, 0, 0, 0, 0x77, 1, cp }, .qoffset = qoff,
+			      .qdelta = qdelta };
+	uint8_t buf[160], me[6], sw[6];
+
+	vt_mac(me, ME);
+	vt_mac(sw, 0x77);
+	CHECK_EQ(wire_cnm_encap(&c, t->k.log[sample].data, t->k.log[sample].len), 0);
+	hdt_up_raw(t, buf, wire_build_cnm(buf, sizeof(buf), me, sw, -1, &c));
+}
+
+/* The tag of the last data frame on the uplink. */
+static void hdt_last_tag(struct hdt *t, struct wire_tag *tag)
+{
+	memset(tag, 0, sizeof(*tag));
+	for (uint32_t i = t->k.n; i-- > 0;)
+		if (t->k.log[i].port == P_UP && vt_ethertype(&t->k.log[i]) == L2CC_ETH_P_DATA_TAG) {
+			CHECK(wire_tag_read(t->k.log[i].data, t->k.log[i].len, tag) > 0);
+			return;
+		}
+	CHECK(!"no data frame");
+}
+
+/* Event by event, at 100M (Ru = 1e6 * 100M/10G = 1e4, Rmin = 1M): a
+ * decrease R *= 1 - Gd |Fb| ties the flow to that CP (RLT + CPID in its
+ * tags); an increase from another CP changes nothing, one from its CP adds
+ * Gi Fb Ru; at the link rate the tie goes. */
+static void test_hd_core_bcn_events(void)
+{
+	struct wire_tag tag;
+	struct hdt t;
+	double r, fb;
+
+	hdt_create(&t, "[law]\nlaw = bcn\n");
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 1000000);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 100000000);
+	hdt_last_tag(&t, &tag);
+	CHECK(!(tag.flags & L2CC_TAG_RLT));
+
+	/* Qoff 47 units (3008 B), Qdelta 0: Fb = -3008/1500 cells */
+	hdt_cnm(&t, 0, 5, 47, 0);
+	fb = rp_bcn_fb(47 * 64, 0, 2, 1500);
+	CHECK_NEAR(fb, -3008.0 / 1500, 1e-12);
+	r = 1e8 * (1 - -fb / 128);
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), r, 1.5);
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 2000000);
+	hdt_last_tag(&t, &tag);
+	CHECK(tag.flags & L2CC_TAG_RLT);
+	CHECK_EQ(tag.cpid[7], 5);
+
+	/* Qoff -10 units, Qdelta 2 units: Fb = (640 - 2 128)/1500 > 0 */
+	fb = rp_bcn_fb(-640, 128, 2, 1500);
+	CHECK_NEAR(fb, 384.0 / 1500, 1e-12);
+	hdt_cnm(&t, 0, 6, -10, 2);              /* another CP: ignored */
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), r, 1.5);
+	hdt_cnm(&t, 0, 5, -10, 2);              /* ours: R += 4 Fb 1e4 */
+	r += 4 * fb * 1e4;
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), r, 1.5);
+
+	/* Decreases floor at Rmin = link / 100 */
+	for (int i = 0; i < 100; i++)
+		hdt_cnm(&t, 0, 6, 1000, 1000);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 1000000);
+	/* Now tied to CP 6; a large increase from it reaches the link rate
+	 * and unties the flow. */
+	hdt_cnm(&t, 0, 6, -32000, -32000);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 100000000);
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 400000000);
+	hdt_last_tag(&t, &tag);
+	CHECK(!(tag.flags & L2CC_TAG_RLT));
+	hdt_destroy(&t);
+}
+
+/* BCN(0,0) stops the flow for a random time in [stop/2, 3 stop/2), then it
+ * goes on at Rmin; SI-1 adds I T every T meanwhile not. SI-1 with I scaled
+ * (1e7 * 100M/10G = 1e5 bit/s per second): +100 bit/s each ms. */
+static void test_hd_core_bcn_stop_and_si(void)
+{
+	struct hdt t;
+	uint64_t r0, rs, stop;
+
+	hdt_create(&t, "[law]\nlaw = bcn\nsi = 1\nsi_period = 1ms\nstop = 2ms\n");
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 1000000);
+	hdt_cnm(&t, 0, 5, 200, 0);             /* Fb = -12800/1500: R *= 1 - 0.0667 */
+	r0 = pacer_rate(t.h->pacer, 1);
+	CHECK(r0 < 94000000 && r0 > 93000000);
+	hdt_run(&t, 1000000 + 10000000);        /* ten SI steps */
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), (double)r0 + 1000, 110);
+	hdt_cnm(&t, 0, 5, 0, 0);                /* severe */
+	stop = t.h->now;
+	/* "R = 0": one cell per stop, the stop 1 .. 3 ms */
+	rs = pacer_rate(t.h->pacer, 1);
+	CHECK(rs <= 8 * 1500 * 1000000000ull / 1000000 && rs > 8 * 1500 * 1000000000ull / 3000000);
+	hdt_run(&t, stop - t.h->start_ns + 999000);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), rs);        /* still stopped at 1 ms */
+	hdt_run(&t, stop - t.h->start_ns + 3001000);
+	/* Rmin, then SI-1 steps since */
+	CHECK(pacer_rate(t.h->pacer, 1) >= 1000000 && pacer_rate(t.h->pacer, 1) <= 1000300);
+	hdt_destroy(&t);
+}
+
 /* ---- the reaction-point services --------------------------------------------- */
 
 /* A law of the test's own: every service once. */
@@ -658,5 +769,7 @@ int main(void)
 	RUN(test_hd_core_pause);
 	RUN(test_hd_core_credits);
 	RUN(test_hd_core_rp_services);
+	RUN(test_hd_core_bcn_events);
+	RUN(test_hd_core_bcn_stop_and_si);
 	return check_summary();
 }
