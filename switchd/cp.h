@@ -64,15 +64,20 @@ struct cp_occ {
 enum cp_verdict {
 	CP_PASS = 0,
 	CP_MARK,                /* set FECN in its l2cc tag (counted `marked` or `mark_untagged`) */
+	CP_DROP,                /* drop it (counted `congestion_point` on its input port) */
 };
 
-enum cp_ctr_kind { CP_COUNTER = 0, CP_GAUGE };
+/* A counter's kind; CP_PER_PRIO or'ed in: one per priority (below). */
+enum cp_ctr_kind { CP_COUNTER = 0, CP_GAUGE = 1, CP_PER_PRIO = 0x10 };
 
-/* One per-port counter of a scheme: a uint64_t at `off` in its port stats. */
+/* One per-port counter of a scheme: a uint64_t at `off` in its port stats,
+ * or with CP_PER_PRIO in kind an array of L2CC_NPRIO of them, one per
+ * priority (the JSON has their sum under name and the array under
+ * name_prio, Prometheus a sample per priority with a prio label). */
 struct cp_ctr {
 	const char *name;       /* key in `counters` and the time series */
 	const char *metric;     /* Prometheus: l2cc_switch_<scheme>_<metric> */
-	enum cp_ctr_kind kind;
+	int kind;               /* enum cp_ctr_kind */
 	const char *help;
 	size_t off;
 };
@@ -94,6 +99,7 @@ struct cp_ops {
 	/* Priorities of out with frames waiting that flow control holds
 	 * (paused, or refused for credits), whenever that set changes. */
 	void (*blocked)(struct cp *cp, uint32_t out, uint8_t prios);
+	/* May also rewrite the frame's bytes in place (same length: IP CE). */
 	enum cp_verdict (*tx)(struct cp *cp, uint32_t out, int prio, uint32_t frame,
 			      uint8_t *data, uint32_t len);
 	/* A forwarded 0x88B6 message of a type in ctrl_types; body points into
@@ -133,7 +139,8 @@ struct cp_head {
 void *cp_new_ports(struct sw *s, size_t head_size, size_t per_port);
 void cp_free(struct cp *cp);
 
-/* A port's counter by name (NULL if the scheme has none of that name). */
+/* A port's counter by name (NULL if the scheme has none of that name); a
+ * CP_PER_PRIO counter's first element. */
 const uint64_t *cp_ctr_find(const struct cp_ops *ops, const struct cp *cp, uint32_t port,
 			    const char *name);
 

@@ -164,9 +164,22 @@ static void emit_port_counters(const struct sw_port *p, struct jw *w, bool full,
 	if (p->cpo) {
 		const char *st = p->cpo->port_stats(p->cp, p->idx);
 
-		for (size_t k = 0; k < p->cpo->nctrs; k++)
-			jw_u64(w, p->cpo->ctrs[k].name,
-			       *(const uint64_t *)(st + p->cpo->ctrs[k].off));
+		for (size_t k = 0; k < p->cpo->nctrs; k++) {
+			const struct cp_ctr *ct = &p->cpo->ctrs[k];
+			const uint64_t *v = (const uint64_t *)(st + ct->off);
+			char name[96];
+			uint64_t sum = 0;
+
+			if (!(ct->kind & CP_PER_PRIO)) {
+				jw_u64(w, ct->name, *v);
+				continue;
+			}
+			for (int i = 0; i < L2CC_NPRIO; i++)
+				sum += v[i];
+			jw_u64(w, ct->name, sum);
+			snprintf(name, sizeof(name), "%s_prio", ct->name);
+			emit_u64_arr(w, name, v, L2CC_NPRIO);
+		}
 	}
 	if (!full)
 		return;
@@ -428,7 +441,7 @@ static void prom_cps(struct jw *w, struct sw *s)
 			const struct cp_ctr *ct = &ops->ctrs[k];
 
 			snprintf(name, sizeof(name), "l2cc_switch_%s_%s", ops->name, ct->metric);
-			prom_family(w, name, ct->kind == CP_GAUGE ? "gauge" : "counter", ct->help);
+			prom_family(w, name, (ct->kind & ~CP_PER_PRIO) == CP_GAUGE ? "gauge" : "counter", ct->help);
 			for (int i = 0; i < s->nports; i++) {
 				const struct sw_port *p = &s->ports[i];
 				const char *st;
@@ -437,8 +450,19 @@ static void prom_cps(struct jw *w, struct sw *s)
 					continue;
 				st = ops->port_stats(p->cp, p->idx);
 				prom_label_escape(esc, sizeof(esc), p->cfg->name);
-				snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\"", sw, esc);
-				prom_sample_u64(w, name, labels, *(const uint64_t *)(st + ct->off));
+				if (!(ct->kind & CP_PER_PRIO)) {
+					snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\"",
+						 sw, esc);
+					prom_sample_u64(w, name, labels,
+							*(const uint64_t *)(st + ct->off));
+					continue;
+				}
+				for (int k2 = 0; k2 < L2CC_NPRIO; k2++) {
+					snprintf(labels, sizeof(labels),
+						 "switch=\"%s\",port=\"%s\",prio=\"%d\"", sw, esc, k2);
+					prom_sample_u64(w, name, labels,
+							((const uint64_t *)(st + ct->off))[k2]);
+				}
 			}
 		}
 	}

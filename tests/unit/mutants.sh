@@ -36,6 +36,12 @@ MUTANTS=(
 "ack_every_plus_one@@hostd/np_ack.c@@s/a->frames >= cfg->ack_every/a->frames > cfg->ack_every/@@test_hostd_core@@test_hd_core_acks"
 "window_one_more@@hostd/hd_path.c@@s/f->seq_next - x->acked_next >= x->out.window/f->seq_next - x->acked_next > x->out.window/@@test_hostd_core@@test_hd_core_window"
 "ack_timeout_stuck@@hostd/hd_path.c@@s/x->acked_next = f->seq_next;\n\t\thd_window_release\(h, f\);/x->acked_next = f->seq_next;/@@test_hostd_core@@test_hd_core_ack_timeout"
+"red_no_ramp@@switchd/cp_red.c@@s/return pmax \* \(q - \(double\)kmin\) \/ \(double\)\(kmax - kmin\);/return pmax;/@@test_red@@test_red_curve"
+"red_average_ignored@@switchd/cp_red.c@@s/double q = c->wq > 0.0 \? rp->avg\[prio\] : \(double\)rp->q\[prio\];/double q = (double)rp->q[prio];/@@test_red@@test_red_average"
+"red_not_ect_passes@@switchd/cp_red.c@@s/if \(c->not_ect == RED_NOT_ECT_PASS\)/if (1)/@@test_red@@test_red_ce"
+"red_drop_sent@@switchd/switch.c@@s/if \(sw_mark\(s, p, prio, idx, len\) == CP_DROP\) \{/if (sw_mark(s, p, prio, idx, len) == CP_DROP \&\& 0) {/@@test_red@@test_red_drop"
+"ce_checksum_kept@@daemon/wire.c@@s/ip\[11\] = \(uint8_t\)~sum;//@@test_red@@test_ce_ipv4"
+"ce_ipv6_wrong_bits@@daemon/wire.c@@s/ip\[1\] \|= IP_ECN_CE << 4;/ip[1] |= IP_ECN_CE;/@@test_red@@test_ce_ipv6_tagged"
 "credit_count_untold@@hostd/hd_path.c@@s/fc_rx_sent_changed\(&h->frx, h->now\);//@@test_hostd_core@@test_hd_core_credits"
 )
 
