@@ -42,6 +42,13 @@ MUTANTS=(
 "red_drop_sent@@switchd/switch.c@@s/if \(sw_mark\(s, p, prio, idx, len\) == CP_DROP\) \{/if (sw_mark(s, p, prio, idx, len) == CP_DROP \&\& 0) {/@@test_red@@test_red_drop"
 "ce_checksum_kept@@daemon/wire.c@@s/ip\[11\] = \(uint8_t\)~sum;//@@test_red@@test_ce_ipv4"
 "ce_ipv6_wrong_bits@@daemon/wire.c@@s/ip\[1\] \|= IP_ECN_CE << 4;/ip[1] |= IP_ECN_CE;/@@test_red@@test_ce_ipv6_tagged"
+"dcqcn_alpha_no_cnp@@hostd/rp_dcqcn.c@@s/d->alpha = \(1.0 - rp->p.g\) \* d->alpha \+ rp->p.g;/d->alpha = (1.0 - rp->p.g) * d->alpha;/@@test_dcqcn@@test_dcqcn_cut_alpha"
+"dcqcn_cut_by_alpha@@hostd/rp_dcqcn.c@@s/d->inc.rc \* \(1.0 - d->alpha \/ 2.0\)/d->inc.rc * (1.0 - d->alpha)/@@test_dcqcn@@test_dcqcn_cut_alpha"
+"qcn_fast_recovery_one_more@@hostd/rp_qcn_inc.c@@s/return s->byte_stage >= c->rpg_threshold \|\| s->time_stage >= c->rpg_threshold;/return s->byte_stage > c->rpg_threshold || s->time_stage > c->rpg_threshold;/@@test_dcqcn@@test_qcn_inc_stages"
+"qcn_no_hyper@@hostd/rp_qcn_inc.c@@s/if \(s->byte_stage >= f && s->time_stage >= f\) \{/if (0) {/@@test_dcqcn@@test_qcn_inc_stages"
+"qcn_no_guard@@hostd/rp_qcn_inc.c@@s/if \(s->byte_stage \+ s->time_stage == 1 && s->rt > 10.0 \* s->rc\)/if (0)/@@test_dcqcn@@test_qcn_inc_guard_floor_release"
+"qcn_no_rmin@@hostd/rp_qcn_inc.c@@s/s->rc = rc_new < c->rpg_min_rate \? c->rpg_min_rate : rc_new;/s->rc = rc_new;/@@test_dcqcn@@test_qcn_inc_guard_floor_release"
+"dcqcn_receiver_interval_ignored@@hostd/hd_path.c@@s/if \(h->cfg->cnp_interval \|\| !h->rpo->cnp_interval\)/if (1)/@@test_dcqcn@@test_dcqcn_core_receiver"
 "credit_count_untold@@hostd/hd_path.c@@s/fc_rx_sent_changed\(&h->frx, h->now\);//@@test_hostd_core@@test_hd_core_credits"
 )
 
