@@ -616,3 +616,67 @@ int wire_cnm_tag(const struct wire_cnm *c, struct wire_tag *t)
 	off = wire_tag_read(f, 2 * L2CC_ETH_ALEN + n, t);
 	return off < 0 ? off : 0;
 }
+
+/* ---- IP ECN ------------------------------------------------------------------ */
+
+#define IP_ECN_CE 3u
+
+int wire_ip_set_ce(uint8_t *frame, uint32_t len)
+{
+	struct eth_info ei;
+	uint16_t type;
+	size_t off;
+	uint8_t *ip;
+
+	if (!frame || wire_parse_eth(frame, len, &ei) != 0)
+		return -ENOENT;
+	type = ei.ethertype;
+	off = ei.hlen;
+	if (type == L2CC_ETH_P_DATA_TAG) {
+		int t = wire_tag_find(frame, len);
+
+		if (t < 0)
+			return -ENOENT;
+		type = get_be16(frame + t + offsetof(struct l2cc_data_tag, inner_type));
+		off = (size_t)t + sizeof(struct l2cc_data_tag);
+	}
+	ip = frame + off;
+	if (type == 0x0800) {
+		uint32_t sum;
+		uint16_t old, new;
+
+		if (len < off + 20 || (ip[0] >> 4) != 4 || (ip[0] & 0x0f) < 5)
+			return -ENOENT;
+		if ((ip[1] & 3) == IP_ECN_CE)
+			return -EALREADY;
+		if (!(ip[1] & 3))
+			return -EOPNOTSUPP;
+		/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), m the 16-bit word
+		 * holding the TOS byte. */
+		old = get_be16(ip);
+		ip[1] |= IP_ECN_CE;
+		new = get_be16(ip);
+		sum = (uint16_t)~get_be16(ip + 10) + (uint32_t)(uint16_t)~old + new;
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		ip[10] = (uint8_t)(~sum >> 8);
+		ip[11] = (uint8_t)~sum;
+		return 0;
+	}
+	if (type == 0x86DD) {
+		/* Traffic class: the low nibble of byte 0, the high one of byte 1;
+		 * ECN is its two low bits, bits 5..4 of byte 1. No checksum. */
+		uint8_t ecn;
+
+		if (len < off + 40 || (ip[0] >> 4) != 6)
+			return -ENOENT;
+		ecn = (ip[1] >> 4) & 3;
+		if (ecn == IP_ECN_CE)
+			return -EALREADY;
+		if (!ecn)
+			return -EOPNOTSUPP;
+		ip[1] |= IP_ECN_CE << 4;
+		return 0;
+	}
+	return -ENOENT;
+}

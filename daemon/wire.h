@@ -141,6 +141,20 @@ int wire_tag_read(const uint8_t *frame, uint32_t len, struct wire_tag *t);
  */
 int wire_tag_set_fecn(uint8_t *frame, uint32_t len);
 
+/* ---- IP ECN (RFC 3168) ---------------------------------------------------- */
+
+/*
+ * Set CE (congestion experienced) in the IPv4 or IPv6 header of an
+ * ECN-capable packet, in place: the frame's IP header after any VLAN tags
+ * and l2cc data tag, its ECN field ECT(0) or ECT(1) becomes CE, and an IPv4
+ * header checksum is updated incrementally (RFC 1624), so it stays valid.
+ * Returns 0 when CE was set, -EALREADY when it was set already (nothing
+ * written), -EOPNOTSUPP when the packet is not ECN-capable (Not-ECT: the
+ * sender cannot hear a mark), -ENOENT when the frame carries no IPv4/IPv6
+ * header (cut short, another ethertype, an unknown tag version).
+ */
+int wire_ip_set_ce(uint8_t *frame, uint32_t len);
+
 /* ---- CNP and ACK (0x88B6 types 2 and 3) --------------------------------- */
 
 struct wire_cnp {

@@ -458,6 +458,27 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 			prom_sample_u64(w, ff[m].name, labels, v);
 		}
 	}
+	/* The law's own per-flow gauges (a current and a target rate, ...). */
+	for (size_t m = 0; m < h->rpo->ngauges; m++) {
+		const struct rp_gauge *g = &h->rpo->gauges[m];
+		char name[128];
+
+		snprintf(name, sizeof(name), "l2cc_hostd_%s_%s", h->rpo->name, g->metric);
+		prom_family(w, name, "gauge", g->help);
+		listed = 0;
+		for (uint32_t id = 0; id < max && listed < HD_TS_MAX_FLOWS; id++) {
+			const struct flow *f = flow_by_id(h->flows, (uint16_t)id);
+
+			if (!f)
+				continue;
+			listed++;
+			key_str(&f->key, key, sizeof(key));
+			prom_label_escape(esc, sizeof(esc), key);
+			snprintf(labels, sizeof(labels), "hostd=\"%s\",flow=\"%u\",key=\"%s\"", hn,
+				 id, esc);
+			prom_sample_double(w, name, labels, g->get(h->rp, f));
+		}
+	}
 	return 0;
 }
 

@@ -684,6 +684,12 @@ int rp_emit(struct hd *h, const void *frame, uint32_t len)
 
 uint64_t np_now(const struct hd *h) { return h->now; }
 const struct hd_cfg *np_cfg(const struct hd *h) { return h->cfg; }
+uint64_t np_cnp_interval(const struct hd *h)
+{
+	if (h->cfg->cnp_interval || !h->rpo->cnp_interval)
+		return h->cfg->cnp_interval;
+	return h->rpo->cnp_interval(h->rp);
+}
 const struct flow_table *np_peers(const struct hd *h) { return h->peers; }
 struct hd_peer *np_peer(struct hd *h, const struct flow *pf) { return &h->pr[pf->id]; }
 uint32_t np_max_peers(const struct hd *h) { return flow_table_max_flows(h->peers); }

@@ -80,6 +80,9 @@ const struct np_ops *np_for(const struct hd_cfg *cfg);
 
 uint64_t np_now(const struct hd *h);
 const struct hd_cfg *np_cfg(const struct hd *h);
+/* At most one CNP per peer per this interval: [hostd] cnp_interval, or
+ * when that is 0 the law's (rp_ops.cnp_interval); 0 = one per mark. */
+uint64_t np_cnp_interval(const struct hd *h);
 /* The peer table, for tfifo_pop_due(), and the peer of one of its flows. */
 const struct flow_table *np_peers(const struct hd *h);
 struct hd_peer *np_peer(struct hd *h, const struct flow *pf);

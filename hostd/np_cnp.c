@@ -6,6 +6,8 @@
  * sequence number. With cnp_interval > 0 at most one CNP per peer per
  * interval: the first mark is answered at once, the marks that follow
  * within the interval go out together at its end, counted in `marked`.
+ * The interval is [hostd] cnp_interval, or the law's when that is 0 (a law
+ * whose receiver coalesces by design, rp_ops.cnp_interval).
  */
 #include "np.h"
 #include "hostd.h"
@@ -39,7 +41,7 @@ static void cnp_on_data(struct np *np, struct hd_peer *p, const struct flow *pf,
 			const struct wire_tag *t, bool marked)
 {
 	struct cnp_peer *c = cnp_of(p);
-	uint64_t interval = np_cfg(np->h)->cnp_interval, now = np_now(np->h);
+	uint64_t interval = np_cnp_interval(np->h), now = np_now(np->h);
 
 	if (!marked)
 		return;

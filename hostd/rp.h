@@ -88,6 +88,14 @@ struct rp_env {
 	struct hd *h;                   /* for the services below; NULL in law unit tests */
 };
 
+/* A per-flow gauge of a law's: Prometheus l2cc_hostd_<law>_<metric> with
+ * the flow's labels (its value from get). */
+struct rp_gauge {
+	const char *metric;
+	const char *help;
+	double (*get)(const struct rp *rp, const struct flow *f);
+};
+
 struct rp_ops {
 	const char *name;
 	const char *help;       /* one line, for --help-config and docs */
@@ -123,6 +131,13 @@ struct rp_ops {
 	 * hostd and hold no pointers.
 	 */
 	size_t state_size;
+	/* Optional: the interval over which this host's receiver coalesces
+	 * CNPs (DCQCN's NP: at most one per flow per 50 us, scaled) when
+	 * [hostd] cnp_interval is 0; 0 = a CNP per marked frame. */
+	uint64_t (*cnp_interval)(const struct rp *rp);
+	/* Optional per-flow gauges for the metrics. */
+	const struct rp_gauge *gauges;
+	size_t ngauges;
 };
 
 /* The registry (rp_registry.c). */

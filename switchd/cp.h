@@ -64,6 +64,7 @@ struct cp_occ {
 enum cp_verdict {
 	CP_PASS = 0,
 	CP_MARK,                /* set FECN in its l2cc tag (counted `marked` or `mark_untagged`) */
+	CP_DROP,                /* drop it (counted `congestion_point` on its input port) */
 };
 
 /* A counter's kind; CP_PER_PRIO or'ed in: one per priority (below). */
@@ -98,6 +99,7 @@ struct cp_ops {
 	/* Priorities of out with frames waiting that flow control holds
 	 * (paused, or refused for credits), whenever that set changes. */
 	void (*blocked)(struct cp *cp, uint32_t out, uint8_t prios);
+	/* May also rewrite the frame's bytes in place (same length: IP CE). */
 	enum cp_verdict (*tx)(struct cp *cp, uint32_t out, int prio, uint32_t frame,
 			      uint8_t *data, uint32_t len);
 	/* A forwarded 0x88B6 message of a type in ctrl_types; body points into

@@ -32,6 +32,7 @@ const char *const sw_drop_names[SW_DROP_MAX] = {
 	[SW_DROP_FORGED] = "forged",
 	[SW_DROP_UNSUPPORTED] = "unsupported",
 	[SW_DROP_NO_FRAME] = "no_frame",
+	[SW_DROP_CP] = "congestion_point",
 };
 
 static inline struct voq_frame *sw_frame(const struct sw *s, uint32_t idx)
@@ -434,8 +435,10 @@ static void sw_set_blocked(struct sw *s, struct sw_port *p, uint8_t blocked)
 /* Set FECN in a frame leaving p if its congestion point (or `mark` by
  * hand) wants it. Only tagged frames can carry a mark; the others are
  * counted. A frame the congestion point marks does not use up a mark by
- * hand; a mark by hand is used up only by a frame that carries it. */
-static void sw_mark(struct sw *s, struct sw_port *p, int prio, uint32_t idx, uint32_t len)
+ * hand; a mark by hand is used up only by a frame that carries it. A
+ * CP_DROP is returned for the caller to carry out. */
+static enum cp_verdict sw_mark(struct sw *s, struct sw_port *p, int prio, uint32_t idx,
+			       uint32_t len)
 {
 	uint8_t *data = sw_frame_data(s, idx);
 	enum cp_verdict v = CP_PASS;
@@ -443,8 +446,8 @@ static void sw_mark(struct sw *s, struct sw_port *p, int prio, uint32_t idx, uin
 
 	if (p->cpo && p->cpo->tx)
 		v = p->cpo->tx(p->cp, p->idx, prio, idx, data, len);
-	if (v != CP_MARK && !p->mark_pending)
-		return;
+	if (v == CP_DROP || (v != CP_MARK && !p->mark_pending))
+		return v;
 	err = wire_tag_set_fecn(data, len);
 	if (!err)
 		p->st.marked++;
@@ -452,6 +455,7 @@ static void sw_mark(struct sw *s, struct sw_port *p, int prio, uint32_t idx, uin
 		p->st.mark_untagged++;
 	if (v != CP_MARK && !err)
 		p->mark_pending--;
+	return v;
 }
 
 static bool sw_tx_port(struct sw *s, struct sw_port *p)
@@ -499,8 +503,14 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 			sw_occ(s, p->idx, prio, &o);
 			p->cpo->dequeue(p->cp, p->idx, prio, idx, &o);
 		}
-		sw_mark(s, p, prio, idx, len);
 		ip = &s->ports[in];
+		if (sw_mark(s, p, prio, idx, len) == CP_DROP) {
+			/* Counted where it arrived, as every drop is; the
+			 * wire stays free for the next frame. */
+			sw_release(s, ip, prio, len, sw_frame(s, idx)->flags & VOQ_F_CHARGED);
+			sw_drop_frame(s, ip, idx, SW_DROP_CP);
+			continue;
+		}
 		sw_put(s, p, idx, len);
 		sent_data = true;
 		p->st.prio[prio].tx_frames++;

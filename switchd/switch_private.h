@@ -29,6 +29,7 @@ enum sw_drop {
 	SW_DROP_FORGED,         /* from a host port: a data tag with FECN already set */
 	SW_DROP_UNSUPPORTED,    /* unknown MAC control opcode or l2cc control type/version */
 	SW_DROP_NO_FRAME,       /* no free frame for a flood copy or a control frame */
+	SW_DROP_CP,             /* dropped at its output by the congestion point (RED) */
 	SW_DROP_MAX
 };
 extern const char *const sw_drop_names[SW_DROP_MAX];

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * DCQCN's reaction point (Zhu et al., "Congestion Control for Large-Scale
+ * RDMA Deployments", SIGCOMM 2015, §3.3), the sender's rate law:
+ *
+ *   on a CNP     Rt <- Rc, Rc <- max(Rmin, Rc (1 - alpha / 2)),
+ *                alpha <- (1 - g) alpha + g; the increase counters and
+ *                the rate timer start over, the alpha timer too
+ *   alpha timer  (no CNP for a period) alpha <- (1 - g) alpha
+ *   increase     802.1Qau's stages on a timer and a byte counter
+ *                (rp_qcn_inc.c): fast recovery, active, hyper-active
+ *
+ * A flow starts at its configured rate (the link rate unless [law] rate
+ * says otherwise) with alpha = 1, as the NICs and the reference
+ * simulators do, and is rate-limited from its first CNP until the
+ * increase brings it back to the link rate.
+ *
+ * Parameters come from a preset (the paper's, the authors' ns-3 code's,
+ * the HPCC simulator's, Mellanox NIC defaults), given there at a
+ * reference link rate and scaled to this host's link_rate by one rule,
+ * the frame-time rule of the Santos experiments: with s = link_rate /
+ * reference rate, rates are multiplied by s, durations divided by s, byte
+ * counts kept. A key set to a value other than 0 (or "" for g) replaces
+ * the preset's, as it is, unscaled. docs/dcqcn.md has the tables.
+ *
+ * Timers: 0 the rate increase timer, 1 the alpha timer (rp_timer()).
+ * The receiver's CNP interval is this law's too (cnp_interval below):
+ * hostd's CNP notification point takes it when [hostd] cnp_interval is 0.
+ */
+#include "rp.h"
+#include "rp_dcqcn.h"
+#include "hostd.h"
+#include "json.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The alpha timer stops once a released flow's alpha is this small. */
+#define DCQCN_ALPHA_FLOOR 1e-4
+
+/* ---- presets ------------------------------------------------------------------ */
+
+struct dcqcn_preset_vals {
+	double ref_bps;                 /* the link rate the values are for */
+	double g;
+	uint64_t alpha_timer, cnp_interval, time_reset;        /* ns */
+	uint64_t byte_reset;            /* bytes; 0 = no byte counter */
+	uint32_t threshold;
+	double ai, hai, rmin;           /* bit/s */
+};
+
+/* ../shared/specs/bcn-qcn-dcqcn.md, "DCQCN"; where a column has no value
+ * the choice is said (docs/dcqcn.md, "Presets"). */
+static const struct dcqcn_preset_vals dcqcn_presets[] = {
+	/* Zhu et al. 2015 at 40G: R_HAI and Rmin are not in the paper (the
+	 * authors' ns-3 code's), 10 MB byte counter. */
+	[DCQCN_PAPER] = { 40e9, 1.0 / 256, 55000, 50000, 55000, 10000000, 5, 40e6, 200e6, 100e6 },
+	/* The authors' ns-3 code (ns3-rdma), 40G. */
+	[DCQCN_NS3] = { 40e9, 1.0 / 256, 55000, 50000, 60000, 300000, 5, 40e6, 200e6, 100e6 },
+	/* The HPCC simulator's DCQCN at 25G: R_AI = 5 bw/25, R_HAI = 50 bw/25
+	 * Mb/s; no byte counter; a CNP for every marked frame (its ACKs). */
+	[DCQCN_HPCC] = { 25e9, 1.0 / 256, 1000, 0, 900000, 0, 1, 5e6, 50e6, 100e6 },
+	/* Mellanox NIC defaults, taken at 40G; byte counter 32767 x 64 B; no
+	 * CNP interval of its own: the paper's 50 us. */
+	[DCQCN_NIC] = { 40e9, 1.0 / 1024, 1000, 50000, 300000, 32767ull * 64, 1, 5e6, 50e6, 1e6 },
+};
+
+static const char *const dcqcn_preset_names[] = { "paper", "ns3-rdma", "hpcc", "nic", NULL };
+
+/* ---- keys --------------------------------------------------------------------- */
+
+_Static_assert(sizeof(struct dcqcn_cfg) <= HD_LAW_CFG_MAX, "dcqcn_cfg fits [law]'s store");
+
+#define K(k, t, f, d, lo, hi, h) \
+	{ .key = k, .type = t, .off = offsetof(struct dcqcn_cfg, f), \
+	  .size = sizeof(((struct dcqcn_cfg *)0)->f), .def = d, .min = lo, .max = hi, .help = h, \
+	  .reload = CFG_LIVE }
+
+static const struct cfg_item dcqcn_keys[] = {
+	{ .key = "preset", .type = CFG_ENUM, .off = offsetof(struct dcqcn_cfg, preset),
+	  .def = "paper", .names = dcqcn_preset_names, .reload = CFG_LIVE,
+	  .help = "dcqcn: the parameter set, scaled to link_rate (rates x s, durations / s, "
+		  "s = link_rate / the set's link rate): paper (Zhu et al. 2015, 40G), ns3-rdma "
+		  "(40G), hpcc (25G), nic (Mellanox defaults, 40G); docs/dcqcn.md" },
+	/* Not a whole number: text, parsed in dcqcn_check(). */
+	K("g", CFG_STR, g_text, "", 1, 0,
+	  "dcqcn: weight of a CNP in alpha, 0 < g <= 1; empty = the preset's (1/256)"),
+	K("alpha_timer", CFG_DURATION, alpha_timer, "0", 0, 60000000000LL,
+	  "dcqcn: alpha <- (1 - g) alpha after this long without a CNP; 0 = the preset's, scaled"),
+	K("cnp_interval", CFG_DURATION, cnp_interval, "0", 0, 1000000000,
+	  "dcqcn: the receiver's CNP interval when [hostd] cnp_interval is 0; 0 = the preset's, scaled"),
+	K("rpg_time_reset", CFG_DURATION, rpg_time_reset, "0", 0, 60000000000LL,
+	  "dcqcn: the rate increase timer (T); 0 = the preset's, scaled"),
+	K("rpg_byte_reset", CFG_SIZE, rpg_byte_reset, "0", 0, 1LL << 40,
+	  "dcqcn: bytes sent between byte-counter increase steps (B); 0 = the preset's"),
+	K("rpg_threshold", CFG_UINT, rpg_threshold, "0", 0, 1000,
+	  "dcqcn: fast-recovery steps per counter (F); 0 = the preset's"),
+	K("rpg_ai_rate", CFG_RATE, rpg_ai_rate, "0", 0, 400000000000LL,
+	  "dcqcn: rate added to the target per active-increase step (R_AI); 0 = the preset's, scaled"),
+	K("rpg_hai_rate", CFG_RATE, rpg_hai_rate, "0", 0, 400000000000LL,
+	  "dcqcn: rate added per hyper-active step (R_HAI); 0 = the preset's, scaled"),
+	K("rpg_min_rate", CFG_RATE, rpg_min_rate, "0", 0, 400000000000LL,
+	  "dcqcn: the lowest rate a cut leaves (Rmin); 0 = the preset's, scaled"),
+};
+#undef K
+
+static int dcqcn_check(void *cfg, char *err, size_t errlen)
+{
+	struct dcqcn_cfg *k = cfg;
+	char *end;
+
+	k->g = 0;
+	if (!k->g_text[0])
+		return 0;
+	errno = 0;
+	k->g = strtod(k->g_text, &end);
+	while (end != k->g_text && isspace((unsigned char)*end))
+		end++;
+	if (end == k->g_text || *end || errno || !isfinite(k->g) || k->g <= 0 || k->g > 1) {
+		snprintf(err, errlen, "g = \"%s\", expected a number above 0 and at most 1, e.g. "
+			 "0.00390625 (1/256)", k->g_text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the instance ----------------------------------------------------------------- */
+
+struct rp {
+	struct rp_env env;
+	struct dcqcn_params p;
+};
+_Static_assert(sizeof(struct dcqcn) <= FLOW_LAW_WORDS * sizeof(uint64_t),
+	       "struct dcqcn fits the flow's law area");
+
+static struct dcqcn *dcqcn_of(struct flow *f)
+{
+	return (struct dcqcn *)f->law_area;
+}
+
+static uint64_t dcqcn_dur(uint64_t set, uint64_t preset, double s)
+{
+	return set ? set : (uint64_t)llround((double)preset / s);
+}
+
+static double dcqcn_rate(uint64_t set, double preset, double s)
+{
+	return set ? (double)set : preset * s;
+}
+
+/* Resolve the keys against the preset for this link. */
+static void dcqcn_resolve(struct dcqcn_params *r, const struct dcqcn_cfg *k, uint64_t link_bps)
+{
+	const struct dcqcn_preset_vals *p = &dcqcn_presets[k->preset];
+	double s = (double)link_bps / p->ref_bps;
+
+	r->scale = s;
+	r->g = k->g > 0 ? k->g : p->g;
+	r->alpha_timer = dcqcn_dur(k->alpha_timer, p->alpha_timer, s);
+	r->cnp_interval = dcqcn_dur(k->cnp_interval, p->cnp_interval, s);
+	r->inc = (struct qcn_inc_cfg){
+		.rpg_time_reset = dcqcn_dur(k->rpg_time_reset, p->time_reset, s),
+		.rpg_byte_reset = k->rpg_byte_reset ? k->rpg_byte_reset : p->byte_reset,
+		.rpg_threshold = k->rpg_threshold ? (uint32_t)k->rpg_threshold : p->threshold,
+		.rpg_ai_rate = dcqcn_rate(k->rpg_ai_rate, p->ai, s),
+		.rpg_hai_rate = dcqcn_rate(k->rpg_hai_rate, p->hai, s),
+		.rpg_min_rate = dcqcn_rate(k->rpg_min_rate, p->rmin, s),
+		.max_rate = (double)link_bps,
+		/* DCQCN keeps B and T after fast recovery, and adds R_HAI
+		 * per hyper-active step, as its simulators do. */
+		.halve_after_fr = false,
+		.hai_by_stage = false,
+	};
+}
+
+static int dcqcn_create(struct rp **out, const struct rp_env *env)
+{
+	struct rp *rp = calloc(1, sizeof(*rp));
+
+	if (!rp)
+		return -ENOMEM;
+	rp->env = *env;
+	dcqcn_resolve(&rp->p, env->keys, env->link_bps);
+	*out = rp;
+	return 0;
+}
+
+const struct dcqcn_params *dcqcn_params(const struct rp *rp)
+{
+	return &rp->p;
+}
+
+static void dcqcn_destroy(struct rp *rp)
+{
+	free(rp);
+}
+
+static void dcqcn_arm(struct rp *rp, struct flow *f, unsigned k, uint64_t delay)
+{
+	/* (No hostd in the law's unit tests: they run the timers by hand.) */
+	if (rp->env.h)
+		rp_timer(rp->env.h, f, k, delay);
+}
+
+static void dcqcn_out(const struct dcqcn *d, struct rp_out *o)
+{
+	o->by_ipd = false;
+	o->rate_bps = (uint64_t)llround(d->inc.rc);
+}
+
+static void dcqcn_init(struct rp *rp, struct flow *f, struct rp_out *o)
+{
+	struct dcqcn *d = dcqcn_of(f);
+	double r;
+
+	rp_configured_rate(rp->env.cfg, f, o);
+	r = o->by_ipd ? (double)rp->env.link_bps / (1.0 + o->ipd)
+	    : o->rate_bps ? (double)o->rate_bps : (double)rp->env.link_bps;
+	if (r > (double)rp->env.link_bps)
+		r = (double)rp->env.link_bps;
+	memset(d, 0, sizeof(*d));
+	d->magic = DCQCN_MAGIC;
+	qcn_inc_init(&d->inc, r);
+	d->alpha = 1.0;
+	dcqcn_arm(rp, f, DCQCN_T_RATE, 0);
+	dcqcn_arm(rp, f, DCQCN_T_ALPHA, 0);
+	dcqcn_out(d, o);
+}
+
+static void dcqcn_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb *fb,
+			      struct rp_out *o)
+{
+	struct dcqcn *d = dcqcn_of(f);
+
+	if (fb->kind != RP_FB_CNP || d->magic != DCQCN_MAGIC)
+		return;
+	d->cnps++;
+	if (f->pinned)
+		return;
+	/* Zhu et al. §3.3: the cut uses alpha as it was, then alpha moves
+	 * toward 1. One cut per CNP, however many marks it stands for. */
+	qcn_inc_decrease(&rp->p.inc, &d->inc, d->inc.rc * (1.0 - d->alpha / 2.0), true);
+	d->alpha = (1.0 - rp->p.g) * d->alpha + rp->p.g;
+	dcqcn_arm(rp, f, DCQCN_T_RATE, qcn_inc_period(&rp->p.inc, &d->inc));
+	dcqcn_arm(rp, f, DCQCN_T_ALPHA, rp->p.alpha_timer);
+	dcqcn_out(d, o);
+}
+
+static void dcqcn_on_tx(struct rp *rp, struct flow *f, uint32_t seq, uint32_t len,
+			enum rp_limit lim, struct rp_out *o)
+{
+	struct dcqcn *d = dcqcn_of(f);
+
+	if (d->magic != DCQCN_MAGIC || f->pinned)
+		return;
+	if (qcn_inc_bytes(&rp->p.inc, &d->inc, len)) {
+		if (d->inc.stage == QCN_LINE_RATE)
+			dcqcn_arm(rp, f, DCQCN_T_RATE, 0);
+		dcqcn_out(d, o);
+	}
+}
+
+static void dcqcn_on_timer(struct rp *rp, struct flow *f, unsigned timer, struct rp_out *o)
+{
+	struct dcqcn *d = dcqcn_of(f);
+
+	if (d->magic != DCQCN_MAGIC || f->pinned)
+		return;
+	if (timer == DCQCN_T_RATE) {
+		qcn_inc_timer(&rp->p.inc, &d->inc);
+		dcqcn_arm(rp, f, DCQCN_T_RATE, qcn_inc_period(&rp->p.inc, &d->inc));
+		dcqcn_out(d, o);
+	} else if (timer == DCQCN_T_ALPHA) {
+		d->alpha *= 1.0 - rp->p.g;
+		d->alpha_decays++;
+		if (d->inc.stage != QCN_LINE_RATE || d->alpha > DCQCN_ALPHA_FLOOR)
+			dcqcn_arm(rp, f, DCQCN_T_ALPHA, rp->p.alpha_timer);
+	}
+}
+
+static uint64_t dcqcn_cnp_interval(const struct rp *rp)
+{
+	return rp->p.cnp_interval;
+}
+
+static void dcqcn_describe(const struct rp *rp, const struct flow *f, struct jw *w)
+{
+	const struct dcqcn *d = (const struct dcqcn *)f->law_area;
+
+	if (d->magic != DCQCN_MAGIC)
+		return;
+	jw_u64(w, "rc_bps", (uint64_t)llround(d->inc.rc));
+	jw_u64(w, "rt_bps", (uint64_t)llround(d->inc.rt));
+	jw_double(w, "alpha", d->alpha);
+	jw_str(w, "stage", qcn_inc_stage_name(&d->inc));
+	jw_u64(w, "byte_stage", d->inc.byte_stage);
+	jw_u64(w, "time_stage", d->inc.time_stage);
+	jw_u64(w, "cnps", d->cnps);
+	jw_u64(w, "increases", d->inc.increases);
+	jw_u64(w, "alpha_decays", d->alpha_decays);
+}
+
+/* Per-flow gauges for Prometheus (l2cc_hostd_dcqcn_<metric>). */
+static double g_rc(const struct rp *rp, const struct flow *f)
+{
+	const struct dcqcn *d = (const struct dcqcn *)f->law_area;
+
+	return d->magic == DCQCN_MAGIC ? d->inc.rc : 0;
+}
+
+static double g_rt(const struct rp *rp, const struct flow *f)
+{
+	const struct dcqcn *d = (const struct dcqcn *)f->law_area;
+
+	return d->magic == DCQCN_MAGIC ? d->inc.rt : 0;
+}
+
+static double g_alpha(const struct rp *rp, const struct flow *f)
+{
+	const struct dcqcn *d = (const struct dcqcn *)f->law_area;
+
+	return d->magic == DCQCN_MAGIC ? d->alpha : 0;
+}
+
+static double g_stage(const struct rp *rp, const struct flow *f)
+{
+	const struct dcqcn *d = (const struct dcqcn *)f->law_area;
+
+	return d->magic == DCQCN_MAGIC ? d->inc.stage : 0;
+}
+
+static const struct rp_gauge dcqcn_gauges[] = {
+	{ "current_rate_bits_per_second", "DCQCN current rate Rc of the flow", g_rc },
+	{ "target_rate_bits_per_second", "DCQCN target rate Rt of the flow", g_rt },
+	{ "alpha_ratio", "DCQCN alpha of the flow (the cut is alpha / 2)", g_alpha },
+	{ "stage", "Increase stage: 0 line rate, 1 fast recovery, 2 active, 3 hyper-active", g_stage },
+};
+
+const struct rp_ops rp_dcqcn_ops = {
+	.name = "dcqcn",
+	.help = "DCQCN (Zhu et al. 2015): a CNP cuts Rc by alpha/2 (alpha an EWMA of CNPs, "
+		"decaying on a timer); 802.1Qau's fast recovery, active and hyper-active increase; "
+		"presets scaled to link_rate",
+	.keys = dcqcn_keys,
+	.nkeys = sizeof(dcqcn_keys) / sizeof(dcqcn_keys[0]),
+	.cfg_size = sizeof(struct dcqcn_cfg),
+	.check_keys = dcqcn_check,
+	.create = dcqcn_create,
+	.destroy = dcqcn_destroy,
+	.init = dcqcn_init,
+	.on_tx = dcqcn_on_tx,
+	.on_feedback = dcqcn_on_feedback,
+	.on_timer = dcqcn_on_timer,
+	.describe = dcqcn_describe,
+	.cnp_interval = dcqcn_cnp_interval,
+	.gauges = dcqcn_gauges,
+	.ngauges = sizeof(dcqcn_gauges) / sizeof(dcqcn_gauges[0]),
+};
