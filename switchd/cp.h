@@ -66,7 +66,11 @@ enum cp_verdict {
 	CP_MARK,                /* set FECN in its l2cc tag (counted `marked` or `mark_untagged`) */
 };
 
-enum cp_ctr_kind { CP_COUNTER = 0, CP_GAUGE };
+enum cp_ctr_kind {
+	CP_COUNTER = 0,
+	CP_GAUGE,
+	CP_COUNTER_NS,          /* a counter of nanoseconds: Prometheus has it in seconds */
+};
 
 /* One per-port counter of a scheme: a uint64_t at `off` in its port stats. */
 struct cp_ctr {
@@ -159,6 +163,16 @@ const void *sw_port_cp_cfg(const struct sw *s, uint32_t port);
 /* Frames waiting for out: every input and priority, or one input's VOQ. */
 uint32_t sw_out_frames(const struct sw *s, uint32_t out);
 uint32_t sw_voq_frames(const struct sw *s, uint32_t in, uint32_t out, int prio);
+uint64_t sw_voq_bytes(const struct sw *s, uint32_t in, uint32_t out, int prio);
+/* What a scheme may size its thresholds by: a port's input buffer per
+ * priority (buffer, in frames or bytes), its largest frame, its role. */
+struct sw_port_geom {
+	uint64_t buffer;
+	bool buffer_frames;     /* buffer counts frames, not bytes */
+	uint32_t max_frame;     /* MTU + Ethernet header + two VLAN tags */
+	bool host;              /* role = host: it faces a host adapter */
+};
+void sw_port_geom(const struct sw *s, uint32_t port, struct sw_port_geom *g);
 /* The frames of VOQ (in, out, prio), head first: first, then next until
  * SW_FRAME_NONE. */
 #define SW_FRAME_NONE UINT32_MAX

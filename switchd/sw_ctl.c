@@ -438,7 +438,12 @@ static void prom_cps(struct jw *w, struct sw *s)
 				st = ops->port_stats(p->cp, p->idx);
 				prom_label_escape(esc, sizeof(esc), p->cfg->name);
 				snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\"", sw, esc);
-				prom_sample_u64(w, name, labels, *(const uint64_t *)(st + ct->off));
+				if (ct->kind == CP_COUNTER_NS)
+					prom_sample_double(w, name, labels,
+							   *(const uint64_t *)(st + ct->off) / 1e9);
+				else
+					prom_sample_u64(w, name, labels,
+							*(const uint64_t *)(st + ct->off));
 			}
 		}
 	}

@@ -673,6 +673,21 @@ uint32_t sw_voq_frames(const struct sw *s, uint32_t in, uint32_t out, int prio)
 	return voq_q(s->voq, in, out, prio)->frames;
 }
 
+uint64_t sw_voq_bytes(const struct sw *s, uint32_t in, uint32_t out, int prio)
+{
+	return voq_q(s->voq, in, out, prio)->bytes;
+}
+
+void sw_port_geom(const struct sw *s, uint32_t port, struct sw_port_geom *g)
+{
+	const struct sw_port *p = &s->ports[port];
+
+	g->buffer = p->cap;
+	g->buffer_frames = p->unit_frames;
+	g->max_frame = p->max_frame;
+	g->host = p->cfg->role == ROLE_HOST;
+}
+
 uint32_t sw_voq_first(const struct sw *s, uint32_t in, uint32_t out, int prio)
 {
 	return voq_head(s->voq, in, out, prio);

@@ -37,6 +37,13 @@ MUTANTS=(
 "window_one_more@@hostd/hd_path.c@@s/f->seq_next - x->acked_next >= x->out.window/f->seq_next - x->acked_next > x->out.window/@@test_hostd_core@@test_hd_core_window"
 "ack_timeout_stuck@@hostd/hd_path.c@@s/x->acked_next = f->seq_next;\n\t\thd_window_release\(h, f\);/x->acked_next = f->seq_next;/@@test_hostd_core@@test_hd_core_ack_timeout"
 "credit_count_untold@@hostd/hd_path.c@@s/fc_rx_sent_changed\(&h->frx, h->now\);//@@test_hostd_core@@test_hd_core_credits"
+"ibcc_no_hysteresis@@switchd/cp_ibcc.c@@s/op->thr_high > hyst \? op->thr_high - hyst : 0/op->thr_high/@@test_switch_ibcc@@test_ibcc_enter_leave"
+"ibcc_victims_enter@@switchd/cp_ibcc.c@@s/\(op->victim \|\| sw_out_is_root\(cp->h.s, out, prio\)\)/(1)/@@test_switch_ibcc@@test_ibcc_root_victim"
+"ibcc_victim_mask_auto_off@@switchd/cp_ibcc.c@@s/\(k->victim_mask == IBCC_VICTIM_AUTO && g.host\)/0/@@test_switch_ibcc@@test_ibcc_root_victim"
+"ibcc_common_as_voq@@switchd/cp_ibcc.c@@s/ibcc_eval\(cp, out, prio, op->common \? ibcc_common\(op, prio\) : vmax\)/ibcc_eval(cp, out, prio, vmax)/@@test_switch_ibcc@@test_ibcc_threshold_mode"
+"ibcc_small_marked@@switchd/cp_ibcc.c@@s/\|\| len < op->packet_size//@@test_switch_ibcc@@test_ibcc_packet_size"
+"ibcc_rate_off_by_one@@switchd/cp_ibcc.c@@s/% \(op->mr \+ 1\)/% (op->mr + 2)/@@test_switch_ibcc@@test_ibcc_marking_rate"
+"ibcc_marks_on_output@@switchd/cp_ibcc.c@@s/cp->port\[in\].in_marked\+\+/op->in_marked++/@@test_switch_ibcc@@test_ibcc_marks_per_input"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)
