@@ -67,8 +67,9 @@ enum cp_verdict {
 	CP_DROP,                /* drop it (counted `congestion_point` on its input port) */
 };
 
-/* A counter's kind; CP_PER_PRIO or'ed in: one per priority (below). */
-enum cp_ctr_kind { CP_COUNTER = 0, CP_GAUGE = 1, CP_PER_PRIO = 0x10 };
+/* A counter's kind; CP_PER_PRIO or'ed in: one per priority (below). A
+ * CP_COUNTER_NS counts nanoseconds: Prometheus has it in seconds. */
+enum cp_ctr_kind { CP_COUNTER = 0, CP_GAUGE = 1, CP_COUNTER_NS = 2, CP_PER_PRIO = 0x10 };
 
 /* One per-port counter of a scheme: a uint64_t at `off` in its port stats,
  * or with CP_PER_PRIO in kind an array of L2CC_NPRIO of them, one per

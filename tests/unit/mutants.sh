@@ -54,6 +54,21 @@ MUTANTS=(
 "qcn_no_rmin@@hostd/rp_qcn_inc.c@@s/s->rc = rc_new < c->rpg_min_rate \? c->rpg_min_rate : rc_new;/s->rc = rc_new;/@@test_dcqcn@@test_qcn_inc_guard_floor_release"
 "dcqcn_receiver_interval_ignored@@hostd/hd_path.c@@s/if \(h->cfg->cnp_interval \|\| !h->rpo->cnp_interval\)/if (1)/@@test_dcqcn@@test_dcqcn_core_receiver"
 "credit_count_untold@@hostd/hd_path.c@@s/fc_rx_sent_changed\(&h->frx, h->now\);//@@test_hostd_core@@test_hd_core_credits"
+"ibcc_no_hysteresis@@switchd/cp_ibcc.c@@s/op->thr_high > hyst \? op->thr_high - hyst : 0/op->thr_high/@@test_switch_ibcc@@test_ibcc_enter_leave"
+"ibcc_victims_enter@@switchd/cp_ibcc.c@@s/\(op->victim \|\| sw_out_is_root\(cp->h.s, out, prio\)\)/(1)/@@test_switch_ibcc@@test_ibcc_root_victim"
+"ibcc_victim_mask_auto_off@@switchd/cp_ibcc.c@@s/\(k->victim_mask == IBCC_VICTIM_AUTO && g.host\)/0/@@test_switch_ibcc@@test_ibcc_root_victim"
+"ibcc_common_as_voq@@switchd/cp_ibcc.c@@s/ibcc_eval\(cp, out, prio, op->common \? ibcc_common\(op, prio\) : vmax\)/ibcc_eval(cp, out, prio, vmax)/@@test_switch_ibcc@@test_ibcc_threshold_mode"
+"ibcc_small_marked@@switchd/cp_ibcc.c@@s/\|\| len < op->packet_size//@@test_switch_ibcc@@test_ibcc_packet_size"
+"ibcc_rate_off_by_one@@switchd/cp_ibcc.c@@s/% \(op->mr \+ 1\)/% (op->mr + 2)/@@test_switch_ibcc@@test_ibcc_marking_rate"
+"ibcc_marks_on_output@@switchd/cp_ibcc.c@@s/cp->port\[in\].in_marked\+\+/op->in_marked++/@@test_switch_ibcc@@test_ibcc_marks_per_input"
+"ibcc_law_shift_off@@hostd/rp_ibcc.c@@s/\(1u << \(e >> 14\)\)/(1u << ((e >> 14) + 1))/@@test_hostd_ibcc@@test_ibcc_cct_rate"
+"ibcc_law_no_limit@@hostd/rp_ibcc.c@@s/c = c > rp->k->ccti_limit \? rp->k->ccti_limit : c;//@@test_hostd_ibcc@@test_ibcc_becns"
+"ibcc_law_one_becn_per_cnp@@hostd/rp_ibcc.c@@s/n = fb->marked \? fb->marked : 1;/n = 1;/@@test_hostd_ibcc@@test_ibcc_becns"
+"ibcc_law_timer_once@@hostd/rp_ibcc.c@@s/if \(st.above\) \{/if (0) {/@@test_hostd_ibcc@@test_ibcc_lockstep"
+"ibcc_law_below_min@@hostd/rp_ibcc.c@@s/s->ccti <= rp->k->ccti_min\)\n\t\treturn 0;/!s->ccti)\n\t\treturn 0;/@@test_hostd_ibcc@@test_ibcc_lockstep"
+"ibcc_law_timer_rearmed@@hostd/rp_ibcc.c@@s/if \(rp->running\[sl\] \|\| !rp->env.h\)/if (!rp->env.h)/@@test_hostd_ibcc@@test_ibcc_lockstep"
+"ibcc_law_one_timer@@hostd/rp_ibcc.c@@s/if \(s->sl != st->sl \|\| /if (/@@test_hostd_ibcc@@test_ibcc_timer_per_priority"
+"ibcc_law_timer_us@@hostd/rp_ibcc.c@@s/\*ns = v \* IBCC_TIMER_UNIT_NS;/*ns = v * 1000;/@@test_hostd_ibcc@@test_ibcc_keys"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)
