@@ -36,7 +36,7 @@
  * stay in frames (the switch's qeq).
  */
 #include "rp.h"
-#include "rp_bcn.h"
+#include "rp_cn.h"
 #include "hostd.h"
 #include "json.h"
 #include "config.h"
@@ -272,6 +272,26 @@ static void bcn_describe(const struct rp *rp, const struct flow *f, struct jw *w
 	jw_u64(w, "si_steps", b->si_steps);
 }
 
+static double g_rate(const struct rp *rp, const struct flow *f)
+{
+	const struct bcn *b = (const struct bcn *)f->law_area;
+
+	return b->magic != BCN_MAGIC || b->stopped ? 0 : b->rate;
+}
+
+static double g_assoc(const struct rp *rp, const struct flow *f)
+{
+	const struct bcn *b = (const struct bcn *)f->law_area;
+
+	return b->magic == BCN_MAGIC && b->assoc;
+}
+
+static const struct rp_gauge bcn_gauges[] = {
+	{ "rate_bits_per_second", "BCN rate R of the flow (0 while stopped by BCN(0,0))", g_rate },
+	{ "associated", "1 while the flow is rate-limited by a congestion point (tags RLT + CPID)",
+	  g_assoc },
+};
+
 static int bcn_create(struct rp **out, const struct rp_env *env)
 {
 	struct rp *rp = calloc(1, sizeof(*rp));
@@ -337,4 +357,6 @@ const struct rp_ops rp_bcn_ops = {
 	.keys = bcn_keys,
 	.nkeys = sizeof(bcn_keys) / sizeof(bcn_keys[0]),
 	.cfg_size = sizeof(struct bcn_cfg),
+	.gauges = bcn_gauges,
+	.ngauges = sizeof(bcn_gauges) / sizeof(bcn_gauges[0]),
 };

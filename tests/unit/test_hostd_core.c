@@ -17,7 +17,7 @@
 #include "check.h"
 #include "log.h"
 #include "hdt.h"
-#include "../../hostd/rp_bcn.h"
+#include "../../hostd/rp_cn.h"
 
 /* ---- host -> fabric -------------------------------------------------------- */
 
@@ -407,6 +407,55 @@ static void test_hd_core_bcn_stop_and_si(void)
 	hdt_destroy(&t);
 }
 
+/* ---- QCN, from the switch's CNMs (IEEE 802.1Qau) ------------------------- */
+
+/* A CNM with QntzFb fb about the logged data frame `sample`. */
+static void hdt_cnm_fb(struct hdt *t, uint32_t sample, uint8_t fb)
+{
+	struct wire_cnm c = { .cpid = { 2, 0, 0, 0, 0, 0x77, 1, 0 }, .qntz_fb = fb,
+			      .qoffset = 10, .qdelta = 1 };
+	uint8_t buf[160], me[6], sw[6];
+
+	vt_mac(me, ME);
+	vt_mac(sw, 0x77);
+	CHECK_EQ(wire_cnm_encap(&c, t->k.log[sample].data, t->k.log[sample].len), 0);
+	hdt_up_raw(t, buf, wire_build_cnm(buf, sizeof(buf), me, sw, -1, &c));
+}
+
+/* The cut: CR *= 1 - QntzFb/128, at least MinDecFac (50%); TR <- CR unless
+ * no increase event came since the last cut (a burst of CNMs keeps the
+ * target); the timer's fast recovery halves the distance to TR. */
+static void test_hd_core_qcn_events(void)
+{
+	struct hdt t;
+	double cr, tr;
+
+	CHECK_NEAR(rp_qcn_cut(32, 1.0 / 128, 0.5), 0.75, 1e-12);
+	CHECK_NEAR(rp_qcn_cut(63, 1.0 / 128, 0.5), 65.0 / 128, 1e-12);
+	CHECK_NEAR(rp_qcn_cut(63, 1.0 / 64, 0.5), 0.5, 1e-12);
+	hdt_create(&t, "[law]\nlaw = qcn\nrpg_time_reset = 10ms\nrpg_byte_reset = 100000\n");
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 1000000);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 100000000);
+	hdt_cnm_fb(&t, 0, 32);
+	cr = 75e6;
+	tr = 100e6;
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), cr, 1.5);
+	hdt_cnm_fb(&t, 0, 63);                  /* before any increase: TR kept */
+	cr *= 65.0 / 128;
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), cr, 1.5);
+	hdt_run(&t, 1000000 + 10000000 + 100000);       /* the timer: fast recovery */
+	cr = (cr + tr) / 2;
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), cr, 1.5);
+	hdt_cnm_fb(&t, 0, 8);                   /* after an event: TR <- CR */
+	tr = cr;
+	cr *= 1 - 8.0 / 128;
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), cr, 1.5);
+	hdt_run(&t, 11100000 + 10000000 + 100000);
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), (cr + tr) / 2, 1.5);
+	hdt_destroy(&t);
+}
+
 /* ---- the reaction-point services --------------------------------------------- */
 
 /* A law of the test's own: every service once. */
@@ -587,5 +636,6 @@ int main(void)
 	RUN(test_hd_core_rp_services);
 	RUN(test_hd_core_bcn_events);
 	RUN(test_hd_core_bcn_stop_and_si);
+	RUN(test_hd_core_qcn_events);
 	return check_summary();
 }
