@@ -482,6 +482,89 @@ link_switches() {
 	ip -n "$(ns "$3")" link set "$b" up || fail "$3 $b up"
 }
 
+# ---- a tap: a wire tcpdump can listen on ---------------------------------------
+#
+# Frames an AF_XDP socket sends or receives never pass the kernel's packet
+# taps on that interface, so tcpdump on a daemon's port sees nothing. A plain
+# Linux bridge between a switch port and a host, with no XDP on it, is a
+# wire we can listen on: it forwards unicast (tags, CNP, ACK, CNM) but not
+# PAUSE, so a tapped link runs without it.
+
+# tap_link SWITCH PORT HOST: re-plumb HOST's uplink (made by link_hd_host)
+# through namespace T: SWITCH:$(ifn PORT) - T:ta | br0 | T:tb - HOST:up0.
+# mk_switch T first. The capture functions below listen on ta.
+tap_link() {
+	local sw=$1 port=$2 host=$3 i
+	TAP_SW=$sw
+	TAP_PORT=$port
+	ip -n "$(ns "$sw")" link del "$(ifn "$port")" || fail "unlink $port"
+	ip link add "$(ifn "$port")" netns "$(ns "$sw")" type veth peer name ta netns "$(ns T)" ||
+		fail "veth $port - ta"
+	ip link add up0 netns "$(ns "$host")" type veth peer name tb netns "$(ns T)" ||
+		fail "veth up0 - tb"
+	ip -n "$(ns T)" link add br0 type bridge || fail "bridge"
+	for i in ta tb; do
+		ip -n "$(ns T)" link set "$i" master br0 || fail "$i in br0"
+		ip -n "$(ns T)" link set "$i" up || fail "$i up"
+	done
+	ip -n "$(ns T)" link set br0 up || fail "br0 up"
+	ip -n "$(ns "$sw")" link set "$(ifn "$port")" up || fail "$port up"
+	ip -n "$(ns "$host")" link set up0 up || fail "up0 up"
+}
+
+# tap_probe MARK: from the tapped switch port (as the kernel sends it, not
+# through switchd) a frame to ta's own address with MARK in its payload and
+# an EtherType (0x88B7) no test decodes: the capture on ta sees it arrive,
+# the bridge keeps it (it is addressed to ta), and no daemon counts it.
+tap_probe() {
+	hx "$TAP_SW" "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+s.send(bytes.fromhex(sys.argv[2].replace(":", "")) + bytes.fromhex("020000000001") + b"\x88\xb7" +
+       sys.argv[3].encode().ljust(46, b"\0"))
+' "$(ifn "$TAP_PORT")" "$(ip -n "$(ns T)" -j link show ta | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])')" "$1"
+}
+
+# tap_probe_seen FILE MARK (for wait_for): send a probe, succeed once one is
+# in the capture file.
+tap_probe_seen() {
+	tap_probe "$2" || return 1
+	grep -qa "$2" "$1"
+}
+
+# tap_capture FILE: tcpdump on ta; its PID in CAP_PID. Returns once the
+# capture has seen a probe: tcpdump writes the file header before its socket
+# sees traffic. --immediate-mode: libpcap would otherwise hold packets up to
+# a second in its ring, and the INT that ends the capture would lose them.
+tap_capture() {
+	CAP_FILE=$1
+	ip netns exec "$(ns T)" tcpdump -i ta --immediate-mode -U -w "$CAP_FILE" -s 256 >/dev/null 2>&1 &
+	CAP_PID=$!
+	bg_record "$CAP_PID"
+	wait_for "tcpdump on ta to capture a probe frame" tap_probe_seen "$CAP_FILE" l2t-probe-start
+}
+
+# tap_stop_capture NODE...: once the frames the test waits for have passed
+# (the NODEs' queues drained and counters still), a last probe: when it is
+# in the file, every frame before it is too. Then stop tcpdump.
+tap_stop_capture() {
+	wait_drained "$@"
+	wait_for "tcpdump on ta to capture the last probe frame" tap_probe_seen "$CAP_FILE" l2t-probe-end
+	kill -INT "$CAP_PID" 2>/dev/null
+	wait "$CAP_PID" 2>/dev/null
+}
+
+# tap_ts FILE FILTER FIELDS...: tshark -T fields (tab-separated) with our
+# Lua dissector.
+tap_ts() {
+	local f=$1 filter=$2 e args=()
+	shift 2
+	for e in "$@"; do args+=(-e "$e"); done
+	env -u DISPLAY tshark -o gui.console_open:NEVER -X "lua_script:$L2CC_ROOT/scripts/wireshark/l2cc.lua" \
+		-r "$f" -Y "$filter" -T fields "${args[@]}" 2>/dev/null
+}
+
 host_mac() { ip -n "$(ns "$1")" -j link show eth0 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])'; }
 
 # hx HOST CMD...: run CMD in a host's (or switch's) namespace.

@@ -15,8 +15,6 @@
 #                    p4 -- h4
 . "$(dirname "$0")/lib.sh"
 
-LUA=$L2CC_ROOT/scripts/wireshark/l2cc.lua
-
 setup() {
 	command -v tshark >/dev/null 2>&1 || skip "tshark not installed"
 	command -v tcpdump >/dev/null 2>&1 || skip "tcpdump not installed"
@@ -28,19 +26,9 @@ setup() {
 	done
 	mk_host h4
 	link_host S p4 h4 4
-	# h3's uplink through the tap: S:p3 - T:ta | br0 | T:tb - h3:up0 (no
-	# PAUSE there: a bridge does not forward it; a deep buffer instead).
-	ip -n "$(ns S)" link del "$(ifn p3)" || fail "unlink p3"
-	ip link add "$(ifn p3)" netns "$(ns S)" type veth peer name ta netns "$(ns T)" || fail "veth p3 - ta"
-	ip link add up0 netns "$(ns h3)" type veth peer name tb netns "$(ns T)" || fail "veth up0 - tb"
-	ip -n "$(ns T)" link add br0 type bridge || fail "bridge"
-	for i in ta tb; do
-		ip -n "$(ns T)" link set "$i" master br0 || fail "$i in br0"
-		ip -n "$(ns T)" link set "$i" up || fail "$i up"
-	done
-	ip -n "$(ns T)" link set br0 up || fail "br0 up"
-	ip -n "$(ns S)" link set "$(ifn p3)" up || fail "p3 up"
-	ip -n "$(ns h3)" link set up0 up || fail "up0 up"
+	# h3's uplink through a tap (lib.sh: no PAUSE there, a bridge does not
+	# forward it; a deep buffer instead).
+	tap_link S p3 h3
 	start_switchd S "marking = qcn
 [port p1]
 ifname = $(ifn p1)
@@ -85,41 +73,13 @@ released() { # HOST
 	[ "$s" = line_rate ] && [ "$r" -eq 100000000 ]
 }
 
-# probe MARK: a frame from S's p3 (the kernel's, not switchd's) to ta's own
-# address, so the capture on ta knows it has seen everything before it.
-probe() {
-	hx S "$PY" -c '
-import socket, sys
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind((sys.argv[1], 0))
-s.send(bytes.fromhex(sys.argv[2].replace(":", "")) + bytes.fromhex("020000000001") + b"\x88\xb7" +
-       sys.argv[3].encode().ljust(46, b"\0"))
-' "$(ifn p3)" "$(ip -n "$(ns T)" -j link show ta | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])')" "$1"
-}
-
-probe_seen() { # FILE MARK
-	probe "$2" || return 1
-	grep -qa "$2" "$1"
-}
-
-ts() { # FILE FILTER FIELDS...
-	local f=$1 filter=$2 args=()
-	shift 2
-	for e in "$@"; do args+=(-e "$e"); done
-	env -u DISPLAY tshark -o gui.console_open:NEVER -X "lua_script:$LUA" -r "$f" \
-		-Y "$filter" -T fields -E separator=, "${args[@]}" 2>/dev/null
-}
-
 port_field() { # JSON PORT FIELD
 	jget "$1" "d['ports']['$2']['$3']"
 }
 
 t_qcn() {
-	local pc=$L2T_DIR/cnm.pcap j c cap cr1 n1 n3 n2 cnm_p2 other flow3 lines p2idx dur=3
-	ip netns exec "$(ns T)" tcpdump -i ta --immediate-mode -U -w "$pc" -s 256 >/dev/null 2>&1 &
-	cap=$!
-	bg_record "$cap"
-	wait_for "tcpdump on ta to capture a probe frame" probe_seen "$pc" l2t-probe-start
+	local pc=$L2T_DIR/cnm.pcap j c cr1 n1 n3 n2 cnm_p2 other flow3 lines p2idx dur=3
+	tap_capture "$pc"
 	iperf_server h2 5201
 	iperf_server h2 5202
 	measure_lock
@@ -130,10 +90,7 @@ t_qcn() {
 	cr1=$(law_of h1 cr_bps) || fail "h1's flow has no qcn state"
 	wait "$c" "$CLI_PID"
 	measure_unlock
-	wait_drained S h1 h2 h3
-	wait_for "tcpdump on ta to capture the last probe frame" probe_seen "$pc" l2t-probe-end
-	kill -INT "$cap" 2>/dev/null
-	wait "$cap" 2>/dev/null
+	tap_stop_capture S h1 h2 h3
 	j=$(ctl S counters) || fail "counters"
 	cnm_p2=$(port_field "$j" p2 cnm)
 	other=$(( $(port_field "$j" p1 cnm) + $(port_field "$j" p3 cnm) + $(port_field "$j" p4 cnm) ))
@@ -153,11 +110,11 @@ t_qcn() {
 	# The capture on h3's link: CNMs to h3 about its flow, from p2's CP
 	# (CPID = p2's MAC, port index 1, priority 0), the sample's DA h2.
 	flow3=$(jget "$(ctl h3 flows)" '[f["id"] for f in d["flows"] if f["key"] == "'"$(host_mac h2)"'"][0]')
-	lines=$(ts "$pc" cnm eth.dst cnm.flow cnm.cpid cnm.encap_da cnm.qntz_fb)
+	lines=$(tap_ts "$pc" cnm eth.dst cnm.flow cnm.cpid cnm.encap_da cnm.qntz_fb)
 	info "decoded CNMs on h3's link: $(echo "$lines" | grep -c .), first: $(echo "$lines" | head -1)"
 	assert_ge "$(echo "$lines" | grep -c .)" 1 "CNMs tshark decoded on h3's link"
 	p2idx=$(ip -n "$(ns S)" -j link show "$(ifn p2)" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["address"].replace(":", "") + "0100")')
-	echo "$lines" | awk -F, -v d="$(host_mac h3)" -v f="$flow3" -v c="$p2idx" -v e="$(host_mac h2)" \
+	echo "$lines" | awk -F'\t' -v d="$(host_mac h3)" -v f="$flow3" -v c="$p2idx" -v e="$(host_mac h2)" \
 		'$1 != d || $2 != f || $3 != c || $4 != e || $5 < 1 || $5 > 63 { bad++ } END { exit bad > 0 }' ||
 		fail "a decoded CNM is not to h3 ($(host_mac h3)) about flow $flow3 from CP $p2idx about a frame to h2: $(echo "$lines" | head -3)"
 }
