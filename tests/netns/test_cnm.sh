@@ -144,7 +144,29 @@ s.send(bytes.fromhex(sys.argv[1].replace(":", "")) + bytes.fromhex(sys.argv[2].r
 		"CNMs that reached h2's hostd"
 }
 
+# The qcn run's daemons are still up: their metrics, with the scheme's
+# per-priority families and the law's gauges, pass promtool.
+t_metrics() {
+	local d out
+	command -v promtool >/dev/null 2>&1 || skip "promtool not installed (Debian package prometheus)"
+	for d in S h1; do
+		ctl "$d" metrics >"$L2T_DIR/$d.prom" || fail "l2ccctl $d metrics"
+		out=$(promtool check metrics <"$L2T_DIR/$d.prom" 2>&1) ||
+			fail "promtool check metrics on $d's metrics: $out"
+		info "$d: $(grep -c '^# TYPE' "$L2T_DIR/$d.prom") families, promtool: clean"
+	done
+	grep -q '^l2cc_switch_qcn_cnm_total{switch="[^"]*",port="p2",prio="0"} [1-9]' "$L2T_DIR/S.prom" ||
+		fail "switchd's metrics have no CNMs sent at p2, priority 0: $(grep qcn_cnm_total "$L2T_DIR/S.prom" | head -3)"
+	for m in l2cc_switch_qcn_samples_total l2cc_switch_qcn_cnm_lost_total; do
+		grep -q "^# TYPE $m counter" "$L2T_DIR/S.prom" || fail "switchd's metrics have no $m"
+	done
+	for m in l2cc_hostd_cnm_rx_total l2cc_hostd_qcn_current_rate_bits_per_second; do
+		grep -q "^# TYPE $m " "$L2T_DIR/h1.prom" || fail "hostd's metrics have no $m"
+	done
+}
+
 run_setup setup
 run_test qcn_cnms_to_senders t_qcn
+run_test cnm_metrics_promtool t_metrics
 run_test cnm_from_host_forged t_forged
 tests_done
