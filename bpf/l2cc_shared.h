@@ -128,6 +128,30 @@ struct l2cc_ack {
 
 #define L2CC_ACK_ECE         0x01
 
+/*
+ * 802.1Qau congestion notification message (CNM, EtherType 0x22E7), as a
+ * switch's congestion point sends it to the source of a sampled frame:
+ *   DA = the sampled frame's SA, SA = the CP's port MAC, [8100 TCI] 22E7
+ *   <struct l2cc_cnm> <encapsulated MSDU, 0..64 bytes>
+ * The MSDU is the sampled frame from its EtherType after DA, SA and VLAN
+ * tags, so an l2cc-tagged frame's MSDU starts 88B5 <struct l2cc_data_tag>:
+ * that is how a hostd finds the flow a CNM is about.
+ */
+struct l2cc_cnm {
+	__be16 ver_fb;          /* version (15..12, 0), reserved (11..6), QntzFb (5..0) */
+	__u8   cpid[8];         /* congestion point id: switch MAC, port, priority */
+	__be16 qoffset;         /* signed, units of L2CC_CNM_QUNIT octets */
+	__be16 qdelta;          /* signed, same unit */
+	__be16 encap_prio;      /* sampled frame's priority in bits 15..13 */
+	__u8   encap_da[6];     /* sampled frame's DA */
+	__be16 encap_len;       /* sampled frame's MSDU length */
+} __attribute__((packed));
+
+#define L2CC_CNM_VERSION     0
+#define L2CC_CNM_MSDU_MAX    64  /* encapsulated MSDU bytes at most */
+#define L2CC_CNM_QUNIT       64  /* octets per unit of qoffset and qdelta */
+#define L2CC_CNM_FB_MAX      63  /* QntzFb is 6 bits */
+
 /* ---- XDP program ------------------------------------------------------- */
 
 /* Per-CPU counters kept by bpf/l2cc_xdp.bpf.c, one array slot each. */

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +326,29 @@ static int bool_parse(const char *s, bool *b)
 
 /* strtoll/strtoull skip blanks and accept "-1" as a huge unsigned; refuse
  * both. Decimal, or hex with 0x (never octal: "010" is ten). */
+/* A real number, or a fraction of two (1/128: gains are often given so). */
+static int real_parse(const char *s, double *v)
+{
+	char *end;
+	double num, den = 1;
+
+	errno = 0;
+	num = strtod(s, &end);
+	if (end == s || errno)
+		return -EINVAL;
+	if (*end == '/') {
+		const char *d = end + 1;
+
+		den = strtod(d, &end);
+		if (end == d || errno || den == 0)
+			return -EINVAL;
+	}
+	if (*end || !isfinite(num / den))
+		return -EINVAL;
+	*v = num / den;
+	return 0;
+}
+
 static int int_parse(const char *s, bool is_signed, int64_t *sv, uint64_t *uv)
 {
 	const char *p = s;
@@ -444,6 +468,7 @@ static void fmt_bound(char *buf, size_t len, enum cfg_type type, int64_t v)
 
 	switch (type) {
 	case CFG_INT:
+	case CFG_REAL:
 		snprintf(buf, len, "%" PRId64, v);
 		break;
 	case CFG_RATE:
@@ -465,6 +490,7 @@ static bool ranged(const struct cfg_item *it)
 {
 	switch (it->type) {
 	case CFG_INT: case CFG_UINT: case CFG_SIZE: case CFG_RATE: case CFG_DURATION:
+	case CFG_REAL:
 		return it->min <= it->max;
 	default:
 		return false;
@@ -522,6 +548,11 @@ static void value_error(const struct cfg_item *it, const char *value, int err,
 		     range[0] ? "a whole number in " : "a whole number, e.g. 42",
 		     range);
 		break;
+	case CFG_REAL:
+		fmt_range(range, sizeof(range), it);
+		errf(msg, msglen, "%s \"%s\" is not a number, expected %s%s", it->key, value,
+		     range[0] ? "a number in " : "a number such as 0.01 or 1/128", range);
+		break;
 	case CFG_BOOL:
 		errf(msg, msglen, "%s \"%s\" is not a boolean, expected yes, no, true, false, on, off, 1 or 0",
 		     it->key, value);
@@ -578,6 +609,7 @@ static int set_value(const struct cfg_item *it, void *obj, const char *value,
 	struct cfg_qty q;
 	uint64_t u = 0;
 	int64_t i = 0;
+	double d = 0;
 	size_t n;
 	uint8_t mac[6];
 	bool b;
@@ -609,6 +641,14 @@ static int set_value(const struct cfg_item *it, void *obj, const char *value,
 		if (!in_urange(it, u))
 			return range_error(it, value, msg, msglen);
 		memcpy(dst, &u, sizeof(u));
+		break;
+	case CFG_REAL:
+		err = real_parse(value, &d);
+		if (err)
+			break;
+		if (ranged(it) && (d < (double)it->min || d > (double)it->max))
+			return range_error(it, value, msg, msglen);
+		memcpy(dst, &d, sizeof(d));
 		break;
 	case CFG_BOOL:
 		err = bool_parse(value, &b);
@@ -1741,6 +1781,7 @@ void cfg_format_value(const struct cfg_item *it, const void *obj, char *buf, siz
 	struct cfg_qty q;
 	uint64_t u;
 	int64_t i;
+	double d;
 	bool b;
 	int e;
 
@@ -1755,6 +1796,10 @@ void cfg_format_value(const struct cfg_item *it, const void *obj, char *buf, siz
 	case CFG_UINT:
 		memcpy(&u, p, sizeof(u));
 		snprintf(buf, len, "%" PRIu64, u);
+		break;
+	case CFG_REAL:
+		memcpy(&d, p, sizeof(d));
+		snprintf(buf, len, "%g", d);
 		break;
 	case CFG_RATE:
 		memcpy(&u, p, sizeof(u));
@@ -1812,6 +1857,7 @@ static size_t item_size(const struct cfg_item *it)
 	switch (it->type) {
 	case CFG_INT: return sizeof(int64_t);
 	case CFG_UINT: case CFG_RATE: case CFG_SIZE: case CFG_DURATION: return sizeof(uint64_t);
+	case CFG_REAL: return sizeof(double);
 	case CFG_BOOL: return sizeof(bool);
 	case CFG_ENUM: return sizeof(int);
 	case CFG_QTY: return sizeof(struct cfg_qty);
@@ -2036,6 +2082,7 @@ static void print_type(FILE *f, const struct cfg_item *it)
 	switch (it->type) {
 	case CFG_INT:      fputs("int", f); break;
 	case CFG_UINT:     fputs("uint", f); break;
+	case CFG_REAL:     fputs("number", f); break;
 	case CFG_BOOL:     fputs("bool", f); break;
 	case CFG_STR:      fputs("string", f); break;
 	case CFG_RATE:     fputs("rate (bit/s)", f); break;

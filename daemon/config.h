@@ -54,6 +54,7 @@ enum cfg_type {
 	CFG_ENUM,       /* int: index into names[] */
 	CFG_DURATION,   /* uint64_t ns: 10ms, 500us, 2s, 100ns (bare number = ms) */
 	CFG_MAC,        /* uint8_t[6]: aa:bb:cc:dd:ee:ff */
+	CFG_REAL,       /* double: 0.01, 1e-3 or a fraction 1/128; min/max apply */
 };
 
 struct cfg_qty {

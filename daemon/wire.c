@@ -522,6 +522,101 @@ int wire_parse_ack(const uint8_t *body, size_t len, struct wire_ack *a)
 	return 0;
 }
 
+/* ---- 802.1Qau CNM -------------------------------------------------------- */
+
+#define CNM_HLEN ((size_t)sizeof(struct l2cc_cnm))
+
+int wire_cnm_encap(struct wire_cnm *c, const uint8_t *frame, uint32_t len)
+{
+	struct eth_info ei;
+	size_t msdu_off;
+
+	if (!c || wire_parse_eth(frame, len, &ei) != 0)
+		return -EINVAL;
+	/* The MSDU starts at the EtherType after the VLAN tags (which the
+	 * bridge's service interface strips), so its length includes it. */
+	msdu_off = ei.hlen - 2;
+	c->encap_prio = ei.prio;
+	memcpy(c->encap_da, ei.dst, L2CC_ETH_ALEN);
+	c->encap_len = len - msdu_off > 0xffff ? 0xffff : (uint16_t)(len - msdu_off);
+	c->msdu_len = c->encap_len < L2CC_CNM_MSDU_MAX ? c->encap_len : L2CC_CNM_MSDU_MAX;
+	memcpy(c->msdu, frame + msdu_off, c->msdu_len);
+	return 0;
+}
+
+int wire_build_cnm(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t src[6],
+		   int tci, const struct wire_cnm *c)
+{
+	size_t hlen = L2CC_ETH_HLEN + (tci >= 0 ? L2CC_VLAN_HLEN : 0);
+	size_t n = hlen + CNM_HLEN + c->msdu_len;
+	uint8_t *b;
+
+	if (wire_is_multicast(dst) || c->qntz_fb > L2CC_CNM_FB_MAX || c->encap_prio > 7 ||
+	    tci > 0xffff ||
+	    c->msdu_len != (c->encap_len < L2CC_CNM_MSDU_MAX ? c->encap_len : L2CC_CNM_MSDU_MAX))
+		return -EINVAL;
+	if (n < L2CC_ETH_MIN_FRAME)
+		n = L2CC_ETH_MIN_FRAME;
+	if (buflen < n)
+		return -ENOSPC;
+	if (tci >= 0) {
+		b = put_eth_to(buf, n, dst, src, L2CC_ETH_P_8021Q);
+		put_be16(b, (uint16_t)tci);
+		put_be16(b + 2, L2CC_ETH_P_CNM);
+		b += L2CC_VLAN_HLEN;
+	} else {
+		b = put_eth_to(buf, n, dst, src, L2CC_ETH_P_CNM);
+	}
+	/* version 0 and the reserved bits stay zero */
+	put_be16(b + offsetof(struct l2cc_cnm, ver_fb), c->qntz_fb);
+	memcpy(b + offsetof(struct l2cc_cnm, cpid), c->cpid, sizeof(c->cpid));
+	put_be16(b + offsetof(struct l2cc_cnm, qoffset), (uint16_t)c->qoffset);
+	put_be16(b + offsetof(struct l2cc_cnm, qdelta), (uint16_t)c->qdelta);
+	put_be16(b + offsetof(struct l2cc_cnm, encap_prio), (uint16_t)(c->encap_prio << 13));
+	memcpy(b + offsetof(struct l2cc_cnm, encap_da), c->encap_da, L2CC_ETH_ALEN);
+	put_be16(b + offsetof(struct l2cc_cnm, encap_len), c->encap_len);
+	memcpy(b + CNM_HLEN, c->msdu, c->msdu_len);
+	return (int)n;
+}
+
+int wire_parse_cnm(const uint8_t *payload, size_t len, struct wire_cnm *c)
+{
+	uint16_t vf;
+
+	if (!payload || len < 2)
+		return -EINVAL;
+	vf = get_be16(payload + offsetof(struct l2cc_cnm, ver_fb));
+	if (vf >> 12 != L2CC_CNM_VERSION)
+		return -EPROTO;
+	if (len < CNM_HLEN)
+		return -EINVAL;
+	c->qntz_fb = vf & L2CC_CNM_FB_MAX;
+	memcpy(c->cpid, payload + offsetof(struct l2cc_cnm, cpid), sizeof(c->cpid));
+	c->qoffset = (int16_t)get_be16(payload + offsetof(struct l2cc_cnm, qoffset));
+	c->qdelta = (int16_t)get_be16(payload + offsetof(struct l2cc_cnm, qdelta));
+	c->encap_prio = get_be16(payload + offsetof(struct l2cc_cnm, encap_prio)) >> 13;
+	memcpy(c->encap_da, payload + offsetof(struct l2cc_cnm, encap_da), L2CC_ETH_ALEN);
+	c->encap_len = get_be16(payload + offsetof(struct l2cc_cnm, encap_len));
+	c->msdu_len = c->encap_len < L2CC_CNM_MSDU_MAX ? c->encap_len : L2CC_CNM_MSDU_MAX;
+	if (len < CNM_HLEN + c->msdu_len)
+		return -EINVAL;
+	memcpy(c->msdu, payload + CNM_HLEN, c->msdu_len);
+	return 0;
+}
+
+int wire_cnm_tag(const struct wire_cnm *c, struct wire_tag *t)
+{
+	/* The MSDU is a frame without its addresses: put 12 bytes of them
+	 * back and the tag reader's checks apply unchanged. */
+	uint8_t f[2 * L2CC_ETH_ALEN + L2CC_CNM_MSDU_MAX] = { 0 };
+	uint32_t n = c->msdu_len < L2CC_CNM_MSDU_MAX ? c->msdu_len : L2CC_CNM_MSDU_MAX;
+	int off;
+
+	memcpy(f + 2 * L2CC_ETH_ALEN, c->msdu, n);
+	off = wire_tag_read(f, 2 * L2CC_ETH_ALEN + n, t);
+	return off < 0 ? off : 0;
+}
+
 /* ---- IP ECN ------------------------------------------------------------------ */
 
 #define IP_ECN_CE 3u

@@ -198,4 +198,47 @@ static inline void wire_ack_count(const struct wire_ack *a, uint32_t *unmarked,
 	*unmarked = a->frames - *marked;
 }
 
+/* ---- 802.1Qau CNM (EtherType 0x22E7) ------------------------------------ */
+
+struct wire_cnm {
+	uint8_t  qntz_fb;       /* 0..63: how hard to cut (QCN); 0 with BCN */
+	uint8_t  cpid[8];
+	int16_t  qoffset;       /* Q - Qeq, units of L2CC_CNM_QUNIT octets (saturated) */
+	int16_t  qdelta;        /* Q - Qold, same unit */
+	uint8_t  encap_prio;    /* 0..7 */
+	uint8_t  encap_da[6];
+	uint16_t encap_len;     /* the sampled frame's MSDU length */
+	uint8_t  msdu_len;      /* bytes of it held in msdu: min(encap_len, 64) */
+	uint8_t  msdu[L2CC_CNM_MSDU_MAX];
+};
+
+/*
+ * Fill a CNM's encapsulated fields (priority, DA, MSDU length and first
+ * bytes) from the sampled frame. -EINVAL if it is not an Ethernet frame.
+ */
+int wire_cnm_encap(struct wire_cnm *c, const uint8_t *frame, uint32_t len);
+
+/*
+ * Build a CNM from src (the CP's port MAC) to dst (the sampled frame's SA),
+ * behind an 802.1Q tag with this TCI when tci >= 0 (802.1Qau copies the
+ * sampled frame's VLAN), padded to 60 bytes. The frame length, -ENOSPC, or
+ * -EINVAL (dst multicast, QntzFb over 63, priority over 7, msdu_len not
+ * min(encap_len, 64)).
+ */
+int wire_build_cnm(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t src[6],
+		   int tci, const struct wire_cnm *c);
+
+/*
+ * Decode the payload after the 0x22E7 EtherType. Reserved bits are ignored;
+ * bytes after the encapsulated MSDU (padding) too. -EPROTO for a version
+ * other than 0, -EINVAL if shorter than the header plus min(encap_len, 64).
+ */
+int wire_parse_cnm(const uint8_t *payload, size_t len, struct wire_cnm *c);
+
+/*
+ * The l2cc data tag of the sampled frame, from the CNM's encapsulated MSDU:
+ * 0, or wire_tag_read()'s errors (-ENOENT: the sampled frame was untagged).
+ */
+int wire_cnm_tag(const struct wire_cnm *c, struct wire_tag *t);
+
 #endif

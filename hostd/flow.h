@@ -97,6 +97,7 @@ struct flow_counters {
 	uint64_t marks;                 /* congestion marks learnt of (CNP, ACK ECE) */
 	uint64_t cnp_in, cnp_out;
 	uint64_t ack_in, ack_out;
+	uint64_t cnm_in;                /* 802.1Qau CNMs (BCN, QCN) about the flow */
 };
 
 struct flow_queue {

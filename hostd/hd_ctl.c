@@ -128,6 +128,9 @@ static const struct ctr hd_ctrs[] = {
 	C(ack_rx, "ACKs received"),
 	C(cnp_unknown, "CNPs naming a flow that does not exist (ignored)"),
 	C(ack_unknown, "ACKs naming a flow that does not exist (ignored)"),
+	C(cnm_rx, "802.1Qau CNMs from a switch about one of our flows (to the law)"),
+	C(cnm_unknown, "CNMs about no flow of ours: an untagged sample or a flow gone (ignored)"),
+	C(cnm_bad, "CNMs that do not decode: another version or cut short (dropped)"),
 	C(notify_drops, "CNPs/ACKs not sent: queue full, no frame or peer table full"),
 	C(law_saves, "Law states kept when a flow ended ([law] persistent)"),
 	C(law_resumes, "New flows that took up their key's kept law state"),
@@ -205,6 +208,7 @@ static void emit_flow(const struct hd *h, struct jw *w, const struct flow *f, bo
 	jw_u64(w, "marks", f->cnt.marks);
 	jw_u64(w, "cnp_in", f->cnt.cnp_in);
 	jw_u64(w, "ack_in", f->cnt.ack_in);
+	jw_u64(w, "cnm_in", f->cnt.cnm_in);
 	if (tx_bps >= 0)
 		jw_double(w, "tx_bps", tx_bps);
 	if (full) {

@@ -807,6 +807,36 @@ static void hd_rx_notify(struct hd *h, int type, const union ctrl_msg *m)
 	}
 }
 
+/* An 802.1Qau CNM from a switch's congestion point (BCN or QCN) about a
+ * frame we sent: the flow is named by the l2cc tag in its encapsulated
+ * MSDU. Consumed here, never given to the host. Qoff and Qdelta reach the
+ * law in bytes. */
+static void hd_rx_cnm(struct hd *h, const struct eth_info *ei, const uint8_t *frame,
+		      uint32_t len)
+{
+	struct rp_fb fb = { .kind = RP_FB_CNM };
+	struct wire_cnm c;
+	struct wire_tag t;
+	struct flow *f;
+
+	if (wire_parse_cnm(frame + ei->hlen, len - ei->hlen, &c)) {
+		h->st.cnm_bad++;
+		return;
+	}
+	if (wire_cnm_tag(&c, &t) || !(f = flow_by_id(h->flows, t.flow))) {
+		h->st.cnm_unknown++;
+		return;
+	}
+	h->st.cnm_rx++;
+	f->cnt.cnm_in++;
+	fb.seq = t.seq;
+	fb.qntz_fb = c.qntz_fb;
+	fb.qoff = c.qoffset * L2CC_CNM_QUNIT;
+	fb.qdelta = c.qdelta * L2CC_CNM_QUNIT;
+	memcpy(fb.cpid, c.cpid, sizeof(fb.cpid));
+	hd_feedback(h, f, &fb);
+}
+
 /* An l2cc control message (0x88B6): CREDIT from the switch (link-local),
  * CNP or ACK from a receiving hostd (unicast to our host). A message sent
  * the wrong way (a CNP to the link-local address, a CREDIT unicast) is
@@ -904,7 +934,8 @@ bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 		umem_free(h->umem, idx);
 		return true;
 	}
-	deliver = !wire_is_link_local(ei.dst) && ei.ethertype != L2CC_ETH_P_CTRL;
+	deliver = !wire_is_link_local(ei.dst) && ei.ethertype != L2CC_ETH_P_CTRL &&
+		  ei.ethertype != L2CC_ETH_P_CNM;
 	if (deliver && !dp_space(&h->sink, HD_PORT_HOST))
 		return false;
 	h->ust.rx_frames++;
@@ -915,6 +946,8 @@ bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 	if (!deliver) {
 		if (wire_is_link_local(ei.dst))
 			hd_rx_link_local(h, &ei, frame, len);
+		else if (ei.ethertype == L2CC_ETH_P_CNM)
+			hd_rx_cnm(h, &ei, frame, len);
 		else
 			hd_rx_ctrl(h, &ei, frame, len);
 		umem_free(h->umem, idx);
@@ -982,8 +1015,10 @@ void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 		memcpy(h->host_mac, ei.src, 6);
 		h->host_mac_known = true;
 	}
-	/* Only hostd writes tags and notifications: the host cannot forge them. */
-	if (ei.ethertype == L2CC_ETH_P_DATA_TAG || ei.ethertype == L2CC_ETH_P_CTRL) {
+	/* Only hostd writes tags and notifications, and only switches send
+	 * CNMs: the host cannot forge them. */
+	if (ei.ethertype == L2CC_ETH_P_DATA_TAG || ei.ethertype == L2CC_ETH_P_CTRL ||
+	    ei.ethertype == L2CC_ETH_P_CNM) {
 		why = HD_DROP_FORGED;
 		goto drop;
 	}

@@ -69,6 +69,9 @@ struct hd_stats {
 	/* notifications */
 	uint64_t cnp_tx, cnp_rx, ack_tx, ack_rx;
 	uint64_t cnp_unknown, ack_unknown; /* naming a flow that does not exist: ignored */
+	uint64_t cnm_rx;            /* 802.1Qau CNMs from a switch, handed to the law */
+	uint64_t cnm_unknown;       /* CNMs about no flow of ours (untagged sample, gone flow) */
+	uint64_t cnm_bad;           /* CNMs that do not decode (another version, cut short) */
 	uint64_t notify_drops;      /* CNP/ACK not sent: control queue full or no frame */
 	uint64_t law_saves, law_resumes; /* [law] persistent: states kept, and taken up again */
 };

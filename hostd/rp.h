@@ -61,8 +61,9 @@ struct rp_out {
 enum rp_fb_kind {
 	RP_FB_CNP = 1,          /* the receiver's congestion notification (marks seen) */
 	RP_FB_ACK,              /* reliable mode: frames acknowledged, some maybe marked */
-	RP_FB_CNM,              /* 802.1Qau congestion notification message (a switch's) */
-	RP_FB_BCN,              /* backward congestion notification (Lu et al. 2006) */
+	RP_FB_CNM,              /* 802.1Qau congestion notification message (a switch's):
+				 * QCN's, and BCN's, which travel in the same format */
+	RP_FB_BCN,              /* (unused: BCN arrives as RP_FB_CNM) */
 	RP_FB_L2CI,             /* L2CI feedback along the path (McAlpine 2005) */
 };
 
@@ -72,8 +73,9 @@ struct rp_fb {
 	uint32_t seq;           /* CNP: the last marked frame's; ACK: cumulative */
 	uint32_t marked;        /* marked frames it stands for (CNP; ACK: 0 or 1) */
 	uint32_t unmarked;      /* ACK: unmarked frames it covers */
-	int32_t qntz_fb;        /* CNM: quantized feedback; BCN: Fb */
-	int32_t qoff, qdelta;   /* CNM/BCN: the queue's offset and change */
+	int32_t qntz_fb;        /* CNM: QCN's quantized feedback, 0..63 (0 from BCN) */
+	int32_t qoff, qdelta;   /* CNM: Q - Qeq and Q - Qold at the CP, bytes;
+				 * both 0 from BCN is BCN(0,0) */
 	uint8_t cpid[8];        /* CNM/BCN: the congestion point that sent it */
 	uint8_t level, hop;     /* L2CI: congestion level and the hop that set it */
 };

@@ -67,8 +67,9 @@ enum cp_verdict {
 	CP_DROP,                /* drop it (counted `congestion_point` on its input port) */
 };
 
-/* A counter's kind; CP_PER_PRIO or'ed in: one per priority (below). */
-enum cp_ctr_kind { CP_COUNTER = 0, CP_GAUGE = 1, CP_PER_PRIO = 0x10 };
+/* A counter's kind; CP_PER_PRIO or'ed in: one per priority (below). A
+ * CP_COUNTER_NS counts nanoseconds: Prometheus has it in seconds. */
+enum cp_ctr_kind { CP_COUNTER = 0, CP_GAUGE = 1, CP_COUNTER_NS = 2, CP_PER_PRIO = 0x10 };
 
 /* One per-port counter of a scheme: a uint64_t at `off` in its port stats,
  * or with CP_PER_PRIO in kind an array of L2CC_NPRIO of them, one per
@@ -166,6 +167,16 @@ const void *sw_port_cp_cfg(const struct sw *s, uint32_t port);
 /* Frames waiting for out: every input and priority, or one input's VOQ. */
 uint32_t sw_out_frames(const struct sw *s, uint32_t out);
 uint32_t sw_voq_frames(const struct sw *s, uint32_t in, uint32_t out, int prio);
+uint64_t sw_voq_bytes(const struct sw *s, uint32_t in, uint32_t out, int prio);
+/* What a scheme may size its thresholds by: a port's input buffer per
+ * priority (buffer, in frames or bytes), its largest frame, its role. */
+struct sw_port_geom {
+	uint64_t buffer;
+	bool buffer_frames;     /* buffer counts frames, not bytes */
+	uint32_t max_frame;     /* MTU + Ethernet header + two VLAN tags */
+	bool host;              /* role = host: it faces a host adapter */
+};
+void sw_port_geom(const struct sw *s, uint32_t port, struct sw_port_geom *g);
 /* The frames of VOQ (in, out, prio), head first: first, then next until
  * SW_FRAME_NONE. */
 #define SW_FRAME_NONE UINT32_MAX
@@ -173,6 +184,10 @@ uint32_t sw_voq_first(const struct sw *s, uint32_t in, uint32_t out, int prio);
 uint32_t sw_frame_next(const struct sw *s, uint32_t frame);
 /* The scheme's own byte of a queued frame (zero when it was queued). */
 uint8_t *sw_frame_cp(struct sw *s, uint32_t frame);
+/* A queued frame's bytes and length (to sample it: read only). */
+const uint8_t *sw_frame_bytes(const struct sw *s, uint32_t frame, uint32_t *len);
+/* A port's MAC address: the source of what a scheme sends about it. */
+const uint8_t *sw_port_mac(const struct sw *s, uint32_t port);
 /* An output is a root of congestion on prio when flow control does not
  * hold it: not paused and, on a credit link to a switch, with credit for a
  * full-size frame. A blocked output is a victim of congestion further on. */

@@ -10,20 +10,29 @@
 #include <string.h>
 
 extern const struct cp_ops cp_naive_ops, cp_santos_ops;
+extern const struct cp_ops cp_bcn_ops, cp_qcn_ops;
 extern const struct cp_ops cp_red_ops;
+extern const struct cp_ops cp_ibcc_ops;
 
 /* "none" is no congestion point at all: ports that name it cost nothing. */
 static const struct cp_ops *const cp_table[] = {
 	NULL,
 	&cp_naive_ops,
 	&cp_santos_ops,
+	&cp_bcn_ops,
+	&cp_qcn_ops,
 	&cp_red_ops,
+	&cp_ibcc_ops,
 };
 
 #define CP_N (sizeof(cp_table) / sizeof(cp_table[0]))
 
-const char *const cp_names[] = { "none", "naive", "santos", "red", NULL };
-const char *const cp_port_names[] = { "switch", "none", "naive", "santos", "red", NULL };
+const char *const cp_names[] = { "none", "naive", "santos",
+				   "bcn", "qcn", "red", "ibcc",
+				   NULL };
+const char *const cp_port_names[] = { "switch", "none", "naive", "santos",
+					"bcn", "qcn", "red", "ibcc",
+					NULL };
 
 _Static_assert(sizeof(cp_names) / sizeof(cp_names[0]) == CP_N + 1, "cp_names and cp_table");
 _Static_assert(sizeof(cp_port_names) / sizeof(cp_port_names[0]) == CP_N + 2,

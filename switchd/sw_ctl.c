@@ -427,6 +427,16 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	return 0;
 }
 
+/* One sample of a scheme's counter, nanoseconds as seconds. */
+static void prom_cp_sample(struct jw *w, const char *name, const char *labels,
+			   const struct cp_ctr *ct, uint64_t v)
+{
+	if ((ct->kind & ~CP_PER_PRIO) == CP_COUNTER_NS)
+		prom_sample_double(w, name, labels, (double)v / 1e9);
+	else
+		prom_sample_u64(w, name, labels, v);
+}
+
 /* The counters of the congestion points in use, one family per counter:
  * l2cc_switch_<scheme>_<metric>, sampled on the ports of that scheme. */
 static void prom_cps(struct jw *w, struct sw *s)
@@ -453,15 +463,15 @@ static void prom_cps(struct jw *w, struct sw *s)
 				if (!(ct->kind & CP_PER_PRIO)) {
 					snprintf(labels, sizeof(labels), "switch=\"%s\",port=\"%s\"",
 						 sw, esc);
-					prom_sample_u64(w, name, labels,
-							*(const uint64_t *)(st + ct->off));
+					prom_cp_sample(w, name, labels, ct,
+						       *(const uint64_t *)(st + ct->off));
 					continue;
 				}
 				for (int k2 = 0; k2 < L2CC_NPRIO; k2++) {
 					snprintf(labels, sizeof(labels),
 						 "switch=\"%s\",port=\"%s\",prio=\"%d\"", sw, esc, k2);
-					prom_sample_u64(w, name, labels,
-							((const uint64_t *)(st + ct->off))[k2]);
+					prom_cp_sample(w, name, labels, ct,
+						       ((const uint64_t *)(st + ct->off))[k2]);
 				}
 			}
 		}

@@ -366,9 +366,11 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 							    : SW_DROP_MALFORMED);
 		return true;
 	}
-	/* FECN is the switches' to set: a host that sends it set forges a mark. */
-	if (p->cfg->role == ROLE_HOST && ei.ethertype == L2CC_ETH_P_DATA_TAG &&
-	    len > ei.hlen + 1u && (frame[ei.hlen + 1] & L2CC_TAG_FECN)) {
+	/* FECN is the switches' to set and CNMs theirs to send (802.1Qau):
+	 * from a host port, either is a forgery. */
+	if (p->cfg->role == ROLE_HOST &&
+	    ((ei.ethertype == L2CC_ETH_P_DATA_TAG && len > ei.hlen + 1u &&
+	      (frame[ei.hlen + 1] & L2CC_TAG_FECN)) || ei.ethertype == L2CC_ETH_P_CNM)) {
 		sw_fc_update(s, p);
 		sw_drop_frame(s, p, idx, SW_DROP_FORGED);
 		return true;
@@ -683,6 +685,21 @@ uint32_t sw_voq_frames(const struct sw *s, uint32_t in, uint32_t out, int prio)
 	return voq_q(s->voq, in, out, prio)->frames;
 }
 
+uint64_t sw_voq_bytes(const struct sw *s, uint32_t in, uint32_t out, int prio)
+{
+	return voq_q(s->voq, in, out, prio)->bytes;
+}
+
+void sw_port_geom(const struct sw *s, uint32_t port, struct sw_port_geom *g)
+{
+	const struct sw_port *p = &s->ports[port];
+
+	g->buffer = p->cap;
+	g->buffer_frames = p->unit_frames;
+	g->max_frame = p->max_frame;
+	g->host = p->cfg->role == ROLE_HOST;
+}
+
 uint32_t sw_voq_first(const struct sw *s, uint32_t in, uint32_t out, int prio)
 {
 	return voq_head(s->voq, in, out, prio);
@@ -694,6 +711,14 @@ uint32_t sw_frame_next(const struct sw *s, uint32_t frame)
 }
 
 uint8_t *sw_frame_cp(struct sw *s, uint32_t frame) { return &sw_frame(s, frame)->cp; }
+
+const uint8_t *sw_frame_bytes(const struct sw *s, uint32_t frame, uint32_t *len)
+{
+	*len = sw_frame(s, frame)->len;
+	return sw_frame_data(s, frame);
+}
+
+const uint8_t *sw_port_mac(const struct sw *s, uint32_t port) { return s->ports[port].mac; }
 
 bool sw_out_is_root(struct sw *s, uint32_t out, int prio)
 {

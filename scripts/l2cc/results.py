@@ -29,6 +29,8 @@ BOTTLENECK_SAT = 0.5        # saturated half the window or more: a bottleneck
 SETTLE_TOL = 1.1            # a group is even when its max/min rate is within this
 FCT_BUCKETS = [(0, 10 << 10, "<10K"), (10 << 10, 100 << 10, "10K-100K"),
                (100 << 10, 1 << 20, "100K-1M"), (1 << 20, None, ">=1M")]
+#: The buckets' keys in fct.by_bucket (names a metric path can use).
+FCT_BUCKET_KEYS = {"<10K": "lt10k", "10K-100K": "10k_100k", "100K-1M": "100k_1m", ">=1M": "ge1m"}
 HD_TS_MAX_FLOWS = 256      # flows per hostd time-series line (hostd/hd_ctl.c)
 SW_COUNTERS = ("rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "drops", "pause_tx",
                "pause_rx", "pfc_tx", "pfc_rx", "credit_tx", "credit_rx", "fc_ignored",
@@ -1225,7 +1227,12 @@ def _flowgen_error(R, f):
 def _fct_stats(fl):
     v = [x["fct_us"] for x in fl]
     late = [x.get("late_us") for x in fl if x.get("late_us") is not None]
-    return {"count": len(v), "mean_us": float(np.mean(v)) if v else None,
+    mean = float(np.mean(v)) if v else None
+    std = float(np.std(v)) if v else None
+    # cv: the spread of completion times of flows alike, relative to their
+    # mean (Lu et al. 2006 Fig. 5's normalised standard deviation).
+    return {"count": len(v), "mean_us": mean, "std_us": std,
+            "cv": std / mean if v and mean else None,
             "p50_us": _pct(v, 50), "p99_us": _pct(v, 99), "max_us": max(v) if v else None,
             "late_mean_us": float(np.mean(late)) if late else None}
 
@@ -1255,6 +1262,7 @@ def _fct(R):
             b["bucket"] = label
             buckets.append(b)
     return {"all": _fct_stats(done), "unfinished": unfinished, "buckets": buckets,
+            "by_bucket": {FCT_BUCKET_KEYS[b["bucket"]]: b for b in buckets},
             "per_flow": per_flow, "bucket_edges_bytes": [b[1] for b in FCT_BUCKETS[:-1]]}
 
 

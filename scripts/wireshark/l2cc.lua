@@ -2,7 +2,8 @@
 --
 -- Wireshark dissector for the l2cc data tag (ethertype 0x88B5, IEEE local
 -- experimental 1) and l2cc control messages (ethertype 0x88B6, IEEE local
--- experimental 2: CREDIT, CNP, ACK). PAUSE and PFC need nothing from us:
+-- experimental 2: CREDIT, CNP, ACK), and the 802.1Qau CNM (0x22E7) that
+-- Wireshark does not decode. PAUSE and PFC need nothing from us:
 -- Wireshark's own MAC Control dissector decodes them. Layout:
 -- docs/wire-formats.md and bpf/l2cc_shared.h (struct l2cc_data_tag,
 -- struct l2cc_ctrl_hdr, struct l2cc_credit, struct l2cc_cnp, struct l2cc_ack).
@@ -302,3 +303,92 @@ function l2cc_tag.dissector(tvb, pinfo, tree)
 end
 
 ethertype_table:add(ETH_P_L2CC_TAG, l2cc_tag)
+
+-- ---- 802.1Qau CNM (0x22E7) -------------------------------------------------
+-- Wireshark (4.0) has no dissector for the congestion notification message
+-- that l2cc's BCN and QCN congestion points send. Layout: struct l2cc_cnm
+-- in bpf/l2cc_shared.h, then up to 64 bytes of the sampled frame's MSDU
+-- (from its EtherType on). When that MSDU starts with the l2cc data tag, the
+-- flow and seq it names are shown (cnm.flow, cnm.seq): what hostd matches.
+
+local ETH_P_CNM = 0x22E7
+local CNM_HLEN = 24
+local CNM_MSDU_MAX = 64
+local CNM_QUNIT = 64
+
+local cnm = Proto("cnm", "802.1Qau congestion notification")
+local nf = {
+	version    = ProtoField.uint16("cnm.version", "Version", base.DEC, nil, 0xF000),
+	reserved   = ProtoField.uint16("cnm.reserved", "Reserved", base.HEX, nil, 0x0FC0),
+	qntz_fb    = ProtoField.uint16("cnm.qntz_fb", "QntzFb", base.DEC, nil, 0x003F),
+	cpid       = ProtoField.bytes("cnm.cpid", "CPID"),
+	qoffset    = ProtoField.int16("cnm.qoffset", "cnmQOffset", base.DEC),
+	qdelta     = ProtoField.int16("cnm.qdelta", "cnmQDelta", base.DEC),
+	encap_prio = ProtoField.uint16("cnm.encap_prio", "Encapsulated priority", base.DEC, nil, 0xE000),
+	encap_da   = ProtoField.ether("cnm.encap_da", "Encapsulated DA"),
+	encap_len  = ProtoField.uint16("cnm.encap_len", "Encapsulated MSDU length", base.DEC),
+	msdu       = ProtoField.bytes("cnm.msdu", "Encapsulated MSDU"),
+	flow       = ProtoField.uint16("cnm.flow", "l2cc flow", base.DEC),
+	seq        = ProtoField.uint32("cnm.seq", "l2cc seq", base.DEC),
+}
+cnm.fields = nf
+local e_cnm_version = ProtoExpert.new("cnm.version.unknown", "Unknown CNM version",
+	expert.group.PROTOCOL, expert.severity.WARN)
+local e_cnm_short = ProtoExpert.new("cnm.short", "Truncated CNM",
+	expert.group.MALFORMED, expert.severity.ERROR)
+cnm.experts = { e_cnm_version, e_cnm_short }
+
+function cnm.dissector(tvb, pinfo, tree)
+	local len = tvb:len()
+	pinfo.cols.protocol = "CNM"
+	local t = tree:add(cnm, tvb(0, math.min(len, CNM_HLEN)))
+	if len < 2 then
+		t:add_proto_expert_info(e_cnm_short)
+		return len
+	end
+	local vi = t:add(nf.version, tvb(0, 2))
+	if bit.rshift(tvb(0, 2):uint(), 12) ~= 0 then
+		vi:add_proto_expert_info(e_cnm_version)
+		pinfo.cols.info = "CNM, unknown version"
+		return len
+	end
+	t:add(nf.reserved, tvb(0, 2))
+	t:add(nf.qntz_fb, tvb(0, 2))
+	if len < CNM_HLEN then
+		t:add_proto_expert_info(e_cnm_short)
+		pinfo.cols.info = "CNM [truncated]"
+		return len
+	end
+	local fb = bit.band(tvb(0, 2):uint(), 0x3F)
+	t:add(nf.cpid, tvb(2, 8))
+	t:add(nf.qoffset, tvb(10, 2)):append_text(string.format(" (%d octets)",
+		tvb(10, 2):int() * CNM_QUNIT))
+	t:add(nf.qdelta, tvb(12, 2)):append_text(string.format(" (%d octets)",
+		tvb(12, 2):int() * CNM_QUNIT))
+	t:add(nf.encap_prio, tvb(14, 2))
+	t:add(nf.encap_da, tvb(16, 6))
+	t:add(nf.encap_len, tvb(22, 2))
+	local mlen = math.min(tvb(22, 2):uint(), CNM_MSDU_MAX)
+	if len < CNM_HLEN + mlen then
+		t:add_proto_expert_info(e_cnm_short)
+		pinfo.cols.info = "CNM [truncated]"
+		return len
+	end
+	local info = string.format("CNM, QntzFb: %d, CPID: %s", fb,
+		string.lower(tostring(tvb(2, 8):bytes())))
+	if mlen > 0 then
+		t:add(nf.msdu, tvb(CNM_HLEN, mlen))
+	end
+	-- 88B5, then the tag: version(1) flags(1) flow(2) seq(4)
+	if mlen >= 2 + 8 and tvb(CNM_HLEN, 2):uint() == ETH_P_L2CC_TAG and
+	   tvb(CNM_HLEN + 2, 1):uint() == L2CC_WIRE_VERSION then
+		t:add(nf.flow, tvb(CNM_HLEN + 4, 2))
+		t:add(nf.seq, tvb(CNM_HLEN + 6, 4))
+		info = info .. string.format(", Flow: %d", tvb(CNM_HLEN + 4, 2):uint())
+	end
+	t:append_text(string.sub(info, 4))
+	pinfo.cols.info = info
+	return len
+end
+
+ethertype_table:add(ETH_P_CNM, cnm)

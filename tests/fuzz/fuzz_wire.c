@@ -304,6 +304,32 @@ static void fuzz_ctrl_table(const uint8_t *src, const uint8_t *data, size_t size
 	}
 }
 
+/* A CNM that decodes must rebuild to a frame that decodes to the same fields,
+ * and the flow lookup on its encapsulated MSDU must stay inside it. */
+static void fuzz_cnm(const uint8_t *src, const uint8_t *p, size_t len)
+{
+	static const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+	uint8_t buf[L2CC_ETH_HLEN + L2CC_VLAN_HLEN + sizeof(struct l2cc_cnm) + L2CC_CNM_MSDU_MAX];
+	struct wire_cnm c, c2;
+	struct wire_tag t;
+	struct eth_info ei;
+	int n;
+
+	if (wire_parse_cnm(p, len, &c) != 0)
+		return;
+	check(c.qntz_fb <= L2CC_CNM_FB_MAX && c.encap_prio < 8);
+	check(c.msdu_len <= L2CC_CNM_MSDU_MAX && c.msdu_len <= c.encap_len);
+	(void)wire_cnm_tag(&c, &t);
+	n = wire_build_cnm(buf, sizeof(buf), dst, src, c.encap_prio << 13 | 1, &c);
+	check(n >= L2CC_ETH_MIN_FRAME && (size_t)n <= sizeof(buf));
+	check(wire_parse_eth(buf, n, &ei) == 0 && ei.ethertype == L2CC_ETH_P_CNM);
+	check(wire_parse_cnm(buf + ei.hlen, n - ei.hlen, &c2) == 0);
+	check(c2.qntz_fb == c.qntz_fb && c2.qoffset == c.qoffset && c2.qdelta == c.qdelta);
+	check(c2.encap_prio == c.encap_prio && c2.encap_len == c.encap_len);
+	check(memcmp(c2.cpid, c.cpid, 8) == 0 && memcmp(c2.encap_da, c.encap_da, 6) == 0);
+	check(c2.msdu_len == c.msdu_len && memcmp(c2.msdu, c.msdu, c.msdu_len) == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t any_src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
@@ -324,9 +350,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_ctrl(any_src, data, size);
 	fuzz_ctrl_table(any_src, data, size);
 	fuzz_tag(data, size);
+	fuzz_cnm(any_src, data, size);
 
 	if (wire_parse_eth(data, size, &ei) != 0)
 		return 0;
+	/* Any frame can be the sample a congestion point encapsulates. */
+	{
+		struct wire_cnm e;
+
+		check(wire_cnm_encap(&e, data, size) == 0);
+		check(e.msdu_len == (e.encap_len < L2CC_CNM_MSDU_MAX ? e.encap_len
+								     : L2CC_CNM_MSDU_MAX));
+	}
 	check(ei.hlen <= size && ei.ntags <= 2 && ei.prio < 8 && ei.vid < 4096);
 	check(ei.dst == data && ei.src == data + 6);
 	(void)wire_is_link_local(ei.dst);
@@ -339,6 +374,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case L2CC_ETH_P_CTRL:
 		fuzz_ctrl(ei.src, pl, plen);
+		break;
+	case L2CC_ETH_P_CNM:
+		fuzz_cnm(ei.src, pl, plen);
 		break;
 	default:
 		break;

@@ -59,3 +59,21 @@ class TestSettle(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipIf(R is None, "python3-numpy is missing" if R is None else "")
+class TestFctStats(unittest.TestCase):
+    def test_cv(self):
+        # FCTs 1, 2, 3 ms: mean 2 ms, population std sqrt(2/3) ms.
+        st = R._fct_stats([{"fct_us": 1000}, {"fct_us": 2000}, {"fct_us": 3000}])
+        self.assertEqual(st["count"], 3)
+        self.assertAlmostEqual(st["mean_us"], 2000)
+        self.assertAlmostEqual(st["std_us"], (2 / 3) ** 0.5 * 1000)
+        self.assertAlmostEqual(st["cv"], (2 / 3) ** 0.5 / 2)
+        # Flows alike complete alike: no spread.
+        self.assertEqual(R._fct_stats([{"fct_us": 5}] * 4)["cv"], 0)
+        self.assertIsNone(R._fct_stats([])["cv"])
+
+    def test_bucket_keys(self):
+        # Every bucket has a key a metric path can name.
+        self.assertEqual(sorted(R.FCT_BUCKET_KEYS), sorted(b[2] for b in R.FCT_BUCKETS))

@@ -20,7 +20,7 @@ PKGS="libbpf libxdp"
 CFLAGS="-O1 -g -std=gnu11 -D_GNU_SOURCE -Idaemon -Ibpf -I$B $(pkg-config --cflags $PKGS 2>/dev/null)"
 LDLIBS="$(pkg-config --libs $PKGS 2>/dev/null) -lm"
 TMP=$(mktemp -d) || exit 1
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"; [ -n "${KEEP:-}" ] && echo "kept $TMP"' EXIT
 
 # name @@ file @@ perl substitution (must match once) @@ test binary @@ test that must fail
 MUTANTS=(
@@ -36,6 +36,12 @@ MUTANTS=(
 "ack_every_plus_one@@hostd/np_ack.c@@s/a->frames >= cfg->ack_every/a->frames > cfg->ack_every/@@test_hostd_core@@test_hd_core_acks"
 "window_one_more@@hostd/hd_path.c@@s/f->seq_next - x->acked_next >= x->out.window/f->seq_next - x->acked_next > x->out.window/@@test_hostd_core@@test_hd_core_window"
 "ack_timeout_stuck@@hostd/hd_path.c@@s/x->acked_next = f->seq_next;\n\t\thd_window_release\(h, f\);/x->acked_next = f->seq_next;/@@test_hostd_core@@test_hd_core_ack_timeout"
+"bcn_increase_to_any@@switchd/cp_qcn.c@@s/\(cn_cpid\(cp, out, prio, cpid\), !memcmp\(t.cpid, cpid, sizeof\(cpid\)\)\)/1/@@test_switch_core@@test_core_bcn_classify"
+"qcn_fixed_sample_base@@switchd/cp_qcn.c@@s/ \/ \(1 \+ fbq \/ 8\);/;/@@test_switch_core@@test_core_qcn_sampling"
+"bcn_rp_increase_from_any@@hostd/rp_bcn.c@@s/x > 0 && b->assoc && !memcmp\(b->cpid, fb->cpid, sizeof\(b->cpid\)\)/x > 0/@@test_hostd_core@@test_hd_core_bcn_events"
+"qcn_rp_target_always@@hostd/rp_qcn.c@@s/			 !first_cycle\);/			 true);/@@test_hostd_core@@test_hd_core_qcn_events"
+"qcn_rp_no_min_dec_fac@@hostd/rp_qcn.c@@s/return x < min_dec_fac \? min_dec_fac : x;/return x;/@@test_hostd_core@@test_hd_core_qcn_events"
+"cnm_from_host_passes@@switchd/switch.c@@s/ \|\| ei.ethertype == L2CC_ETH_P_CNM\)\) \{/)) {/@@test_switch_core@@test_core_forged_from_host"
 "red_no_ramp@@switchd/cp_red.c@@s/return pmax \* \(q - \(double\)kmin\) \/ \(double\)\(kmax - kmin\);/return pmax;/@@test_red@@test_red_curve"
 "red_average_ignored@@switchd/cp_red.c@@s/double q = c->wq > 0.0 \? rp->avg\[prio\] : \(double\)rp->q\[prio\];/double q = (double)rp->q[prio];/@@test_red@@test_red_average"
 "red_not_ect_passes@@switchd/cp_red.c@@s/if \(c->not_ect == RED_NOT_ECT_PASS\)/if (1)/@@test_red@@test_red_ce"
@@ -50,6 +56,21 @@ MUTANTS=(
 "qcn_no_rmin@@hostd/rp_qcn_inc.c@@s/s->rc = rc_new < c->rpg_min_rate \? c->rpg_min_rate : rc_new;/s->rc = rc_new;/@@test_dcqcn@@test_qcn_inc_guard_floor_release"
 "dcqcn_receiver_interval_ignored@@hostd/hd_path.c@@s/if \(h->cfg->cnp_interval \|\| !h->rpo->cnp_interval\)/if (1)/@@test_dcqcn@@test_dcqcn_core_receiver"
 "credit_count_untold@@hostd/hd_path.c@@s/fc_rx_sent_changed\(&h->frx, h->now\);//@@test_hostd_core@@test_hd_core_credits"
+"ibcc_no_hysteresis@@switchd/cp_ibcc.c@@s/op->thr_high > hyst \? op->thr_high - hyst : 0/op->thr_high/@@test_switch_ibcc@@test_ibcc_enter_leave"
+"ibcc_victims_enter@@switchd/cp_ibcc.c@@s/\(op->victim \|\| sw_out_is_root\(cp->h.s, out, prio\)\)/(1)/@@test_switch_ibcc@@test_ibcc_root_victim"
+"ibcc_victim_mask_auto_off@@switchd/cp_ibcc.c@@s/\(k->victim_mask == IBCC_VICTIM_AUTO && g.host\)/0/@@test_switch_ibcc@@test_ibcc_root_victim"
+"ibcc_common_as_voq@@switchd/cp_ibcc.c@@s/ibcc_eval\(cp, out, prio, op->common \? ibcc_common\(op, prio\) : vmax\)/ibcc_eval(cp, out, prio, vmax)/@@test_switch_ibcc@@test_ibcc_threshold_mode"
+"ibcc_small_marked@@switchd/cp_ibcc.c@@s/\|\| len < op->packet_size//@@test_switch_ibcc@@test_ibcc_packet_size"
+"ibcc_rate_off_by_one@@switchd/cp_ibcc.c@@s/% \(op->mr \+ 1\)/% (op->mr + 2)/@@test_switch_ibcc@@test_ibcc_marking_rate"
+"ibcc_marks_on_output@@switchd/cp_ibcc.c@@s/cp->port\[in\].in_marked\+\+/op->in_marked++/@@test_switch_ibcc@@test_ibcc_marks_per_input"
+"ibcc_law_shift_off@@hostd/rp_ibcc.c@@s/\(1u << \(e >> 14\)\)/(1u << ((e >> 14) + 1))/@@test_hostd_ibcc@@test_ibcc_cct_rate"
+"ibcc_law_no_limit@@hostd/rp_ibcc.c@@s/c = c > rp->k->ccti_limit \? rp->k->ccti_limit : c;//@@test_hostd_ibcc@@test_ibcc_becns"
+"ibcc_law_one_becn_per_cnp@@hostd/rp_ibcc.c@@s/n = fb->marked \? fb->marked : 1;/n = 1;/@@test_hostd_ibcc@@test_ibcc_becns"
+"ibcc_law_timer_once@@hostd/rp_ibcc.c@@s/if \(st.above\) \{/if (0) {/@@test_hostd_ibcc@@test_ibcc_lockstep"
+"ibcc_law_below_min@@hostd/rp_ibcc.c@@s/s->ccti <= rp->k->ccti_min\)\n\t\treturn 0;/!s->ccti)\n\t\treturn 0;/@@test_hostd_ibcc@@test_ibcc_lockstep"
+"ibcc_law_timer_rearmed@@hostd/rp_ibcc.c@@s/if \(rp->running\[sl\] \|\| !rp->env.h\)/if (!rp->env.h)/@@test_hostd_ibcc@@test_ibcc_lockstep"
+"ibcc_law_one_timer@@hostd/rp_ibcc.c@@s/if \(s->sl != st->sl \|\| /if (/@@test_hostd_ibcc@@test_ibcc_timer_per_priority"
+"ibcc_law_timer_us@@hostd/rp_ibcc.c@@s/\*ns = v \* IBCC_TIMER_UNIT_NS;/*ns = v * 1000;/@@test_hostd_ibcc@@test_ibcc_keys"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)

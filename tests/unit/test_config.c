@@ -363,6 +363,39 @@ static void test_set_item(void)
 	CHECK_EQ(cfg_set_item(gs, &g, "nope", "1", NULL, 0), -EINVAL);
 }
 
+/* A real number: decimal, exponent or a fraction; the range applies; a bad
+ * value leaves the old one and says what was expected. */
+static void test_parse_real(void)
+{
+	static const struct cfg_item items[] = {
+		{ .key = "p", .type = CFG_REAL, .off = 0, .def = "0.01", .min = 0, .max = 1 },
+		{ .key = "w", .type = CFG_REAL, .off = 0, .min = 1, .max = 0 },
+	};
+	static const struct cfg_section sec = { .name = "x", .items = items, .nitems = 2 };
+	double v = -1;
+	char buf[32];
+
+	CHECK_EQ(cfg_set_item(&sec, &v, "p", "0.01", err, sizeof(err)), 0);
+	CHECK(v == 0.01);
+	CHECK_EQ(cfg_set_item(&sec, &v, "p", "1/128", err, sizeof(err)), 0);
+	CHECK(v == 1.0 / 128);
+	cfg_format_value(&items[0], &v, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "0.0078125"));
+	CHECK_EQ(cfg_set_item(&sec, &v, "p", "1e-3", err, sizeof(err)), 0);
+	CHECK(v == 1e-3);
+	CHECK_EQ(cfg_set_item(&sec, &v, "p", "1.5", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "out of range, expected 0..1"));
+	CHECK_EQ(cfg_set_item(&sec, &v, "p", "1/0", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "is not a number, expected a number in 0..1"));
+	CHECK_EQ(cfg_set_item(&sec, &v, "p", "0.5x", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(cfg_set_item(&sec, &v, "p", "nan", err, sizeof(err)), -EINVAL);
+	CHECK(v == 1e-3);
+	CHECK_EQ(cfg_set_item(&sec, &v, "w", "-2.5", err, sizeof(err)), 0);
+	CHECK(v == -2.5);
+	CHECK_EQ(cfg_set_item(&sec, &v, "w", "", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected a number such as 0.01 or 1/128"));
+}
+
 /* Ranges print in the item's own units, fractions included. */
 static void test_range_format(void)
 {
@@ -1260,6 +1293,7 @@ int main(void)
 	RUN(test_parse_duration);
 	RUN(test_parse_mac);
 	RUN(test_set_item);
+	RUN(test_parse_real);
 	RUN(test_range_format);
 	RUN(test_defaults);
 	RUN(test_parse_good);

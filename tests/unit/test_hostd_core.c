@@ -16,191 +16,8 @@
 
 #include "check.h"
 #include "log.h"
-#include "vt.h"
-#include "../../hostd/hostd_private.h"
-
-/* Our host's MAC (vt_mac id), the peers it talks to, and the switch. */
-enum { ME = 1, B = 2, C = 3, SW = 0x77 };
-enum { P_HOST = HD_PORT_HOST, P_UP = HD_PORT_UP };
-
-struct hdt {
-	struct hd_cfg cfg;
-	struct umem *u;
-	struct vt_sink k;
-	struct hd *h;
-};
-
-static int hdt_create_(struct hdt *t, const char *extra)
-{
-	char path[] = "/tmp/l2cc-hdt-XXXXXX", err[512], conf[2048];
-	struct hd_ports_info pi = { .max_frame = 1500 + 22, .host_mtu = 1482,
-				    .host_mac_known = true };
-	struct dp_sink sink;
-	int ret;
-
-	memset(t, 0, sizeof(*t));
-	snprintf(conf, sizeof(conf), "[hostd]\nhost_port = cc0\nuplink = up0\n%s%s",
-		 strstr(extra, "link_rate") ? "" : "link_rate = 100M\n", extra);
-	ret = vt_conf_file(path, conf);
-	if (!ret)
-		ret = hd_cfg_load(&t->cfg, path, NULL, 0, err, sizeof(err));
-	unlink(path);
-	if (ret) {
-		printf("    config: %s\n", err);
-		return ret;
-	}
-	ret = umem_create(&t->u, 4096, 2048, 0);
-	if (ret)
-		return ret;
-	vt_mac(pi.host_mac, ME);
-	vt_mac(pi.up_mac, 0xe0);
-	vt_sink_init(&t->k, t->u, NULL);
-	sink = vt_sink(&t->k);
-	ret = hd_core_create(&t->h, &t->cfg, t->u, &sink, &pi, 1000000000ull);
-	if (ret)
-		return ret;
-	t->k.now = &t->h->now;
-	return 0;
-}
-
-#define hdt_create(t, extra) do {                                           \
-	int _e = hdt_create_((t), (extra));                                  \
-	CHECK_EQ(_e, 0);                                                     \
-	if (_e)                                                              \
-		return;                                                      \
-} while (0)
-
-static void hdt_destroy(struct hdt *t)
-{
-	hd_core_destroy(t->h);
-	if (t->u)
-		CHECK_EQ(t->u->held, 0);
-	umem_destroy(t->u);
-	vt_sink_fini(&t->k);
-}
-
-static void hdt_set(struct hdt *t, uint64_t at_ns)
-{
-	t->h->now = t->h->start_ns + at_ns;
-}
-
-/* A pass now, then one at every deadline up to `until` (ns since start). */
-static void hdt_run(struct hdt *t, uint64_t until_ns)
-{
-	uint64_t end = t->h->start_ns + until_ns;
-
-	hd_pass(t->h);
-	for (int n = 0; n < 100000; n++) {
-		uint64_t d = hd_core_deadline(t->h);
-
-		if (d > end)
-			break;
-		/* A deadline that does not move on is a core that would spin. */
-		CHECK(d > t->h->now || n == 0);
-		if (d <= t->h->now && n)
-			break;
-		t->h->now = d > t->h->now ? d : t->h->now;
-		hd_pass(t->h);
-	}
-	t->h->now = end;
-	hd_pass(t->h);
-}
-
-/* The host stack sends a frame of len bytes to dst. */
-static void hdt_host(struct hdt *t, int dst, uint32_t len)
-{
-	struct vt_eth e = { .dst = (uint8_t)dst, .src = ME, .prio = -1, .len = len };
-	uint32_t l;
-	uint64_t addr = vt_frame_make(t->u, &e, &l);
-
-	hd_rx_host_frame(t->h, addr, l);
-}
-
-/* A frame from the switch: a tagged data frame of src's flow. */
-static bool hdt_up_data(struct hdt *t, int src, uint16_t flow, uint32_t seq, bool fecn)
-{
-	struct vt_eth e = { .dst = ME, .src = (uint8_t)src, .prio = -1, .len = 500, .tag = true,
-			    .flow = flow, .seq = seq };
-	uint32_t l;
-	uint64_t addr = vt_frame_make(t->u, &e, &l);
-	bool taken;
-
-	if (fecn)
-		CHECK_EQ(wire_tag_set_fecn(umem_data(t->u, addr), l), 0);
-	taken = hd_rx_up_frame(t->h, addr, l);
-	if (!taken)
-		umem_free(t->u, umem_idx(t->u, addr));
-	return taken;
-}
-
-/* A built frame from the switch (PAUSE, CREDIT, CNP, ACK). */
-static void hdt_up_raw(struct hdt *t, const uint8_t *buf, int len)
-{
-	int64_t idx = umem_alloc(t->u);
-	uint64_t addr = umem_addr(t->u, (uint32_t)idx) + XPORT_UMEM_HEADROOM;
-
-	memcpy(umem_data(t->u, addr), buf, len);
-	CHECK(hd_rx_up_frame(t->h, addr, (uint32_t)len));
-}
-
-static void hdt_ack(struct hdt *t, int from, uint16_t flow, uint32_t cum, uint32_t frames, bool ece)
-{
-	struct wire_ack a = { .flow = flow, .flags = ece ? L2CC_ACK_ECE : 0, .cum_seq = cum,
-			      .frames = frames };
-	uint8_t buf[128], me[6], src[6];
-
-	vt_mac(me, ME);
-	vt_mac(src, (uint8_t)from);
-	hdt_up_raw(t, buf, wire_build_ack(buf, sizeof(buf), me, src, &a));
-}
-
-/* The l2cc control messages of a type the sink saw on the uplink from `from`. */
-static int hdt_ctrl(struct hdt *t, uint32_t from, int type, const struct vt_frame **last)
-{
-	int n = 0;
-
-	for (uint32_t i = from; i < t->k.n; i++) {
-		const struct vt_frame *f = &t->k.log[i];
-		const uint8_t *body;
-		size_t blen;
-
-		if (f->port != P_UP || vt_ethertype(f) != L2CC_ETH_P_CTRL)
-			continue;
-		if (wire_parse_ctrl(f->data + L2CC_ETH_HLEN, f->len - L2CC_ETH_HLEN, &body, &blen) ==
-		    type) {
-			n++;
-			if (last)
-				*last = f;
-		}
-	}
-	return n;
-}
-
-/* The body of a logged control message; an empty one (and a failed check)
- * when the frame the test looked for is not there. */
-static const uint8_t *hdt_body(const struct vt_frame *f, size_t *blen)
-{
-	static const uint8_t none[1];
-	const uint8_t *body;
-
-	*blen = 0;
-	CHECK(f != NULL);
-	if (!f || wire_parse_ctrl(f->data + L2CC_ETH_HLEN, f->len - L2CC_ETH_HLEN, &body, blen) <= 0) {
-		*blen = 0;
-		return none;
-	}
-	return body;
-}
-
-/* Data frames (tagged) on the uplink from `from`. */
-static int hdt_data(struct hdt *t, uint32_t from)
-{
-	int n = 0;
-
-	for (uint32_t i = from; i < t->k.n; i++)
-		n += t->k.log[i].port == P_UP && vt_ethertype(&t->k.log[i]) == L2CC_ETH_P_DATA_TAG;
-	return n;
-}
+#include "hdt.h"
+#include "../../hostd/rp_cn.h"
 
 /* ---- host -> fabric -------------------------------------------------------- */
 
@@ -247,6 +64,13 @@ static void test_hd_core_forged_from_host(void)
 	hd_rx_host_frame(t.h, addr, l);
 	hdt_run(&t, 10000000);
 	CHECK_EQ(t.h->hst.drop[HD_DROP_FORGED], 1);
+	/* nor a CNM (only switches send them, 802.1Qau) */
+	e = (struct vt_eth){ .dst = B, .src = ME, .prio = -1, .len = 64,
+			     .ethertype = L2CC_ETH_P_CNM };
+	addr = vt_frame_make(t.u, &e, &l);
+	hd_rx_host_frame(t.h, addr, l);
+	hdt_run(&t, 20000000);
+	CHECK_EQ(t.h->hst.drop[HD_DROP_FORGED], 2);
 	CHECK_EQ(t.k.n, 0);
 	hdt_destroy(&t);
 }
@@ -473,6 +297,165 @@ static void test_hd_core_credits(void)
 	hdt_destroy(&t);
 }
 
+/* ---- BCN, from the switch's CNMs (Lu et al. 2006) -------------------------- */
+
+/* A CNM from congestion point `cp` (the last CPID byte) about the logged
+ * data frame `sample`, with Qoff and Qdelta in 64-octet units. */
+static void hdt_cnm(struct hdt *t, uint32_t sample, uint8_t cp, int16_t qoff, int16_t qdelta)
+{
+	struct wire_cnm c = { .cpid = { 2, 0, 0, 0, 0, 0x77, 1, cp }, .qoffset = qoff,
+			      .qdelta = qdelta };
+	uint8_t buf[160], me[6], sw[6];
+
+	vt_mac(me, ME);
+	vt_mac(sw, 0x77);
+	CHECK_EQ(wire_cnm_encap(&c, t->k.log[sample].data, t->k.log[sample].len), 0);
+	hdt_up_raw(t, buf, wire_build_cnm(buf, sizeof(buf), me, sw, -1, &c));
+}
+
+/* The tag of the last data frame on the uplink. */
+static void hdt_last_tag(struct hdt *t, struct wire_tag *tag)
+{
+	memset(tag, 0, sizeof(*tag));
+	for (uint32_t i = t->k.n; i-- > 0;)
+		if (t->k.log[i].port == P_UP && vt_ethertype(&t->k.log[i]) == L2CC_ETH_P_DATA_TAG) {
+			CHECK(wire_tag_read(t->k.log[i].data, t->k.log[i].len, tag) > 0);
+			return;
+		}
+	CHECK(!"no data frame");
+}
+
+/* Event by event, at 100M (Ru = 1e6 * 100M/10G = 1e4, Rmin = 1M): a
+ * decrease R *= 1 - Gd |Fb| ties the flow to that CP (RLT + CPID in its
+ * tags); an increase from another CP changes nothing, one from its CP adds
+ * Gi Fb Ru; at the link rate the tie goes. */
+static void test_hd_core_bcn_events(void)
+{
+	struct wire_tag tag;
+	struct hdt t;
+	double r, fb;
+
+	hdt_create(&t, "[law]\nlaw = bcn\n");
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 1000000);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 100000000);
+	hdt_last_tag(&t, &tag);
+	CHECK(!(tag.flags & L2CC_TAG_RLT));
+
+	/* Qoff 47 units (3008 B), Qdelta 0: Fb = -3008/1500 cells */
+	hdt_cnm(&t, 0, 5, 47, 0);
+	fb = rp_bcn_fb(47 * 64, 0, 2, 1500);
+	CHECK_NEAR(fb, -3008.0 / 1500, 1e-12);
+	r = 1e8 * (1 - -fb / 128);
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), r, 1.5);
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 2000000);
+	hdt_last_tag(&t, &tag);
+	CHECK(tag.flags & L2CC_TAG_RLT);
+	CHECK_EQ(tag.cpid[7], 5);
+
+	/* Qoff -10 units, Qdelta 2 units: Fb = (640 - 2 128)/1500 > 0 */
+	fb = rp_bcn_fb(-640, 128, 2, 1500);
+	CHECK_NEAR(fb, 384.0 / 1500, 1e-12);
+	hdt_cnm(&t, 0, 6, -10, 2);              /* another CP: ignored */
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), r, 1.5);
+	hdt_cnm(&t, 0, 5, -10, 2);              /* ours: R += 4 Fb 1e4 */
+	r += 4 * fb * 1e4;
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), r, 1.5);
+
+	/* Decreases floor at Rmin = link / 100 */
+	for (int i = 0; i < 100; i++)
+		hdt_cnm(&t, 0, 6, 1000, 1000);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 1000000);
+	/* Now tied to CP 6; a large increase from it reaches the link rate
+	 * and unties the flow. */
+	hdt_cnm(&t, 0, 6, -32000, -32000);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 100000000);
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 400000000);
+	hdt_last_tag(&t, &tag);
+	CHECK(!(tag.flags & L2CC_TAG_RLT));
+	hdt_destroy(&t);
+}
+
+/* BCN(0,0) stops the flow for a random time in [stop/2, 3 stop/2), then it
+ * goes on at Rmin; SI-1 adds I T every T meanwhile not. SI-1 with I scaled
+ * (1e7 * 100M/10G = 1e5 bit/s per second): +100 bit/s each ms. */
+static void test_hd_core_bcn_stop_and_si(void)
+{
+	struct hdt t;
+	uint64_t r0, rs, stop;
+
+	hdt_create(&t, "[law]\nlaw = bcn\nsi = 1\nsi_period = 1ms\nstop = 2ms\n");
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 1000000);
+	hdt_cnm(&t, 0, 5, 200, 0);             /* Fb = -12800/1500: R *= 1 - 0.0667 */
+	r0 = pacer_rate(t.h->pacer, 1);
+	CHECK(r0 < 94000000 && r0 > 93000000);
+	hdt_run(&t, 1000000 + 10000000);        /* ten SI steps */
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), (double)r0 + 1000, 110);
+	hdt_cnm(&t, 0, 5, 0, 0);                /* severe */
+	stop = t.h->now;
+	/* "R = 0": one cell per stop, the stop 1 .. 3 ms */
+	rs = pacer_rate(t.h->pacer, 1);
+	CHECK(rs <= 8 * 1500 * 1000000000ull / 1000000 && rs > 8 * 1500 * 1000000000ull / 3000000);
+	hdt_run(&t, stop - t.h->start_ns + 999000);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), rs);        /* still stopped at 1 ms */
+	hdt_run(&t, stop - t.h->start_ns + 3001000);
+	/* Rmin, then SI-1 steps since */
+	CHECK(pacer_rate(t.h->pacer, 1) >= 1000000 && pacer_rate(t.h->pacer, 1) <= 1000300);
+	hdt_destroy(&t);
+}
+
+/* ---- QCN, from the switch's CNMs (IEEE 802.1Qau) ------------------------- */
+
+/* A CNM with QntzFb fb about the logged data frame `sample`. */
+static void hdt_cnm_fb(struct hdt *t, uint32_t sample, uint8_t fb)
+{
+	struct wire_cnm c = { .cpid = { 2, 0, 0, 0, 0, 0x77, 1, 0 }, .qntz_fb = fb,
+			      .qoffset = 10, .qdelta = 1 };
+	uint8_t buf[160], me[6], sw[6];
+
+	vt_mac(me, ME);
+	vt_mac(sw, 0x77);
+	CHECK_EQ(wire_cnm_encap(&c, t->k.log[sample].data, t->k.log[sample].len), 0);
+	hdt_up_raw(t, buf, wire_build_cnm(buf, sizeof(buf), me, sw, -1, &c));
+}
+
+/* The cut: CR *= 1 - QntzFb/128, at least MinDecFac (50%); TR <- CR unless
+ * no increase event came since the last cut (a burst of CNMs keeps the
+ * target); the timer's fast recovery halves the distance to TR. */
+static void test_hd_core_qcn_events(void)
+{
+	struct hdt t;
+	double cr, tr;
+
+	CHECK_NEAR(rp_qcn_cut(32, 1.0 / 128, 0.5), 0.75, 1e-12);
+	CHECK_NEAR(rp_qcn_cut(63, 1.0 / 128, 0.5), 65.0 / 128, 1e-12);
+	CHECK_NEAR(rp_qcn_cut(63, 1.0 / 64, 0.5), 0.5, 1e-12);
+	hdt_create(&t, "[law]\nlaw = qcn\nrpg_time_reset = 10ms\nrpg_byte_reset = 100000\n");
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 1000000);
+	CHECK_EQ(pacer_rate(t.h->pacer, 1), 100000000);
+	hdt_cnm_fb(&t, 0, 32);
+	cr = 75e6;
+	tr = 100e6;
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), cr, 1.5);
+	hdt_cnm_fb(&t, 0, 63);                  /* before any increase: TR kept */
+	cr *= 65.0 / 128;
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), cr, 1.5);
+	hdt_run(&t, 1000000 + 10000000 + 100000);       /* the timer: fast recovery */
+	cr = (cr + tr) / 2;
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), cr, 1.5);
+	hdt_cnm_fb(&t, 0, 8);                   /* after an event: TR <- CR */
+	tr = cr;
+	cr *= 1 - 8.0 / 128;
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), cr, 1.5);
+	hdt_run(&t, 11100000 + 10000000 + 100000);
+	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), (cr + tr) / 2, 1.5);
+	hdt_destroy(&t);
+}
+
 /* ---- the reaction-point services --------------------------------------------- */
 
 /* A law of the test's own: every service once. */
@@ -583,6 +566,38 @@ static void test_hd_core_rp_services(void)
 	CHECK_EQ(tl.last_fb.marked, 1);
 	CHECK_EQ(tl.last_fb.unmarked, 0);
 	CHECK_EQ(pacer_rate(t.h->pacer, 1), 5000000);
+	/* A switch's CNM about a frame of flow 1 (its first data frame,
+	 * sampled): consumed, to the law as RP_FB_CNM with Qoff/Qdelta in
+	 * bytes; one about an untagged frame names no flow; a cut one is bad. */
+	{
+		struct wire_cnm c = { .qntz_fb = 17, .cpid = { 2, 0, 0, 0, 0, 0x77, 3, 0 },
+				      .qoffset = -2, .qdelta = 5 };
+		uint8_t buf[160], me[6], cp[6];
+		uint64_t to_host = t.h->hst.tx_frames;
+		int n;
+
+		vt_mac(me, ME);
+		vt_mac(cp, 0x77);
+		CHECK_EQ(wire_cnm_encap(&c, t.k.log[0].data, t.k.log[0].len), 0);
+		n = wire_build_cnm(buf, sizeof(buf), me, cp, -1, &c);
+		hdt_up_raw(&t, buf, n);
+		CHECK_EQ(tl.fbs[RP_FB_CNM], 1);
+		CHECK_EQ(tl.last_fb.qntz_fb, 17);
+		CHECK_EQ(tl.last_fb.qoff, -128);
+		CHECK_EQ(tl.last_fb.qdelta, 320);
+		CHECK_EQ(tl.last_fb.cpid[6], 3);
+		CHECK_EQ(tl.last_fb.seq, 0);
+		CHECK_EQ(t.h->st.cnm_rx, 1);
+		CHECK_EQ(f->cnt.cnm_in, 1);
+		hdt_up_raw(&t, buf, 40);
+		CHECK_EQ(t.h->st.cnm_bad, 1);
+		c.msdu[1] = 0x00;               /* the sample was not l2cc-tagged */
+		hdt_up_raw(&t, buf, wire_build_cnm(buf, sizeof(buf), me, cp, -1, &c));
+		CHECK_EQ(t.h->st.cnm_unknown, 1);
+		CHECK_EQ(tl.fbs[RP_FB_CNM], 1);
+		hd_pass(t.h);
+		CHECK_EQ(t.h->hst.tx_frames, to_host);  /* none reached the host */
+	}
 	/* Timer 2 at 5 ms, then tick 3 a millisecond later: every flow halved
 	 * and a frame of the law's own on the uplink. */
 	hdt_run(&t, 4900000);
@@ -619,5 +634,8 @@ int main(void)
 	RUN(test_hd_core_pause);
 	RUN(test_hd_core_credits);
 	RUN(test_hd_core_rp_services);
+	RUN(test_hd_core_bcn_events);
+	RUN(test_hd_core_bcn_stop_and_si);
+	RUN(test_hd_core_qcn_events);
 	return check_summary();
 }

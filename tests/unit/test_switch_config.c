@@ -268,11 +268,11 @@ static void test_scheme_key_errors(void)
 	/* The scheme's check across its keys: where the port's section is. */
 	CHECK_EQ(tload("[switch]\nmarking = naive\n[port p0]\nthreshold = 4K\n", NULL, 0), -EINVAL);
 	CHECK(strstr(err, ":3: [port p0] marking naive: threshold in bytes, expected frames"));
-	/* The real tables: no scheme has keys yet, so any such key is unknown. */
-	CHECK_EQ(write_conf("[switch]\nmarking = santos\n[port p0]\nthreshold = 3\n"), 0);
+	/* The real tables: a key of no scheme is unknown. */
+	CHECK_EQ(write_conf("[switch]\nmarking = santos\n[port p0]\nfrobnicate = 3\n"), 0);
 	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
 	unlink(path);
-	CHECK(strstr(err, ":4: unknown key \"threshold\" in [port p0], expected one of: "));
+	CHECK(strstr(err, ":4: unknown key \"frobnicate\" in [port p0], expected one of: "));
 }
 
 static void test_scheme_reference(void)

@@ -19,137 +19,8 @@
 
 #include "check.h"
 #include "log.h"
-#include "vt.h"
-#include "../../switchd/switch_private.h"
-
-/* Hosts, by vt_mac id. */
-enum { H_A = 10, H_B = 11, H_R = 20, H_V = 30, H_C = 12 };
-
-struct swt {
-	struct sw_cfg cfg;
-	struct umem *u;
-	struct vt_sink k;
-	struct sw *s;
-};
-
-static int swt_create_(struct swt *t, const char *conf)
-{
-	char path[] = "/tmp/l2cc-swt-XXXXXX", err[512];
-	uint8_t macs[SW_MAX_PORTS][6];
-	uint32_t mtus[SW_MAX_PORTS];
-	struct dp_sink sink;
-	int ret;
-
-	memset(t, 0, sizeof(*t));
-	ret = vt_conf_file(path, conf);
-	if (!ret)
-		ret = sw_cfg_load(&t->cfg, path, NULL, 0, err, sizeof(err));
-	unlink(path);
-	if (ret) {
-		printf("    config: %s\n", err);
-		return ret;
-	}
-	ret = umem_create(&t->u, 4096, 2048, 0);
-	if (ret)
-		return ret;
-	for (int i = 0; i < t->cfg.nports; i++) {
-		vt_mac(macs[i], (uint8_t)(0xe0 + i));
-		mtus[i] = 1500;
-	}
-	vt_sink_init(&t->k, t->u, NULL);
-	sink = vt_sink(&t->k);
-	ret = sw_core_create(&t->s, &t->cfg, t->u, &sink, (const uint8_t (*)[6])macs, mtus,
-			     1000000000ull);
-	if (ret)
-		return ret;
-	t->k.now = &t->s->now;
-	return 0;
-}
-
-/* A test cannot go on without its switch: stop it there. */
-#define swt_create(t, conf) do {                                           \
-	int _e = swt_create_((t), (conf));                                  \
-	CHECK_EQ(_e, 0);                                                    \
-	if (_e)                                                             \
-		return;                                                     \
-} while (0)
-
-static void swt_destroy(struct swt *t)
-{
-	sw_core_destroy(t->s);
-	if (t->u)
-		CHECK_EQ(t->u->held, 0);        /* every frame is back in the pool */
-	umem_destroy(t->u);
-	vt_sink_fini(&t->k);
-}
-
-/* A congestion point's counter of port p, by name; -1 if it has none. */
-static int64_t swt_cp(struct swt *t, int p, const char *name)
-{
-	const uint64_t *v = cp_ctr_find(t->s->ports[p].cpo, t->s->ports[p].cp, p, name);
-
-	return v ? (int64_t)*v : -1;
-}
-
-/* Feed one frame to port p now; false if the core left it "in the ring". */
-static bool swt_rx(struct swt *t, int p, struct vt_eth e)
-{
-	uint32_t len;
-	uint64_t addr = vt_frame_make(t->u, &e, &len);
-	bool taken;
-
-	CHECK(len > 0);
-	taken = sw_rx_frame(t->s, &t->s->ports[p], addr, len);
-	if (!taken)
-		umem_free(t->u, umem_idx(t->u, addr));
-	return taken;
-}
-
-/* Feed a built control frame (PAUSE, PFC, CREDIT) to port p. */
-static void swt_rx_raw(struct swt *t, int p, const uint8_t *buf, int len)
-{
-	int64_t idx = umem_alloc(t->u);
-	uint64_t addr = umem_addr(t->u, (uint32_t)idx) + XPORT_UMEM_HEADROOM;
-
-	memcpy(umem_data(t->u, addr), buf, len);
-	CHECK(sw_rx_frame(t->s, &t->s->ports[p], addr, (uint32_t)len));
-}
-
-/* Move to time `at` (ns since the core's start) and run a pass. */
-static void swt_at(struct swt *t, uint64_t at_ns)
-{
-	t->s->now = t->s->start_ns + at_ns;
-	sw_pass(t->s);
-}
-
-/* A pass now (frames just fed in), then one at every deadline up to
- * `until` (ns since start), as the daemon's loop would. */
-static void swt_run(struct swt *t, uint64_t until_ns)
-{
-	uint64_t end = t->s->start_ns + until_ns;
-
-	sw_pass(t->s);
-	for (int n = 0; n < 100000; n++) {
-		uint64_t d = sw_core_deadline(t->s);
-
-		if (d > end)
-			break;
-		t->s->now = d > t->s->now ? d : t->s->now;
-		sw_pass(t->s);
-	}
-	t->s->now = end;
-	sw_pass(t->s);
-}
-
-/* Each of hosts (id, port) sends a broadcast so the FDB learns where it is. */
-static void swt_learn(struct swt *t, const int (*hosts)[2], int n)
-{
-	for (int i = 0; i < n; i++)
-		swt_rx(t, hosts[i][1], (struct vt_eth){ .dst = 0xff, .src = (uint8_t)hosts[i][0],
-							 .prio = -1, .len = 60 });
-	swt_run(t, 0);
-	t->k.n = 0;
-}
+#include "swt.h"
+#include "../../switchd/cp_qcn.h"
 
 /* The control frames the sink saw on port p from log index `from`. */
 static int swt_ctrl(struct swt *t, uint32_t from, int p, uint16_t ethertype,
@@ -238,6 +109,36 @@ static void test_core_admission_tail_drop(void)
 	CHECK_EQ(t.k.log[0].len, 100);
 	CHECK(t.k.log[0].data[5] == H_B && t.k.log[0].data[11] == H_A);
 	CHECK_EQ(t.k.flushes[1] - fl0, 1);          /* one sendto for the pass */
+	swt_destroy(&t);
+}
+
+/* What only switches send, a host port cannot: a CNM (802.1Qau) or a frame
+ * with FECN already set is dropped as forged; the same CNM from a switch
+ * port is forwarded. */
+static void test_core_forged_from_host(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct vt_eth cnm = { .dst = H_B, .src = H_A, .prio = -1, .len = 64,
+				    .ethertype = L2CC_ETH_P_CNM };
+	const struct vt_eth back = { .dst = H_A, .src = H_B, .prio = -1, .len = 64,
+				     .ethertype = L2CC_ETH_P_CNM };
+	struct vt_eth marked = { .dst = H_B, .src = H_A, .prio = -1, .len = 100, .tag = true };
+	struct swt t;
+	uint64_t addr;
+	uint32_t len;
+
+	swt_create(&t, TWO_PORTS("", "role = switch\n"));
+	swt_learn(&t, hosts, 2);
+	CHECK(swt_rx(&t, 0, cnm));
+	addr = vt_frame_make(t.u, &marked, &len);
+	CHECK_EQ(wire_tag_set_fecn(umem_data(t.u, addr), len), 0);
+	CHECK(sw_rx_frame(t.s, &t.s->ports[0], addr, len));
+	CHECK(swt_rx(&t, 1, back));
+	swt_run(&t, 1000000);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_FORGED], 2);
+	CHECK_EQ(t.s->ports[1].st.drop[SW_DROP_FORGED], 0);
+	CHECK_EQ(swt_ctrl(&t, 0, 1, L2CC_ETH_P_CNM, NULL), 0);
+	CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_CNM, NULL), 1);
 	swt_destroy(&t);
 }
 
@@ -674,6 +575,227 @@ static void test_core_naive_marks_victims(void)
 
 /* ---- the CPU pseudo-port ----------------------------------------------------- */
 
+/* ---- congestion points that notify the source (BCN, QCN) --------------------- */
+
+/* A port's per-priority counter of its scheme, at priority prio. */
+static int64_t swt_cp_prio(struct swt *t, int p, const char *name, int prio)
+{
+	const uint64_t *v = cp_ctr_find(t->s->ports[p].cpo, t->s->ports[p].cp, p, name);
+
+	return v ? (int64_t)v[prio] : -1;
+}
+
+/* The CNMs the sink saw on port p from log index `from`, decoded. */
+static int swt_cnms(struct swt *t, uint32_t from, int p, struct wire_cnm *out, int max)
+{
+	int n = 0;
+
+	for (uint32_t i = from; i < t->k.n; i++) {
+		const struct vt_frame *f = &t->k.log[i];
+		struct eth_info ei;
+
+		if ((int)f->port != p || vt_ethertype(f) != L2CC_ETH_P_CNM)
+			continue;
+		CHECK_EQ(wire_parse_eth(f->data, f->len, &ei), 0);
+		if (n < max)
+			CHECK_EQ(wire_parse_cnm(f->data + ei.hlen, f->len - ei.hlen, &out[n]), 0);
+		n++;
+	}
+	return n;
+}
+
+/* BCN samples each arrival with probability sample_p: over 1e5 arrivals the
+ * count is P 1e5 within 3 sigma, and the queue (empty) never answers an
+ * untagged frame. */
+static void test_core_bcn_sample_count(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	struct swt t;
+	int64_t n;
+
+	swt_create(&t, TWO_PORTS("", "marking = bcn\n"));
+	swt_learn(&t, hosts, 2);
+	for (int i = 0; i < 100000; i++) {
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 100 });
+		swt_at(&t, (uint64_t)(i + 1) * 80000);
+	}
+	n = swt_cp_prio(&t, 1, "samples", 0);
+	/* sigma = sqrt(1e5 0.01 0.99) = 31.5 */
+	CHECK(n >= 1000 - 95 && n <= 1000 + 95);
+	CHECK_EQ(swt_cp_prio(&t, 1, "cnm_decrease", 0) + swt_cp_prio(&t, 1, "cnm_increase", 0) +
+		 swt_cp_prio(&t, 1, "cnm_severe", 0), 0);
+	swt_destroy(&t);
+}
+
+/* Set RLT and a CPID in the l2cc tag of a frame made by vt_frame_make. */
+static void swt_set_rlt(struct swt *t, uint64_t addr, uint32_t len, const uint8_t cpid[8])
+{
+	uint8_t *d = umem_data(t->u, addr);
+	int off = wire_tag_find(d, len);
+
+	CHECK(off > 0);
+	if (off <= 0)
+		return;
+	d[off + offsetof(struct l2cc_data_tag, flags)] |= L2CC_TAG_RLT;
+	memcpy(d + off + offsetof(struct l2cc_data_tag, cpid), cpid, 8);
+}
+
+/* BCN's classification, every arrival sampled (P = 1), B's output held by
+ * PAUSE so its queue grows 200 bytes a frame against qeq 2000, qsc 4000:
+ * nothing at or below qeq, BCN(Qoff, Qdelta) above it with Qold the queue
+ * at the previous sample, BCN(0,0) above qsc; below qeq an increase only to
+ * a frame tagged RLT with this CP's id, not a foreign one. */
+static void test_core_bcn_classify(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const uint8_t peer[6] = { 2, 0, 0, 0, 0, 0x66 };
+	struct wire_cnm c[32];
+	uint8_t buf[64], ours[8], foreign[8];
+	struct wire_tag tag;
+	struct swt t;
+	uint64_t addr;
+	uint32_t from, len;
+	int n;
+
+	swt_create(&t, "[switch]\nfdb_aging = 0\ncpu_share = 100\n"
+		       "[port p0]\nrate = 10M\nbuffer = 64frames\n"
+		       "[port p1]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\n"
+		       "marking = bcn\nsample_p = 1\nqeq = 2000\nqsc = 4000\ncnm_priority = 0\n");
+	swt_learn(&t, hosts, 2);
+	len = (uint32_t)wire_build_pause(buf, sizeof(buf), peer, 0xffff);
+	swt_rx_raw(&t, 1, buf, (int)len);
+	swt_run(&t, 0);
+	from = t.k.n;
+	for (int i = 0; i < 25; i++) {
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 200 });
+		swt_run(&t, 0);
+	}
+	CHECK_EQ(swt_cp_prio(&t, 1, "samples", 0), 26);         /* A's broadcast, then 25 */
+	CHECK_EQ(swt_cp_prio(&t, 1, "cnm_decrease", 0), 10);   /* Q = 2200 .. 4000 */
+	CHECK_EQ(swt_cp_prio(&t, 1, "cnm_severe", 0), 5);      /* Q = 4200 .. 5000 */
+	CHECK_EQ(swt_cp_prio(&t, 1, "cnm_lost", 0), 0);
+	n = swt_cnms(&t, from, 0, c, 32);
+	CHECK_EQ(n, 15);
+	if (n != 15) {          /* what follows reads them */
+		swt_destroy(&t);
+		return;
+	}
+	/* The first decrease: Q 2200, Qoff 200 B, Qdelta 200 B: 4 units each
+	 * (64 octets, away from zero); to A, about a frame to B. */
+	CHECK_EQ(c[0].qoffset, 4);
+	CHECK_EQ(c[0].qdelta, 4);
+	CHECK_EQ(c[0].qntz_fb, 0);
+	CHECK_EQ(c[0].encap_da[5], H_B);
+	CHECK_EQ(c[0].cpid[6], 1);
+	CHECK_EQ(c[0].cpid[7], 0);
+	CHECK(!memcmp(c[0].cpid, t.s->ports[1].mac, 6));
+	CHECK_EQ(c[9].qoffset, (2000 + 63) / 64);               /* Q 4000 */
+	CHECK_EQ(c[10].qoffset, 0);                              /* Q 4200: severe */
+	CHECK_EQ(c[10].qdelta, 0);
+	CHECK_EQ(t.k.log[from].data[5], H_A);
+
+	/* Below qeq: drain the queue, then tagged frames. */
+	memcpy(ours, c[0].cpid, 8);
+	memcpy(foreign, ours, 8);
+	foreign[6] ^= 1;
+	len = (uint32_t)wire_build_pause(buf, sizeof(buf), peer, 0);
+	swt_rx_raw(&t, 1, buf, (int)len);
+	swt_run(&t, 100000000);
+	from = t.k.n;
+	addr = vt_frame_make(t.u, &(struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1,
+						    .len = 200, .tag = true, .flow = 9 }, &len);
+	swt_set_rlt(&t, addr, len, ours);
+	CHECK(sw_rx_frame(t.s, &t.s->ports[0], addr, len));
+	addr = vt_frame_make(t.u, &(struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1,
+						    .len = 200, .tag = true, .flow = 10 }, &len);
+	swt_set_rlt(&t, addr, len, foreign);
+	CHECK(sw_rx_frame(t.s, &t.s->ports[0], addr, len));
+	swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 200,
+				       .tag = true, .flow = 11 });
+	swt_run(&t, 200000000);
+	CHECK_EQ(swt_cp_prio(&t, 1, "cnm_increase", 0), 1);
+	n = swt_cnms(&t, from, 0, c, 32);
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		CHECK(c[0].qoffset < 0);
+		CHECK_EQ(wire_cnm_tag(&c[0], &tag), 0);
+		CHECK_EQ(tag.flow, 9);
+	}
+	swt_destroy(&t);
+}
+
+/* QCN's quantised feedback: |Fb| in 63rds of Qeq (2w + 1), saturating;
+ * nothing for Fb >= 0. */
+static void test_qcn_qntz_fb(void)
+{
+	CHECK_EQ(cp_qcn_qntz_fb(0, 26000, 2), 0);
+	CHECK_EQ(cp_qcn_qntz_fb(1000, 26000, 2), 0);
+	CHECK_EQ(cp_qcn_qntz_fb(-26000 * 5, 26000, 2), 63);
+	CHECK_EQ(cp_qcn_qntz_fb(-26000 * 50, 26000, 2), 63);
+	CHECK_EQ(cp_qcn_qntz_fb(-26000 * 5 / 2, 26000, 2), 31);   /* 31.5 */
+	CHECK_EQ(cp_qcn_qntz_fb(-2063, 26000, 2), 0);             /* under 1/63 */
+	CHECK_EQ(cp_qcn_qntz_fb(-2064, 26000, 2), 1);
+}
+
+/* QCN samples by bytes: with no congestion one sample per min_sample_base
+ * bytes of arrivals, each gap within the jitter (0.85 .. 1.15); no CNM (Fb
+ * >= 0). Held by PAUSE, the queue grows and samples come sooner, with CNMs
+ * whose QntzFb rises with the queue. */
+static void test_core_qcn_sampling(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const uint8_t peer[6] = { 2, 0, 0, 0, 0, 0x66 };
+	uint64_t bytes = 0, last = 0, gap_min = UINT64_MAX, gap_max = 0;
+	struct wire_cnm c[128];
+	int64_t prev, n_idle, n_busy;
+	uint8_t buf[64];
+	struct swt t;
+	uint32_t from;
+	int n, len;
+
+	swt_create(&t, "[switch]\nfdb_aging = 0\ncpu_share = 100\n"
+		       "[port p0]\nrate = 10M\nbuffer = 256frames\n"
+		       "[port p1]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\n"
+		       "marking = qcn\nset_point = 4000\nmin_sample_base = 15000\n");
+	swt_learn(&t, hosts, 2);
+	prev = 0;
+	for (int i = 0; i < 4000; i++) {
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 100 });
+		swt_at(&t, (uint64_t)(i + 1) * 80000);
+		bytes += 100;
+		if (swt_cp_prio(&t, 1, "samples", 0) != prev) {
+			prev = swt_cp_prio(&t, 1, "samples", 0);
+			if (last) {
+				gap_min = bytes - last < gap_min ? bytes - last : gap_min;
+				gap_max = bytes - last > gap_max ? bytes - last : gap_max;
+			}
+			last = bytes;
+		}
+	}
+	n_idle = swt_cp_prio(&t, 1, "samples", 0);
+	CHECK(n_idle >= 400000 / 15000 - 3 && n_idle <= 400000 / 15000 + 3);
+	CHECK(gap_min >= 12750 && gap_max <= 17250 + 100);
+	CHECK_EQ(swt_cp_prio(&t, 1, "cnm", 0), 0);
+
+	len = wire_build_pause(buf, sizeof(buf), peer, 0xffff);
+	swt_rx_raw(&t, 1, buf, len);
+	swt_run(&t, 400000000);
+	from = t.k.n;
+	for (int i = 0; i < 200; i++) {
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 1000 });
+		swt_run(&t, 400000000 + (uint64_t)(i + 1) * 1000000);
+	}
+	/* 200 KB of arrivals: idle spacing would give ~13 samples, QntzFb 63
+	 * about 107 (every 15000 / 8 bytes); every sample finds Fb < 0. */
+	n_busy = swt_cp_prio(&t, 1, "samples", 0) - n_idle;
+	CHECK(n_busy >= 60);
+	n = swt_cnms(&t, from, 0, c, 128);
+	CHECK(n == n_busy && n == swt_cp_prio(&t, 1, "cnm", 0));
+	CHECK(n > 0 && n <= 128 && c[0].qntz_fb < 63 && c[n - 1].qntz_fb == 63);
+	CHECK_EQ(swt_cp_prio(&t, 1, "cnm_lost", 0), 0);
+	swt_destroy(&t);
+}
+
 static void test_core_cpu_emit(void)
 {
 	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
@@ -841,6 +963,7 @@ int main(void)
 {
 	log_set_level(LOG_LVL_WARN);    /* the headroom notes of small buffers */
 	RUN(test_core_admission_tail_drop);
+	RUN(test_core_forged_from_host);
 	RUN(test_core_wire_rate);
 	RUN(test_core_pause_xoff_xon);
 	RUN(test_core_pause_refresh);
@@ -853,5 +976,9 @@ int main(void)
 	RUN(test_core_naive_marks_victims);
 	RUN(test_core_cpu_emit);
 	RUN(test_core_cp_hooks);
+	RUN(test_core_bcn_sample_count);
+	RUN(test_core_bcn_classify);
+	RUN(test_qcn_qntz_fb);
+	RUN(test_core_qcn_sampling);
 	return check_summary();
 }

@@ -1044,6 +1044,137 @@ static const uint8_t ack_frame[60] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
+/* Ethernet II, Src: 02:00:00:00:0a:01 (the switch's port 3), Dst: 02:00:00:00:00:01,
+ * Type: 0x22e7. 802.1Qau CNM: QntzFb 21, CPID 020000000a010300, cnmQOffset -5,
+ * cnmQDelta 3, encapsulated priority 0, DA 02:00:00:00:00:02, MSDU length 66:
+ * what a congestion point sends about a sample of ipv4_udp_tagged. */
+static const uint8_t cp_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x0a, 0x01 };
+static const uint8_t cnm_frame[102] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01,   /* Destination: the sampled frame's source */
+	0x02, 0x00, 0x00, 0x00, 0x0a, 0x01,   /* Source: the CP's port */
+	0x22, 0xe7,                           /* Type: 802.1Qau CNM */
+	0x00, 0x15,                           /* Version 0, reserved 0, QntzFb 21 */
+	0x02, 0x00, 0x00, 0x00, 0x0a, 0x01, 0x03, 0x00,   /* CPID: switch MAC, port 3, prio 0 */
+	0xff, 0xfb,                           /* cnmQOffset: -5 (units of 64 octets) */
+	0x00, 0x03,                           /* cnmQDelta: 3 */
+	0x00, 0x00,                           /* Encapsulated priority: 0 */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02,   /* Encapsulated DA */
+	0x00, 0x42,                           /* Encapsulated MSDU length: 66 */
+	/* Encapsulated MSDU: ipv4_udp_tagged from its EtherType, 64 of 66 bytes */
+	0x88, 0xb5, 0x01, 0x00, 0x00, 0x07, 0x01, 0x02,
+	0x03, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x08, 0x00, 0x45, 0x00, 0x00, 0x20,
+	0x00, 0x01, 0x00, 0x00, 0x40, 0x11, 0x66, 0xca,
+	0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+	0x30, 0x39, 0x13, 0x89, 0x00, 0x0c, 0x00, 0x00,
+	0x6c, 0x32, 0x63, 0x63, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
+
+static const struct wire_cnm cnm21 = {
+	.qntz_fb = 21, .cpid = { 0x02, 0, 0, 0, 0x0a, 0x01, 3, 0 },
+	.qoffset = -5, .qdelta = 3,
+};
+
+static void test_cnm_round_trip(void)
+{
+	struct wire_cnm c = cnm21, got;
+	struct wire_tag t;
+	struct eth_info ei;
+	uint8_t buf[128];
+
+	CHECK_EQ(sizeof(struct l2cc_cnm), 24);
+	CHECK_EQ(wire_cnm_encap(&c, ipv4_udp_tagged, sizeof(ipv4_udp_tagged)), 0);
+	CHECK_EQ(c.encap_len, 66);
+	CHECK_EQ(c.msdu_len, 64);
+	memset(buf, 0xaa, sizeof(buf));
+	CHECK_EQ(wire_build_cnm(buf, sizeof(buf), src_mac, cp_mac, -1, &c), 102);
+	CHECK_MEM(buf, cnm_frame, sizeof(cnm_frame));
+	CHECK_EQ(buf[102], 0xaa);
+	CHECK_EQ(wire_build_cnm(buf, 101, src_mac, cp_mac, -1, &c), -ENOSPC);
+
+	CHECK_EQ(wire_parse_eth(cnm_frame, sizeof(cnm_frame), &ei), 0);
+	CHECK_EQ(ei.ethertype, L2CC_ETH_P_CNM);
+	memset(&got, 0x55, sizeof(got));
+	CHECK_EQ(wire_parse_cnm(cnm_frame + 14, sizeof(cnm_frame) - 14, &got), 0);
+	CHECK_EQ(got.qntz_fb, 21);
+	CHECK_MEM(got.cpid, cnm21.cpid, 8);
+	CHECK_EQ(got.qoffset, -5);
+	CHECK_EQ(got.qdelta, 3);
+	CHECK_EQ(got.encap_prio, 0);
+	CHECK_MEM(got.encap_da, dst_mac, 6);
+	CHECK_EQ(got.encap_len, 66);
+	CHECK_EQ(got.msdu_len, 64);
+	CHECK_MEM(got.msdu, ipv4_udp_tagged + 12, 64);
+
+	/* The flow the CNM is about, from the encapsulated tag. */
+	memset(&t, 0, sizeof(t));
+	CHECK_EQ(wire_cnm_tag(&got, &t), 0);
+	CHECK_EQ(t.flow, 7);
+	CHECK_EQ(t.seq, 0x01020304);
+	CHECK_EQ(t.inner_type, 0x0800);
+	/* An untagged sampled frame: no flow to find. */
+	CHECK_EQ(wire_cnm_encap(&c, ipv4_udp, sizeof(ipv4_udp)), 0);
+	CHECK_EQ(wire_cnm_tag(&c, &t), -ENOENT);
+}
+
+static void test_cnm_vlan_and_short(void)
+{
+	/* A short sampled frame behind 802.1Q PCP 5 VID 100: the CNM copies the
+	 * VLAN (at the CNM's own priority, 6), encapsulates the whole MSDU, and
+	 * is padded to 60 bytes; the parser ignores the padding. */
+	static const uint8_t sampled[22] = {
+		0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01,
+		0x81, 0x00, 0xa0, 0x64, 0x08, 0x06, 1, 2, 3, 4,
+	};
+	struct wire_cnm c = cnm21, got;
+	struct eth_info ei;
+	uint8_t buf[128];
+	int n;
+
+	CHECK_EQ(wire_cnm_encap(&c, sampled, sizeof(sampled)), 0);
+	CHECK_EQ(c.encap_prio, 5);
+	CHECK_EQ(c.encap_len, 6);
+	n = wire_build_cnm(buf, sizeof(buf), src_mac, cp_mac, 6 << 13 | 100, &c);
+	CHECK_EQ(n, 60);
+	CHECK_EQ(wire_parse_eth(buf, n, &ei), 0);
+	CHECK_EQ(ei.ethertype, L2CC_ETH_P_CNM);
+	CHECK_EQ(ei.prio, 6);
+	CHECK_EQ(ei.vid, 100);
+	CHECK_EQ(wire_parse_cnm(buf + ei.hlen, n - ei.hlen, &got), 0);
+	CHECK_EQ(got.encap_prio, 5);
+	CHECK_EQ(got.encap_len, 6);
+	CHECK_EQ(got.msdu_len, 6);
+	CHECK_MEM(got.msdu, sampled + 16, 6);
+}
+
+static void test_cnm_invalid(void)
+{
+	struct wire_cnm c = cnm21, got;
+	uint8_t buf[128];
+
+	CHECK_EQ(wire_cnm_encap(&c, ipv4_udp_tagged, sizeof(ipv4_udp_tagged)), 0);
+	/* Builder refusals */
+	CHECK_EQ(wire_build_cnm(buf, sizeof(buf), wire_macctrl_da, cp_mac, -1, &c), -EINVAL);
+	c.qntz_fb = 64;
+	CHECK_EQ(wire_build_cnm(buf, sizeof(buf), src_mac, cp_mac, -1, &c), -EINVAL);
+	c.qntz_fb = 21;
+	c.msdu_len = 63;
+	CHECK_EQ(wire_build_cnm(buf, sizeof(buf), src_mac, cp_mac, -1, &c), -EINVAL);
+	c.msdu_len = 64;
+	CHECK_EQ(wire_build_cnm(buf, sizeof(buf), src_mac, cp_mac, 0x10000, &c), -EINVAL);
+	/* Parser: another version, a cut header, a cut MSDU */
+	memcpy(buf, cnm_frame, sizeof(cnm_frame));
+	buf[14] = 0x10;
+	CHECK_EQ(wire_parse_cnm(buf + 14, 88, &got), -EPROTO);
+	buf[14] = 0x0f;                 /* reserved bits: ignored */
+	CHECK_EQ(wire_parse_cnm(buf + 14, 88, &got), 0);
+	CHECK_EQ(got.qntz_fb, 21);
+	CHECK_EQ(wire_parse_cnm(cnm_frame + 14, 23, &got), -EINVAL);
+	CHECK_EQ(wire_parse_cnm(cnm_frame + 14, 87, &got), -EINVAL);
+	CHECK_EQ(wire_parse_cnm(cnm_frame + 14, 1, &got), -EINVAL);
+}
+
 static void test_cnp_round_trip(void)
 {
 	const struct wire_cnp c = { .flow = 7, .seq = 0x01020304, .marked = 3 };
@@ -1219,5 +1350,8 @@ int main(void)
 	RUN(test_cnp_round_trip);
 	RUN(test_ack_round_trip);
 	RUN(test_cnp_ack_invalid);
+	RUN(test_cnm_round_trip);
+	RUN(test_cnm_vlan_and_short);
+	RUN(test_cnm_invalid);
 	return check_summary();
 }

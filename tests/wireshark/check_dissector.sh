@@ -3,7 +3,8 @@
 #
 # Checks that the frames l2cc puts on the wire decode as intended in Wireshark:
 # PAUSE and PFC with tshark's built-in MAC Control dissector (so anyone's
-# capture tools understand them unaided), and CREDIT, CNP, ACK and the 0x88B5
+# capture tools understand them unaided), and CREDIT, CNP, ACK, the 802.1Qau CNM
+# and the 0x88B5
 # data tag (with IPv4/UDP decoded inside it) with our Lua dissector
 # (scripts/wireshark/l2cc.lua). The frames are the ones in tests/unit/test_wire.c,
 # byte for byte, so the encoder, the unit tests and the dissector agree.
@@ -87,6 +88,15 @@ if unit_frame("cnp_frame") != cnp:
     sys.exit("CNP frame differs from cnp_frame[] in test_wire.c")
 if unit_frame("ack_frame") != ack:
     sys.exit("ACK frame differs from ack_frame[] in test_wire.c")
+# 802.1Qau CNM from a switch port (02..0a:01) to the sender of `tagged`
+# (unmarked): QntzFb 21, CPID switch MAC + port 3 + prio 0, cnmQOffset -5,
+# cnmQDelta 3, and the first 64 of the 66 bytes of its MSDU.
+cpmac = bytes.fromhex("020000000a01")
+msdu = tagged[12:]
+cnm = (hsa + cpmac + struct.pack(">HH8shhH6sH", 0x22e7, 21, cpmac + b"\x03\x00", -5, 3, 0,
+                                 hda, len(msdu)) + msdu[:64])
+if unit_frame("cnm_frame") != cnm:
+    sys.exit("CNM frame differs from cnm_frame[] in test_wire.c")
 
 frames = [
     # PAUSE, pause_time 0xffff
@@ -100,6 +110,7 @@ frames = [
     tagged_vlan,    # 6
     cnp,            # 7
     ack,            # 8
+    cnm,            # 9
 ]
 with open(sys.argv[1], "wb") as f:
     # classic pcap, microsecond, LINKTYPE_ETHERNET
@@ -171,6 +182,21 @@ expect '^    Flags: 0x01$'
 expect '^        \.\.\.\. \.\.\.1 = ECE: True$'
 expect '^    Cumulative seq: 4294967295$'
 expect '^    Frames: 16 \(15 unmarked \+ 1 marked\)$'
+# CNM: Wireshark has none; ours names the flow from the encapsulated tag
+expect '^802\.1Qau congestion notification, QntzFb: 21, CPID: 020000000a010300, Flow: 7$'
+expect '^    \.\.\.\. \.\.\.\. \.\.01 0101 = QntzFb: 21$'
+expect '^    cnmQOffset: -5 \(-320 octets\)$'
+expect '^    cnmQDelta: 3 \(192 octets\)$'
+expect '^    Encapsulated DA: 02:00:00:00:00:02'
+expect '^    Encapsulated MSDU length: 66$'
+expect '^    l2cc flow: 7$'
+NFIELDS="-e frame.number -e eth.dst -e cnm.version -e cnm.qntz_fb -e cnm.cpid -e cnm.qoffset
+	-e cnm.qdelta -e cnm.encap_prio -e cnm.encap_len -e cnm.flow -e cnm.seq"
+# shellcheck disable=SC2086
+got=$(TS -Y cnm -T fields -E separator=, $NFIELDS 2>"$TMP/err6.txt") ||
+	fail "tshark -T fields (CNM) failed: $(tail -n 3 "$TMP/err6.txt")"
+want="9,02:00:00:00:00:01,0,21,020000000a010300,-5,3,0,66,7,16909060"
+[ "$got" = "$want" ] || fail "CNM fields: got '$got', want '$want'"
 if grep -qi 'session' "$TMP/v.txt"; then
 	fail "a session field is still dissected"
 fi
