@@ -310,14 +310,14 @@ static double g_rc(const struct rp *rp, const struct flow *f)
 {
 	const struct dcqcn *d = (const struct dcqcn *)f->law_area;
 
-	return d->magic == DCQCN_MAGIC ? d->inc.rc : 0;
+	return d->magic == DCQCN_MAGIC ? d->inc.rc / 8 : 0;
 }
 
 static double g_rt(const struct rp *rp, const struct flow *f)
 {
 	const struct dcqcn *d = (const struct dcqcn *)f->law_area;
 
-	return d->magic == DCQCN_MAGIC ? d->inc.rt : 0;
+	return d->magic == DCQCN_MAGIC ? d->inc.rt / 8 : 0;
 }
 
 static double g_alpha(const struct rp *rp, const struct flow *f)
@@ -335,8 +335,8 @@ static double g_stage(const struct rp *rp, const struct flow *f)
 }
 
 static const struct rp_gauge dcqcn_gauges[] = {
-	{ "current_rate_bits_per_second", "DCQCN current rate Rc of the flow", g_rc },
-	{ "target_rate_bits_per_second", "DCQCN target rate Rt of the flow", g_rt },
+	{ "current_rate_bytes_per_second", "DCQCN current rate Rc of the flow, bytes/s (Prometheus base unit)", g_rc },
+	{ "target_rate_bytes_per_second", "DCQCN target rate Rt of the flow, bytes/s", g_rt },
 	{ "alpha_ratio", "DCQCN alpha of the flow (the cut is alpha / 2)", g_alpha },
 	{ "stage", "Increase stage: 0 line rate, 1 fast recovery, 2 active, 3 hyper-active", g_stage },
 };
