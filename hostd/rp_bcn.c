@@ -30,10 +30,10 @@
  *   si = 3  R ← R + I·T / #NegFb, #NegFb the negative feedbacks in the last
  *           T (at least 1).
  *
- * The paper's values are for a 10 Gb/s link; rates that have a unit (Ru,
- * I) default to 0 = scaled by link/10G (Ru = 1e6·link/10G), so the loop's
- * gain per unit of queue is the paper's at any link rate; queue quantities
- * stay in frames (the switch's qeq).
+ * The paper's values are for a 10 Gb/s link. Keys left 0 take them scaled
+ * by the frame-time rule (docs/bcn-qcn.md), s = link / 10G: Ru, a rate,
+ * times s; I, a rate per unit time, times s^2; queue quantities stay in
+ * frames (the switch's qeq).
  */
 #include "rp.h"
 #include "rp_cn.h"
@@ -213,7 +213,9 @@ static void bcn_on_timer(struct rp *rp, struct flow *f, unsigned timer, struct r
 {
 	const struct bcn_cfg *k = bcn_keys_of(rp);
 	struct bcn *b = bcn_of(f);
-	double t = (double)k->si_period / 1e9, i_rate = bcn_scaled(rp, k->si_rate, 1e7);
+	double s = bcn_link(rp) / 1e10, t = (double)k->si_period / 1e9;
+	/* I is a rate per unit time: the frame-time rule scales it by s^2. */
+	double i_rate = k->si_rate ? (double)k->si_rate : 1e7 * s * s;
 
 	if (timer == BCN_T_STOP) {
 		b->stopped = 0;
@@ -334,7 +336,7 @@ static const struct cfg_item bcn_keys[] = {
 	  "T, the time between two self-increase steps"),
 	K("si_rate", CFG_RATE, si_rate, "0", 1, 0,
 	  "I, bit/s added per second by SI-1 and SI-3; 0 = the paper's gentle 10 Mb/s/s at 10 Gb/s, "
-	  "scaled by link/10G (its aggressive is 50 times that)"),
+	  "scaled by (link/10G)^2 (a rate per unit time; its aggressive is 50 times that)"),
 	K("si_factor", CFG_REAL, si_factor, "10", 1, 1000, "i, SI-2's growth factor per second (Lu: 10)"),
 	K("seed", CFG_UINT, seed, "1", 1, 0, "seed of the random stop times (runs repeat)"),
 };

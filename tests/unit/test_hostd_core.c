@@ -379,14 +379,14 @@ static void test_hd_core_bcn_events(void)
 }
 
 /* BCN(0,0) stops the flow for a random time in [stop/2, 3 stop/2), then it
- * goes on at Rmin; SI-1 adds I T every T meanwhile not. SI-1 with I scaled
- * (1e7 * 100M/10G = 1e5 bit/s per second): +100 bit/s each ms. */
+ * goes on at Rmin; SI-1 adds I T every T meanwhile not. SI-1 with I given
+ * (1e5 bit/s per second): +100 bit/s each ms. */
 static void test_hd_core_bcn_stop_and_si(void)
 {
 	struct hdt t;
 	uint64_t r0, rs, stop;
 
-	hdt_create(&t, "[law]\nlaw = bcn\nsi = 1\nsi_period = 1ms\nstop = 2ms\n");
+	hdt_create(&t, "[law]\nlaw = bcn\nsi = 1\nsi_period = 1ms\nsi_rate = 100k\nstop = 2ms\n");
 	hdt_host(&t, B, 482);
 	hdt_run(&t, 1000000);
 	hdt_cnm(&t, 0, 5, 200, 0);             /* Fb = -12800/1500: R *= 1 - 0.0667 */
