@@ -103,7 +103,8 @@ static const struct cfg_item hd_items[] = {
 	   "congestion feedback: unreliable (receivers send CNPs for marked frames) or reliable "
 	   "(receivers send ACKs echoing the marks)", RESTART),
 	H("cnp_interval", CFG_DURATION, cnp_interval, "0", 0, 1000000000,
-	  "at most one CNP per flow per interval, covering the marks since; 0 = one CNP per marked frame", LIVE),
+	  "at most one CNP per flow per interval, covering the marks since; 0 = the law's interval "
+	  "if it has one (--help-config, [law] keys), else one CNP per marked frame", LIVE),
 	H("ack_every", CFG_UINT, ack_every, "1", 1, 65535,
 	  "reliable mode: an ACK per this many frames of a flow ...", LIVE),
 	H("ack_delay", CFG_DURATION, ack_delay, "100us", 1000, 1000000000,

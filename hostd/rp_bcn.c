@@ -278,7 +278,7 @@ static double g_rate(const struct rp *rp, const struct flow *f)
 {
 	const struct bcn *b = (const struct bcn *)f->law_area;
 
-	return b->magic != BCN_MAGIC || b->stopped ? 0 : b->rate;
+	return b->magic != BCN_MAGIC || b->stopped ? 0 : b->rate / 8;
 }
 
 static double g_assoc(const struct rp *rp, const struct flow *f)
@@ -289,7 +289,7 @@ static double g_assoc(const struct rp *rp, const struct flow *f)
 }
 
 static const struct rp_gauge bcn_gauges[] = {
-	{ "rate_bits_per_second", "BCN rate R of the flow (0 while stopped by BCN(0,0))", g_rate },
+	{ "rate_bytes_per_second", "BCN rate R of the flow, bytes/s (0 while stopped by BCN(0,0))", g_rate },
 	{ "associated", "1 while the flow is rate-limited by a congestion point (tags RLT + CPID)",
 	  g_assoc },
 };

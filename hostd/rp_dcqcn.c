@@ -20,7 +20,7 @@
  * reference link rate and scaled to this host's link_rate by one rule,
  * the frame-time rule of the Santos experiments: with s = link_rate /
  * reference rate, rates are multiplied by s, durations divided by s, byte
- * counts kept. A key set to a value other than 0 (or "" for g) replaces
+ * counts kept. A key set to a value other than 0 replaces
  * the preset's, as it is, unscaled. docs/dcqcn.md has the tables.
  *
  * Timers: 0 the rate increase timer, 1 the alpha timer (rp_timer()).
@@ -32,7 +32,6 @@
 #include "hostd.h"
 #include "json.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -87,9 +86,8 @@ static const struct cfg_item dcqcn_keys[] = {
 	  .help = "dcqcn: the parameter set, scaled to link_rate (rates x s, durations / s, "
 		  "s = link_rate / the set's link rate): paper (Zhu et al. 2015, 40G), ns3-rdma "
 		  "(40G), hpcc (25G), nic (Mellanox defaults, 40G); docs/dcqcn.md" },
-	/* Not a whole number: text, parsed in dcqcn_check(). */
-	K("g", CFG_STR, g_text, "", 1, 0,
-	  "dcqcn: weight of a CNP in alpha, 0 < g <= 1; empty = the preset's (1/256)"),
+	K("g", CFG_REAL, g, "0", 0, 1,
+	  "dcqcn: weight of a CNP in alpha, at most 1, e.g. 1/256; 0 = the preset's"),
 	K("alpha_timer", CFG_DURATION, alpha_timer, "0", 0, 60000000000LL,
 	  "dcqcn: alpha <- (1 - g) alpha after this long without a CNP; 0 = the preset's, scaled"),
 	K("cnp_interval", CFG_DURATION, cnp_interval, "0", 0, 1000000000,
@@ -108,26 +106,6 @@ static const struct cfg_item dcqcn_keys[] = {
 	  "dcqcn: the lowest rate a cut leaves (Rmin); 0 = the preset's, scaled"),
 };
 #undef K
-
-static int dcqcn_check(void *cfg, char *err, size_t errlen)
-{
-	struct dcqcn_cfg *k = cfg;
-	char *end;
-
-	k->g = 0;
-	if (!k->g_text[0])
-		return 0;
-	errno = 0;
-	k->g = strtod(k->g_text, &end);
-	while (end != k->g_text && isspace((unsigned char)*end))
-		end++;
-	if (end == k->g_text || *end || errno || !isfinite(k->g) || k->g <= 0 || k->g > 1) {
-		snprintf(err, errlen, "g = \"%s\", expected a number above 0 and at most 1, e.g. "
-			 "0.00390625 (1/256)", k->g_text);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 /* ---- the instance ----------------------------------------------------------------- */
 
@@ -310,14 +288,14 @@ static double g_rc(const struct rp *rp, const struct flow *f)
 {
 	const struct dcqcn *d = (const struct dcqcn *)f->law_area;
 
-	return d->magic == DCQCN_MAGIC ? d->inc.rc : 0;
+	return d->magic == DCQCN_MAGIC ? d->inc.rc / 8 : 0;
 }
 
 static double g_rt(const struct rp *rp, const struct flow *f)
 {
 	const struct dcqcn *d = (const struct dcqcn *)f->law_area;
 
-	return d->magic == DCQCN_MAGIC ? d->inc.rt : 0;
+	return d->magic == DCQCN_MAGIC ? d->inc.rt / 8 : 0;
 }
 
 static double g_alpha(const struct rp *rp, const struct flow *f)
@@ -335,8 +313,8 @@ static double g_stage(const struct rp *rp, const struct flow *f)
 }
 
 static const struct rp_gauge dcqcn_gauges[] = {
-	{ "current_rate_bits_per_second", "DCQCN current rate Rc of the flow", g_rc },
-	{ "target_rate_bits_per_second", "DCQCN target rate Rt of the flow", g_rt },
+	{ "current_rate_bytes_per_second", "DCQCN current rate Rc of the flow, bytes/s (Prometheus base unit)", g_rc },
+	{ "target_rate_bytes_per_second", "DCQCN target rate Rt of the flow, bytes/s", g_rt },
 	{ "alpha_ratio", "DCQCN alpha of the flow (the cut is alpha / 2)", g_alpha },
 	{ "stage", "Increase stage: 0 line rate, 1 fast recovery, 2 active, 3 hyper-active", g_stage },
 };
@@ -349,7 +327,6 @@ const struct rp_ops rp_dcqcn_ops = {
 	.keys = dcqcn_keys,
 	.nkeys = sizeof(dcqcn_keys) / sizeof(dcqcn_keys[0]),
 	.cfg_size = sizeof(struct dcqcn_cfg),
-	.check_keys = dcqcn_check,
 	.create = dcqcn_create,
 	.destroy = dcqcn_destroy,
 	.init = dcqcn_init,

@@ -11,14 +11,13 @@ struct rp;
 
 enum dcqcn_preset { DCQCN_PAPER = 0, DCQCN_NS3, DCQCN_HPCC, DCQCN_NIC };
 
-/* [law] keys when law = dcqcn: 0 (g: "") = the preset's, scaled. */
+/* [law] keys when law = dcqcn: 0 = the preset's, scaled. */
 struct dcqcn_cfg {
 	int preset;                     /* enum dcqcn_preset */
-	char g_text[16];
+	double g;                       /* 0 = the preset's */
 	uint64_t alpha_timer, cnp_interval;
 	uint64_t rpg_time_reset, rpg_byte_reset, rpg_threshold;
 	uint64_t rpg_ai_rate, rpg_hai_rate, rpg_min_rate;
-	double g;                       /* from g_text; 0 = the preset's */
 };
 
 /* The parameters in force: the preset scaled to the link, and the keys. */

@@ -210,14 +210,14 @@ static double g_cr(const struct rp *rp, const struct flow *f)
 {
 	const struct qcn *q = (const struct qcn *)f->law_area;
 
-	return q->magic == QCN_MAGIC ? q->inc.rc : 0;
+	return q->magic == QCN_MAGIC ? q->inc.rc / 8 : 0;
 }
 
 static double g_tr(const struct rp *rp, const struct flow *f)
 {
 	const struct qcn *q = (const struct qcn *)f->law_area;
 
-	return q->magic == QCN_MAGIC ? q->inc.rt : 0;
+	return q->magic == QCN_MAGIC ? q->inc.rt / 8 : 0;
 }
 
 static double g_stage(const struct rp *rp, const struct flow *f)
@@ -228,8 +228,8 @@ static double g_stage(const struct rp *rp, const struct flow *f)
 }
 
 static const struct rp_gauge qcn_gauges[] = {
-	{ "current_rate_bits_per_second", "QCN current rate CR of the flow", g_cr },
-	{ "target_rate_bits_per_second", "QCN target rate TR of the flow", g_tr },
+	{ "current_rate_bytes_per_second", "QCN current rate CR of the flow, bytes/s", g_cr },
+	{ "target_rate_bytes_per_second", "QCN target rate TR of the flow, bytes/s", g_tr },
 	{ "stage", "QCN stage of the flow: 0 line rate, 1 fast recovery, 2 active, 3 hyper-active",
 	  g_stage },
 };

@@ -29,7 +29,6 @@
 #include "l2cc_shared.h"
 #include "wire.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -43,11 +42,10 @@ enum red_not_ect { RED_NOT_ECT_PASS = 0, RED_NOT_ECT_DROP };
 
 struct red_cfg {
 	uint64_t kmin, kmax;            /* bytes */
-	char pmax_text[24], wq_text[24];
+	double pmax, wq;
 	int action;                     /* enum red_action */
 	int not_ect;                    /* enum red_not_ect */
 	uint64_t seed;
-	double pmax, wq;                /* from the texts (red_check) */
 };
 
 struct red_port {
@@ -224,11 +222,9 @@ static const struct cfg_item red_keys[] = {
 	K("kmax", CFG_SIZE, kmax, "200K", 0, 1LL << 32,
 	  "red: the probability reaches pmax at kmax, and every frame is chosen above it "
 	  "(DCQCN paper: 200 KB)"),
-	/* Numbers that need not be whole: the schema has no real type, so
-	 * they are text, parsed and checked in red_check(). */
-	K("pmax", CFG_STR, pmax_text, "0.01", 1, 0,
+	K("pmax", CFG_REAL, pmax, "0.01", 0, 1,
 	  "red: the probability at kmax, 0 .. 1 (DCQCN paper: 0.01)"),
-	K("w_q", CFG_STR, wq_text, "0", 1, 0,
+	K("w_q", CFG_REAL, wq, "0", 0, 1,
 	  "red: weight of the averaged backlog, 0 .. 1; 0 = the instantaneous backlog (DCQCN), "
 	  "e.g. 0.002 for classic RED"),
 	KE("action", action, "fecn", red_action_names,
@@ -242,31 +238,10 @@ static const struct cfg_item red_keys[] = {
 #undef K
 #undef KE
 
-static int red_real(const char *text, double lo, double hi, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(text, &end);
-	while (end != text && isspace((unsigned char)*end))
-		end++;
-	return end == text || *end || errno || !isfinite(*v) || *v < lo || *v > hi ? -EINVAL : 0;
-}
-
 static int red_check(void *cfg, char *err, size_t errlen)
 {
 	struct red_cfg *c = cfg;
 
-	if (red_real(c->pmax_text, 0.0, 1.0, &c->pmax)) {
-		snprintf(err, errlen, "pmax = \"%s\", expected a number from 0 to 1, e.g. 0.01",
-			 c->pmax_text);
-		return -EINVAL;
-	}
-	if (red_real(c->wq_text, 0.0, 1.0, &c->wq)) {
-		snprintf(err, errlen, "w_q = \"%s\", expected a number from 0 to 1 (0 = "
-			 "instantaneous), e.g. 0.002", c->wq_text);
-		return -EINVAL;
-	}
 	if (c->kmin >= c->kmax) {
 		snprintf(err, errlen, "kmin = %llu is not below kmax = %llu, expected kmin < kmax",
 			 (unsigned long long)c->kmin, (unsigned long long)c->kmax);

@@ -10,7 +10,8 @@ plots/link_utilisation.png utilisation (fraction of the configured rate) of the
 plots/queues.png           input buffer occupancy and output queue of every switch port
                            that held data
 plots/events.png           PAUSE/PFC frames sent, ECN marks, CNPs: counts per 10 ms
-plots/rate_limits.png      the rate each flow's hostd law allows it over time (flows
+plots/rate_limits.png      the rate each flow's hostd law allows it over time, and
+                           dotted its target rate where the law keeps one (flows
                            whose hostd paces them; a rate law's answer to the marks)
 plots/fct.png              flow completion time CDF per size bucket (poisson flows)
 
@@ -317,15 +318,20 @@ def _rate_limits(R, out, xlim):
         rate = fl["rate_bps"]
         if not (rate > 0).any():
             continue
-        series[f["name"]] = (fl["t"] - R.t0, rate / 1e6)
+        tgt = fl.get("target_bps")
+        series[f["name"]] = (fl["t"] - R.t0, rate / 1e6,
+                             tgt / 1e6 if tgt is not None and (tgt > 0).any() else None)
     if not series:
         return None
     fig, ax = plt.subplots(figsize=SIZE)
     cmap = plt.get_cmap("tab20" if len(series) > 10 else "tab10")
-    for i, (name, (t, y)) in enumerate(series.items()):
+    for i, (name, (t, y, tgt)) in enumerate(series.items()):
         ax.step(t, y, where="post", lw=0.9, color=cmap(i % cmap.N), label=name)
+        # The law's target rate (DCQCN's Rt), where it keeps one: dotted.
+        if tgt is not None:
+            ax.step(t, tgt, where="post", lw=0.6, ls=":", color=cmap(i % cmap.N))
     _style(ax, R, xlim, "rate limit (Mbit/s)",
-           _title(R, "rate each flow's law allows (hostd rate_bps; 0 = unpaced)"))
+           _title(R, "rate each flow's law allows (hostd rate_bps; 0 = unpaced; dotted: its target)"))
     ax.set_ylim(bottom=0)
     _legend(ax, len(series))
     return _save(fig, os.path.join(out, "rate_limits.png"))

@@ -350,9 +350,12 @@ class Run:
                 if e is None:
                     e = vals[key] = {k: np.full(n, np.nan) for k in
                                      ("bytes_out", "frames_out", "marks", "cnp_in", "drops",
-                                      "queue_bytes", "rate_bps")}
+                                      "queue_bytes", "rate_bps", "target_bps")}
                 for k in e:
                     e[k][i] = fl.get(k, 0)
+                # A law that keeps a target rate says so in its state
+                # (dcqcn: Rt as rt_bps); NaN for the others.
+                e["target_bps"][i] = fl.get("law", {}).get("rt_bps", np.nan)
         flows = {}
         for key, e in vals.items():
             idx = np.flatnonzero(~np.isnan(e["bytes_out"]))
@@ -360,7 +363,7 @@ class Run:
             # created during the series, and all it counts is new.
             new = bool(idx[0] > 0 and (~full[:idx[0]]).any())
             out = {"t": t[idx], "idx": idx, "queue": e["queue_bytes"][idx],
-                   "rate_bps": e["rate_bps"][idx]}
+                   "rate_bps": e["rate_bps"][idx], "target_bps": e["target_bps"][idx]}
             for k in ("bytes_out", "frames_out", "marks", "cnp_in", "drops"):
                 v = e[k][idx]
                 inc = np.diff(v, prepend=v[0])

@@ -67,7 +67,7 @@ h1_released() {
 }
 
 t_dcqcn() {
-	local j m1 m2 m3 rc_low cnp marked per dur=3 maxcnp
+	local j m1 m2 m3 rc_low cnp marked per dur=3 maxcnp d out
 	# Recovery at R_AI = 5M (not the paper's 100k at 100M) so the test
 	# sees it within seconds.
 	restart_all "kmin = 10K
@@ -108,6 +108,21 @@ rpg_ai_rate = 5M"
 	assert_le "$rc_low" 80000000 "h1's DCQCN rate while congested"
 	wait_for -t 20 "h1's DCQCN rate back at the link rate" h1_released
 	assert_eq "$(port_field "$j" p2 drops)" 0 "drops at S"
+	# RED's per-priority counters and DCQCN's per-flow gauges follow
+	# Prometheus' rules too.
+	if command -v promtool >/dev/null 2>&1; then
+		for d in S h1; do
+			ctl "$d" metrics >"$L2T_DIR/$d.prom" || fail "l2ccctl $d metrics"
+			out=$(promtool check metrics <"$L2T_DIR/$d.prom" 2>&1) ||
+				fail "promtool check metrics on $d's metrics: $out"
+		done
+		grep -q '^l2cc_switch_red_marked_frames_total{switch="S",port="p2",prio="0"} [1-9]' \
+			"$L2T_DIR/S.prom" || fail "no RED marks at p2, priority 0, in S's metrics"
+		for m in current_rate_bytes_per_second target_rate_bytes_per_second alpha_ratio stage; do
+			grep -q "^# TYPE l2cc_hostd_dcqcn_$m gauge" "$L2T_DIR/h1.prom" ||
+				fail "h1's metrics have no l2cc_hostd_dcqcn_$m"
+		done
+	fi
 }
 
 t_drop() {

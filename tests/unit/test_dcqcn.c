@@ -224,10 +224,15 @@ static void test_dcqcn_presets_scaled(void)
 	CHECK_EQ(p->inc.rpg_byte_reset, 32767 * 64);
 	CHECK_EQ(p->inc.rpg_threshold, 1);
 	lt_free(&t);
-	/* g must be in (0, 1]. */
-	CHECK(lt_new(&t, "g = 0\n", "100M") < 0);
+	/* g is at most 1; a fraction is fine; 0 is the preset's. */
 	CHECK(lt_new(&t, "g = 2\n", "100M") < 0);
-	CHECK(lt_new(&t, "g = 1/256\n", "100M") < 0);
+	CHECK(lt_new(&t, "g = -0.5\n", "100M") < 0);
+	CHECK_EQ(lt_new(&t, "g = 1/512\n", "100M"), 0);
+	CHECK_NEAR(dcqcn_params(t.rp)->g, 1.0 / 512, 1e-15);
+	lt_free(&t);
+	CHECK_EQ(lt_new(&t, "g = 0\n", "100M"), 0);
+	CHECK_NEAR(dcqcn_params(t.rp)->g, 1.0 / 256, 1e-15);
+	lt_free(&t);
 }
 
 /* Zhu et al. §3.3 event by event, g = 1/2 to see alpha move. */
