@@ -160,7 +160,7 @@ t_metrics() {
 	for m in l2cc_switch_qcn_samples_total l2cc_switch_qcn_cnm_lost_total; do
 		grep -q "^# TYPE $m counter" "$L2T_DIR/S.prom" || fail "switchd's metrics have no $m"
 	done
-	for m in l2cc_hostd_cnm_rx_total l2cc_hostd_qcn_current_rate_bits_per_second; do
+	for m in l2cc_hostd_cnm_rx_total l2cc_hostd_qcn_current_rate_bytes_per_second; do
 		grep -q "^# TYPE $m " "$L2T_DIR/h1.prom" || fail "hostd's metrics have no $m"
 	done
 }
