@@ -495,8 +495,8 @@ link_switches() {
 # mk_switch T first. The capture functions below listen on ta.
 tap_link() {
 	local sw=$1 port=$2 host=$3 i
-	TAP_SW=$sw
-	TAP_PORT=$port
+	# (setup may run in a subshell: the probe reads where the tap is from a file)
+	echo "$sw $port" >"$L2T_DIR/tap"
 	ip -n "$(ns "$sw")" link del "$(ifn "$port")" || fail "unlink $port"
 	ip link add "$(ifn "$port")" netns "$(ns "$sw")" type veth peer name ta netns "$(ns T)" ||
 		fail "veth $port - ta"
@@ -517,13 +517,15 @@ tap_link() {
 # an EtherType (0x88B7) no test decodes: the capture on ta sees it arrive,
 # the bridge keeps it (it is addressed to ta), and no daemon counts it.
 tap_probe() {
-	hx "$TAP_SW" "$PY" -c '
+	local sw port
+	read -r sw port <"$L2T_DIR/tap" || return 1
+	hx "$sw" "$PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind((sys.argv[1], 0))
 s.send(bytes.fromhex(sys.argv[2].replace(":", "")) + bytes.fromhex("020000000001") + b"\x88\xb7" +
        sys.argv[3].encode().ljust(46, b"\0"))
-' "$(ifn "$TAP_PORT")" "$(ip -n "$(ns T)" -j link show ta | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])')" "$1"
+' "$(ifn "$port")" "$(ip -n "$(ns T)" -j link show ta | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])')" "$1"
 }
 
 # tap_probe_seen FILE MARK (for wait_for): send a probe, succeed once one is
