@@ -16,7 +16,7 @@
 
 #include "check.h"
 #include "log.h"
-#include "vt.h"
+#include "hdt.h"
 #include "../../hostd/hostd_private.h"
 #include "../../hostd/rp_dcqcn.h"
 #include "../../hostd/rp_qcn_inc.h"
@@ -305,83 +305,6 @@ static void test_dcqcn_cut_alpha(void)
 
 /* ---- in hostd's core ---------------------------------------------------------------- */
 
-enum { ME = 1, B = 2 };
-
-struct hdt {
-	struct hd_cfg cfg;
-	struct umem *u;
-	struct vt_sink k;
-	struct hd *h;
-};
-
-static int hdt_create(struct hdt *t, const char *extra)
-{
-	char path[] = "/tmp/l2cc-dcqcn-XXXXXX", err[512], conf[2048];
-	struct hd_ports_info pi = { .max_frame = 1500 + 22, .host_mtu = 1482,
-				    .host_mac_known = true };
-	struct dp_sink sink;
-	int ret;
-
-	memset(t, 0, sizeof(*t));
-	snprintf(conf, sizeof(conf), "[hostd]\nhost_port = cc0\nuplink = up0\nlink_rate = 100M\n%s",
-		 extra);
-	ret = vt_conf_file(path, conf);
-	if (!ret)
-		ret = hd_cfg_load(&t->cfg, path, NULL, 0, err, sizeof(err));
-	unlink(path);
-	if (ret) {
-		printf("    config: %s\n", err);
-		return ret;
-	}
-	ret = umem_create(&t->u, 4096, 2048, 0);
-	if (ret)
-		return ret;
-	vt_mac(pi.host_mac, ME);
-	vt_mac(pi.up_mac, 0xe0);
-	vt_sink_init(&t->k, t->u, NULL);
-	sink = vt_sink(&t->k);
-	ret = hd_core_create(&t->h, &t->cfg, t->u, &sink, &pi, 1000000000ull);
-	if (ret)
-		return ret;
-	t->k.now = &t->h->now;
-	return 0;
-}
-
-static void hdt_destroy(struct hdt *t)
-{
-	hd_core_destroy(t->h);
-	if (t->u)
-		CHECK_EQ(t->u->held, 0);
-	umem_destroy(t->u);
-	vt_sink_fini(&t->k);
-}
-
-static void hdt_run(struct hdt *t, uint64_t until_ns)
-{
-	uint64_t end = t->h->start_ns + until_ns;
-
-	hd_pass(t->h);
-	for (int n = 0; n < 1000000; n++) {
-		uint64_t d = hd_core_deadline(t->h);
-
-		if (d > end)
-			break;
-		t->h->now = d > t->h->now ? d : t->h->now;
-		hd_pass(t->h);
-	}
-	t->h->now = end;
-	hd_pass(t->h);
-}
-
-static void hdt_up_raw(struct hdt *t, const uint8_t *buf, int len)
-{
-	int64_t idx = umem_alloc(t->u);
-	uint64_t addr = umem_addr(t->u, (uint32_t)idx) + XPORT_UMEM_HEADROOM;
-
-	memcpy(umem_data(t->u, addr), buf, len);
-	CHECK(hd_rx_up_frame(t->h, addr, (uint32_t)len));
-}
-
 static void hdt_cnp(struct hdt *t, uint16_t flow)
 {
 	struct wire_cnp c = { .flow = flow, .seq = 0, .marked = 1 };
@@ -392,36 +315,10 @@ static void hdt_cnp(struct hdt *t, uint16_t flow)
 	hdt_up_raw(t, buf, wire_build_cnp(buf, sizeof(buf), me, src, &c));
 }
 
-static bool hdt_up_data(struct hdt *t, uint16_t flow, uint32_t seq, bool fecn)
-{
-	struct vt_eth e = { .dst = ME, .src = B, .prio = -1, .len = 500, .tag = true,
-			    .flow = flow, .seq = seq };
-	uint32_t l;
-	uint64_t addr = vt_frame_make(t->u, &e, &l);
-	bool taken;
-
-	if (fecn)
-		CHECK_EQ(wire_tag_set_fecn(umem_data(t->u, addr), l), 0);
-	taken = hd_rx_up_frame(t->h, addr, l);
-	if (!taken)
-		umem_free(t->u, umem_idx(t->u, addr));
-	return taken;
-}
-
+/* CNPs hostd sent toward the fabric so far. */
 static int hdt_cnps_out(struct hdt *t)
 {
-	int n = 0;
-
-	for (uint32_t i = 0; i < t->k.n; i++) {
-		const struct vt_frame *f = &t->k.log[i];
-		const uint8_t *body;
-		size_t blen;
-
-		n += f->port == HD_PORT_UP && vt_ethertype(f) == L2CC_ETH_P_CTRL &&
-		     wire_parse_ctrl(f->data + L2CC_ETH_HLEN, f->len - L2CC_ETH_HLEN, &body,
-				     &blen) == L2CC_CTRL_CNP;
-	}
-	return n;
+	return hdt_ctrl(t, 0, L2CC_CTRL_CNP, NULL);
 }
 
 /* The sender: a CNP cuts the flow's pacer; the rate timer (22 ms at 100M)
@@ -435,7 +332,7 @@ static void test_dcqcn_core_sender(void)
 	uint32_t l = 0;
 	uint64_t addr;
 
-	CHECK_EQ(hdt_create(&t, "[law]\nlaw = dcqcn\ng = 0.5\n"), 0);
+	CHECK_EQ(hdt_create_(&t, "[law]\nlaw = dcqcn\ng = 0.5\n"), 0);
 	addr = vt_frame_make(t.u, &e, &l);
 	hd_rx_host_frame(t.h, addr, l);
 	hdt_run(&t, 1000000);
@@ -470,11 +367,11 @@ static void test_dcqcn_core_receiver(void)
 {
 	struct hdt t;
 
-	CHECK_EQ(hdt_create(&t, "[law]\nlaw = dcqcn\n"), 0);
+	CHECK_EQ(hdt_create_(&t, "[law]\nlaw = dcqcn\n"), 0);
 	t.h->now = t.h->start_ns;
 	for (uint32_t i = 0; i < 10; i++) {
 		t.h->now = t.h->start_ns + i * 1000000ull;
-		CHECK(hdt_up_data(&t, 7, i, true));
+		CHECK(hdt_up_data(&t, B, 7, i, true));
 		hd_pass(t.h);
 	}
 	CHECK_EQ(hdt_cnps_out(&t), 1);                  /* the first, at once */
@@ -484,10 +381,10 @@ static void test_dcqcn_core_receiver(void)
 	CHECK_EQ(hdt_cnps_out(&t), 2);                  /* the other nine, at 20 ms */
 	hdt_destroy(&t);
 	/* [hostd] cnp_interval wins when set. */
-	CHECK_EQ(hdt_create(&t, "cnp_interval = 1ms\n[law]\nlaw = dcqcn\n"), 0);
+	CHECK_EQ(hdt_create_(&t, "cnp_interval = 1ms\n[law]\nlaw = dcqcn\n"), 0);
 	for (uint32_t i = 0; i < 10; i++) {
 		t.h->now = t.h->start_ns + i * 1000000ull;
-		CHECK(hdt_up_data(&t, 7, i, true));
+		CHECK(hdt_up_data(&t, B, 7, i, true));
 		hd_pass(t.h);
 	}
 	CHECK_EQ(hdt_cnps_out(&t), 10);

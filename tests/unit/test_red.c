@@ -14,11 +14,8 @@
 
 #include "check.h"
 #include "log.h"
-#include "vt.h"
+#include "swt.h"
 #include "../../switchd/cp_red.h"
-#include "../../switchd/switch_private.h"
-
-enum { H_A = 10, H_B = 11 };
 
 /* ---- IP CE on annotated bytes ---------------------------------------------- */
 
@@ -169,79 +166,10 @@ static void test_red_curve(void)
 
 /* ---- in the switch ------------------------------------------------------------ */
 
-struct swt {
-	struct sw_cfg cfg;
-	struct umem *u;
-	struct vt_sink k;
-	struct sw *s;
-};
-
-static int swt_create(struct swt *t, const char *conf)
+/* Run passes at every deadline for `ns` of virtual time from now. */
+static void swt_run_for(struct swt *t, uint64_t ns)
 {
-	char path[] = "/tmp/l2cc-red-XXXXXX", err[512];
-	uint8_t macs[SW_MAX_PORTS][6];
-	uint32_t mtus[SW_MAX_PORTS];
-	struct dp_sink sink;
-	int ret;
-
-	memset(t, 0, sizeof(*t));
-	ret = vt_conf_file(path, conf);
-	if (!ret)
-		ret = sw_cfg_load(&t->cfg, path, NULL, 0, err, sizeof(err));
-	unlink(path);
-	if (ret) {
-		printf("    config: %s\n", err);
-		return ret;
-	}
-	ret = umem_create(&t->u, 4096, 2048, 0);
-	if (ret)
-		return ret;
-	for (int i = 0; i < t->cfg.nports; i++) {
-		vt_mac(macs[i], (uint8_t)(0xe0 + i));
-		mtus[i] = 1500;
-	}
-	vt_sink_init(&t->k, t->u, NULL);
-	sink = vt_sink(&t->k);
-	ret = sw_core_create(&t->s, &t->cfg, t->u, &sink, (const uint8_t (*)[6])macs, mtus,
-			     1000000000ull);
-	if (ret)
-		return ret;
-	t->k.now = &t->s->now;
-	return 0;
-}
-
-static void swt_destroy(struct swt *t)
-{
-	sw_core_destroy(t->s);
-	if (t->u)
-		CHECK_EQ(t->u->held, 0);        /* every frame is back in the pool */
-	umem_destroy(t->u);
-	vt_sink_fini(&t->k);
-}
-
-static int64_t swt_cp(struct swt *t, int p, const char *name)
-{
-	const uint64_t *v = cp_ctr_find(t->s->ports[p].cpo, t->s->ports[p].cp, p, name);
-
-	return v ? (int64_t)*v : -1;
-}
-
-/* Run passes at every deadline for `ns` of virtual time. */
-static void swt_run(struct swt *t, uint64_t ns)
-{
-	uint64_t end = t->s->now + ns;
-
-	sw_pass(t->s);
-	for (int n = 0; n < 1000000; n++) {
-		uint64_t d = sw_core_deadline(t->s);
-
-		if (d > end)
-			break;
-		t->s->now = d > t->s->now ? d : t->s->now;
-		sw_pass(t->s);
-	}
-	t->s->now = end;
-	sw_pass(t->s);
+	swt_run(t, t->s->now - t->s->start_ns + ns);
 }
 
 /* A frame A -> B into p0, tagged, len bytes before the tag; IPv4 with ECN
@@ -279,9 +207,11 @@ static bool swt_send(struct swt *t, uint32_t len, int ecn, uint32_t seq)
 	return true;
 }
 
-static void swt_learn(struct swt *t)
+/* The switch learns A on p0 (a tagged frame through p1: the averages
+ * below start from it) and B on p1. */
+static void red_learn(struct swt *t)
 {
-	swt_send(t, 60, -1, 0);             /* A is on p0 */
+	swt_send(t, 60, -1, 0);
 	{
 		struct vt_eth e = { .dst = 0xff, .src = H_B, .prio = -1, .len = 60 };
 		uint32_t l;
@@ -289,7 +219,7 @@ static void swt_learn(struct swt *t)
 
 		sw_rx_frame(t->s, &t->s->ports[1], addr, l);
 	}
-	swt_run(t, 10000000);
+	swt_run_for(t, 10000000);
 	t->k.n = 0;
 }
 
@@ -335,16 +265,16 @@ static void test_red_share(void)
 	int n, fecn, ce, bad;
 	double var = 0;
 
-	if (swt_create(&t, red_conf("kmin = 0\nkmax = 40720\npmax = 1\nseed = 7\n"))) {
+	if (swt_create_(&t, red_conf("kmin = 0\nkmax = 40720\npmax = 1\nseed = 7\n"))) {
 		CHECK(0);
 		return;
 	}
-	swt_learn(&t);
+	red_learn(&t);
 	for (int b = 0; b < 100; b++) {
 		t.k.n = 0;
 		for (int i = 0; i < 40; i++)
 			CHECK(swt_send(&t, 1000, 2, (uint32_t)i));
-		swt_run(&t, 100000000);
+		swt_run_for(&t, 100000000);
 		swt_tally(&t, &n, &fecn, &ce, &bad);
 		CHECK_EQ(n, 40);
 	}
@@ -358,14 +288,14 @@ static void test_red_share(void)
 	 * backlog above kmax: always. */
 	swt_destroy(&t);
 
-	if (swt_create(&t, red_conf("kmin = 3000\nkmax = 5000\npmax = 0.5\n"))) {
+	if (swt_create_(&t, red_conf("kmin = 3000\nkmax = 5000\npmax = 0.5\n"))) {
 		CHECK(0);
 		return;
 	}
-	swt_learn(&t);
+	red_learn(&t);
 	for (int i = 0; i < 10; i++)
 		swt_send(&t, 1000, 2, (uint32_t)i);
-	swt_run(&t, 100000000);
+	swt_run_for(&t, 100000000);
 	/* Backlogs left: 9162 .. 5090 (5 frames above kmax: all marked), 4072
 	 * (p = 0.27), 3054 (p = 0.013), 2036 .. 0 (never). */
 	swt_tally(&t, &n, &fecn, &ce, &bad);
@@ -385,30 +315,30 @@ static void test_red_average(void)
 	struct swt t;
 	int n, fecn, ce, bad;
 
-	if (swt_create(&t, red_conf("kmin = 20000\nkmax = 30000\npmax = 1\nw_q = 0.5\n"))) {
+	if (swt_create_(&t, red_conf("kmin = 20000\nkmax = 30000\npmax = 1\nw_q = 0.5\n"))) {
 		CHECK(0);
 		return;
 	}
-	swt_learn(&t);
+	red_learn(&t);
 	/* Three arrivals without a pass: q = 1018, 2036, 3054. */
 	for (int i = 0; i < 3; i++)
 		swt_send(&t, 1000, 2, (uint32_t)i);
 	/* The learning flood (78 bytes) left avg 39; then 528.5, 1282.25,
 	 * 2168.1. */
 	CHECK_EQ(swt_cp(&t, 1, "red_qavg"), 2168);
-	swt_run(&t, 100000000);
+	swt_run_for(&t, 100000000);
 	swt_destroy(&t);
 
 	/* w_q tiny: 40 frames pile up to 40720 bytes, far above kmax, yet the
 	 * average stays below kmin and nothing is marked. */
-	if (swt_create(&t, red_conf("kmin = 20000\nkmax = 30000\npmax = 1\nw_q = 0.001\n"))) {
+	if (swt_create_(&t, red_conf("kmin = 20000\nkmax = 30000\npmax = 1\nw_q = 0.001\n"))) {
 		CHECK(0);
 		return;
 	}
-	swt_learn(&t);
+	red_learn(&t);
 	for (int i = 0; i < 40; i++)
 		swt_send(&t, 1000, 2, (uint32_t)i);
-	swt_run(&t, 100000000);
+	swt_run_for(&t, 100000000);
 	swt_tally(&t, &n, &fecn, &ce, &bad);
 	CHECK_EQ(n, 40);
 	CHECK_EQ(fecn, 0);
@@ -416,14 +346,14 @@ static void test_red_average(void)
 	swt_destroy(&t);
 
 	/* The same with w_q = 0 (DCQCN: the backlog itself): marked. */
-	if (swt_create(&t, red_conf("kmin = 20000\nkmax = 30000\npmax = 1\n"))) {
+	if (swt_create_(&t, red_conf("kmin = 20000\nkmax = 30000\npmax = 1\n"))) {
 		CHECK(0);
 		return;
 	}
-	swt_learn(&t);
+	red_learn(&t);
 	for (int i = 0; i < 40; i++)
 		swt_send(&t, 1000, 2, (uint32_t)i);
-	swt_run(&t, 100000000);
+	swt_run_for(&t, 100000000);
 	swt_tally(&t, &n, &fecn, &ce, &bad);
 	CHECK(fecn >= 10);
 	swt_destroy(&t);
@@ -436,16 +366,16 @@ static void test_red_ce(void)
 	struct swt t;
 	int n, fecn, ce, bad;
 
-	if (swt_create(&t, red_conf("kmin = 0\nkmax = 1\npmax = 1\naction = ce\n"))) {
+	if (swt_create_(&t, red_conf("kmin = 0\nkmax = 1\npmax = 1\naction = ce\n"))) {
 		CHECK(0);
 		return;
 	}
-	swt_learn(&t);
+	red_learn(&t);
 	/* Every frame but a burst's last leaves a backlog above kmax. */
 	for (int i = 0; i < 10; i++)
 		swt_send(&t, 1000, i < 6 ? (i & 1 ? 1 : 2) : 0, (uint32_t)i);
 	swt_send(&t, 1000, 2, 10);
-	swt_run(&t, 100000000);
+	swt_run_for(&t, 100000000);
 	swt_tally(&t, &n, &fecn, &ce, &bad);
 	CHECK_EQ(fecn, 0);
 	CHECK_EQ(bad, 0);
@@ -460,14 +390,14 @@ static void test_red_ce(void)
 	swt_destroy(&t);
 
 	/* not_ect = pass: they leave unmarked. */
-	if (swt_create(&t, red_conf("kmin = 0\nkmax = 1\npmax = 1\naction = ce\nnot_ect = pass\n"))) {
+	if (swt_create_(&t, red_conf("kmin = 0\nkmax = 1\npmax = 1\naction = ce\nnot_ect = pass\n"))) {
 		CHECK(0);
 		return;
 	}
-	swt_learn(&t);
+	red_learn(&t);
 	for (int i = 0; i < 5; i++)
 		swt_send(&t, 1000, 0, (uint32_t)i);
-	swt_run(&t, 100000000);
+	swt_run_for(&t, 100000000);
 	swt_tally(&t, &n, &fecn, &ce, &bad);
 	CHECK_EQ(n, 5);
 	CHECK_EQ(ce, 0);
@@ -484,14 +414,14 @@ static void test_red_drop(void)
 	int n, fecn, ce, bad;
 	const uint64_t *prio;
 
-	if (swt_create(&t, red_conf("kmin = 3000\nkmax = 5000\npmax = 0\naction = drop\n"))) {
+	if (swt_create_(&t, red_conf("kmin = 3000\nkmax = 5000\npmax = 0\naction = drop\n"))) {
 		CHECK(0);
 		return;
 	}
-	swt_learn(&t);
+	red_learn(&t);
 	for (int i = 0; i < 10; i++)
 		swt_send(&t, 1000, 2, (uint32_t)i);
-	swt_run(&t, 100000000);
+	swt_run_for(&t, 100000000);
 	/* pmax 0: only the frames that leave more than kmax behind (5 of 10). */
 	swt_tally(&t, &n, &fecn, &ce, &bad);
 	CHECK_EQ(n, 5);
