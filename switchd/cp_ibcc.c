@@ -18,6 +18,14 @@
  * output that becomes a victim (blocked) leaves at once unless victim_mask
  * is set: a victim never marks (Gran §II.1).
  *
+ * Root is judged over the backlog, not the instant: a backlog that built
+ * while flow control held the output is a victim's until it has drained to
+ * the low threshold, even at the moments a credit lets one frame out. A
+ * software switch gets its credits back one frame at a time from a
+ * congested neighbour, and "has credit now" would make the output toward
+ * it a root at each of them (it marked tens of frames a second in the
+ * netns test before this rule).
+ *
  * Thresholds. `threshold` T (A10 SwitchCongestionSetting Threshold; Gran §II.1)
  * is 0..15: 0 never marks, 1 the highest threshold, 15 the lowest. It maps
  * to thr_high = buffer * (16 - T) / 16, buffer = this port's input buffer
@@ -65,6 +73,7 @@ struct ibcc_cfg {
 
 struct ibcc_vl {
 	bool cong;
+	bool held;              /* flow control held it since the backlog was at thr_low */
 	uint64_t last_ns;       /* while congested: time in state counted up to here */
 	uint64_t occ_bytes;     /* the output's backlog of this priority (last hook) */
 	uint32_t occ_frames;
@@ -198,13 +207,15 @@ static void ibcc_eval(struct cp *cp, uint32_t out, int prio, uint64_t occ)
 	struct ibcc_vl *v = &op->vl[prio];
 	uint64_t now = sw_now(cp->h.s);
 
+	if (occ <= op->thr_low)
+		v->held = false;
 	if (v->cong) {
 		op->cong_ns += now - v->last_ns;
 		v->last_ns = now;
 		if (occ <= op->thr_low)
 			ibcc_leave(op, prio, now);
 	} else if (occ > op->thr_high &&
-		   (op->victim || sw_out_is_root(cp->h.s, out, prio))) {
+		   (op->victim || (!v->held && sw_out_is_root(cp->h.s, out, prio)))) {
 		v->cong = true;
 		v->last_ns = now;
 		op->entries++;
@@ -257,6 +268,8 @@ static void ibcc_blocked(struct cp *cp, uint32_t out, uint8_t prios)
 	for (int p = 0; p < IBCC_NPRIO; p++) {
 		uint64_t vmax;
 
+		if (prios & (1u << p))
+			op->vl[p].held = true;
 		if ((prios & (1u << p)) && !op->victim) {
 			if (op->vl[p].cong)
 				ibcc_leave(op, p, sw_now(cp->h.s));

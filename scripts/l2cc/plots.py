@@ -10,6 +10,7 @@ plots/link_utilisation.png utilisation (fraction of the configured rate) of the
 plots/queues.png           input buffer occupancy and output queue of every switch port
                            that held data
 plots/events.png           PAUSE/PFC frames sent, ECN marks, CNPs: counts per 10 ms
+plots/congestion_state.png each port's congestion state over time (ibcc), when any entered it
 plots/rate_limits.png      the rate each flow's hostd law allows it over time, and
                            dotted its target rate where the law keeps one (flows
                            whose hostd paces them; a rate law's answer to the marks)
@@ -167,6 +168,9 @@ def plot_all(d, rate_window=None, xlim=None):
 
     made.append(_queues(R, out, xlim))
     made.append(_events(R, out, xlim))
+    cs = _congestion_state(R, out, xlim)
+    if cs:
+        made.append(cs)
     rl = _rate_limits(R, out, xlim)
     if rl:
         made.append(rl)
@@ -301,6 +305,30 @@ def _events(R, out, xlim):
         a.set_ylim(bottom=0)
     fig.suptitle(_title(R, "events"), fontsize=11)
     return _save(fig, os.path.join(out, "events.png"))
+
+
+def _congestion_state(R, out, xlim):
+    """Each switch port's congestion state over time (a congestion point's
+    `congested` mask, e.g. ibcc's: 1 while any priority is in it), one
+    row per port that was ever in it; None when none was."""
+    rows = []
+    for sw in sorted(R.sw):
+        s = R.sw[sw]
+        for p, arr in s["ports"].items():
+            c = arr.get("congested")
+            if c is not None and c.any():
+                rows.append(("%s:%s" % (sw, p), s["t"] - R.t0, (c != 0).astype(float)))
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(SIZE[0], 1.5 + 0.6 * len(rows)))
+    for i, (name, t, y) in enumerate(rows):
+        ax.fill_between(t, i, i + 0.8 * y, step="post", lw=0, alpha=0.8)
+    ax.set_yticks([i + 0.4 for i in range(len(rows))])
+    ax.set_yticklabels([r[0] for r in rows])
+    _style(ax, R, xlim, "port (filled: congested)",
+           _title(R, "congestion state per output port, as sampled"))
+    ax.set_ylim(0, len(rows))
+    return _save(fig, os.path.join(out, "congestion_state.png"))
 
 
 def _rate_limits(R, out, xlim):

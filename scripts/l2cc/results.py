@@ -319,6 +319,12 @@ class Run:
                                             for row in rows], dtype=float)
             else:
                 a["outq_bytes"] = None
+            # A congestion point's state per priority (a mask), from the
+            # schemes that keep one (ibcc's `congested`); None otherwise.
+            if any("congested" in row for row in rows):
+                a["congested"] = np.array([row.get("congested", 0) for row in rows], dtype=int)
+            else:
+                a["congested"] = None
             ports[p] = a
         return {"t": t, "ports": ports}
 

@@ -165,11 +165,19 @@ static void test_ibcc_root_victim(void)
 			swt_destroy(&t);
 			continue;
 		}
-		/* Resumed: a root now, with 12 frames queued, it enters and
-		 * marks; the victim behind p2 still marks nothing. */
+		/* Resumed: the 12 frames built up while it was held, a victim's
+		 * backlog: still not entered as they drain. Fresh frames on
+		 * the free output then make it a root that enters and marks;
+		 * the victim behind p2 still marks nothing. */
 		from = t.k.n;
 		ib_pause(&t, 1, 0);
 		swt_run(&t, 200000000);
+		CHECK_EQ(swt_cp(&t, 1, "entries"), 0);
+		CHECK_EQ(ib_fecns(&t, from, 1, fecn, 32), 12);
+		CHECK_EQ(swt_cp(&t, 1, "fecn_marked"), 0);
+		from = t.k.n;
+		ib_send(&t, 0, H_A, H_R, 12, 1500);
+		swt_run(&t, 400000000);
 		CHECK_EQ(swt_cp(&t, 1, "entries"), 1);
 		n = ib_fecns(&t, from, 1, fecn, 32);
 		CHECK_EQ(n, 12);
