@@ -581,14 +581,19 @@ int wire_build_cnm(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t
 
 int wire_parse_cnm(const uint8_t *payload, size_t len, struct wire_cnm *c)
 {
-	uint16_t vf;
+	uint16_t vf, elen, mlen;
 
 	if (!payload || len < 2)
 		return -EINVAL;
+	/* The version alone decides whether the rest can be read at all. */
 	vf = get_be16(payload + offsetof(struct l2cc_cnm, ver_fb));
 	if (vf >> 12 != L2CC_CNM_VERSION)
 		return -EPROTO;
 	if (len < CNM_HLEN)
+		return -EINVAL;
+	elen = get_be16(payload + offsetof(struct l2cc_cnm, encap_len));
+	mlen = elen < L2CC_CNM_MSDU_MAX ? elen : L2CC_CNM_MSDU_MAX;
+	if (len < CNM_HLEN + mlen)
 		return -EINVAL;
 	c->qntz_fb = vf & L2CC_CNM_FB_MAX;
 	memcpy(c->cpid, payload + offsetof(struct l2cc_cnm, cpid), sizeof(c->cpid));
@@ -596,11 +601,9 @@ int wire_parse_cnm(const uint8_t *payload, size_t len, struct wire_cnm *c)
 	c->qdelta = (int16_t)get_be16(payload + offsetof(struct l2cc_cnm, qdelta));
 	c->encap_prio = get_be16(payload + offsetof(struct l2cc_cnm, encap_prio)) >> 13;
 	memcpy(c->encap_da, payload + offsetof(struct l2cc_cnm, encap_da), L2CC_ETH_ALEN);
-	c->encap_len = get_be16(payload + offsetof(struct l2cc_cnm, encap_len));
-	c->msdu_len = c->encap_len < L2CC_CNM_MSDU_MAX ? c->encap_len : L2CC_CNM_MSDU_MAX;
-	if (len < CNM_HLEN + c->msdu_len)
-		return -EINVAL;
-	memcpy(c->msdu, payload + CNM_HLEN, c->msdu_len);
+	c->encap_len = elen;
+	c->msdu_len = (uint8_t)mlen;
+	memcpy(c->msdu, payload + CNM_HLEN, mlen);
 	return 0;
 }
 

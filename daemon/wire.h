@@ -2,7 +2,8 @@
 /*
  * Wire formats: parsing of Ethernet/802.1Q headers and encoding/decoding of
  * 802.3x PAUSE, 802.1Qbb PFC, the l2cc data tag (0x88B5) and l2cc control
- * messages (0x88B6: CREDIT, CNP, ACK), on raw frame bytes.
+ * messages (0x88B6: CREDIT, CNP, ACK), IP ECN, and the 802.1Qau CNM
+ * (0x22E7), on raw frame bytes.
  * Decoders never read past `len` and return -EINVAL on malformed input; they
  * are fuzzed (tests/fuzz/). Layouts: bpf/l2cc_shared.h, docs/wire-formats.md.
  */
@@ -231,7 +232,8 @@ int wire_build_cnm(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t
 /*
  * Decode the payload after the 0x22E7 EtherType. Reserved bits are ignored;
  * bytes after the encapsulated MSDU (padding) too. -EPROTO for a version
- * other than 0, -EINVAL if shorter than the header plus min(encap_len, 64).
+ * other than 0 (decided by the first two bytes alone), -EINVAL if shorter
+ * than the header plus min(encap_len, 64); *c is untouched on an error.
  */
 int wire_parse_cnm(const uint8_t *payload, size_t len, struct wire_cnm *c);
 

@@ -823,7 +823,11 @@ static void hd_rx_cnm(struct hd *h, const struct eth_info *ei, const uint8_t *fr
 		h->st.cnm_bad++;
 		return;
 	}
-	if (wire_cnm_tag(&c, &t) || !(f = flow_by_id(h->flows, t.flow))) {
+	/* About a frame our host sent (the CNM goes to its SA), to a
+	 * destination our flow has: a flow id alone may have been reused. */
+	if ((h->host_mac_known && memcmp(ei->dst, h->host_mac, 6)) ||
+	    wire_cnm_tag(&c, &t) || !(f = flow_by_id(h->flows, t.flow)) ||
+	    (f->key.type == FLOW_KEY_DST && memcmp(f->key.mac, c.encap_da, 6))) {
 		h->st.cnm_unknown++;
 		return;
 	}

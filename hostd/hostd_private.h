@@ -35,7 +35,7 @@ enum hd_drop {
 	HD_DROP_QUEUE_FULL,     /* host edge: the flow's queue is at its byte limit */
 	HD_DROP_PASS_FULL,      /* host edge: the ARP/ND/broadcast queue is full */
 	HD_DROP_NO_FRAME,       /* free UMEM frames ran low (host edge) or none for a CNP/ACK */
-	HD_DROP_FORGED,         /* from the host: a 0x88B5 tag or 0x88B6 control frame */
+	HD_DROP_FORGED,         /* from the host: a 0x88B5 tag, 0x88B6 control frame or CNM */
 	HD_DROP_LINK_LOCAL,     /* 01:80:C2:00:00:0x we do not speak (or from the host) */
 	HD_DROP_BAD_TAG,        /* from the fabric: malformed l2cc data tag */
 	HD_DROP_BAD_CTRL,       /* malformed l2cc control message or MAC control frame */

@@ -152,8 +152,14 @@ static void bcn_init(struct rp *rp, struct flow *f, struct rp_out *o)
 	}
 	bcn_clamp(rp, b);
 	bcn_out(rp, b, o);
-	if (k->si && rp->env.h)
+	if (!rp->env.h)
+		return;
+	if (k->si)
 		rp_timer(rp->env.h, f, BCN_T_SI, k->si_period);
+	/* A state resumed in a stop (a reload, [law] persistent) lost the
+	 * stop's timer with its flow: the stop starts again. */
+	if (b->stopped)
+		rp_timer(rp->env.h, f, BCN_T_STOP, k->stop ? k->stop : 1);
 }
 
 /* Fb = -(Qoff + w Qdelta), in cells of S bytes (Lu §II, §III). */
@@ -171,7 +177,9 @@ static void bcn_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb *f
 
 	if (fb->kind != RP_FB_CNM)
 		return;
-	if (b->stopped) {
+	/* Stopped, or a rate pinned by hand (l2ccctl set-rate): heard, not
+	 * acted on. */
+	if (b->stopped || f->pinned) {
 		b->ignored++;
 		return;
 	}
@@ -220,14 +228,15 @@ static void bcn_on_timer(struct rp *rp, struct flow *f, unsigned timer, struct r
 	if (timer == BCN_T_STOP) {
 		b->stopped = 0;
 		b->rate = bcn_rmin(rp);
-		bcn_out(rp, b, o);
+		if (!f->pinned)
+			bcn_out(rp, b, o);
 		return;
 	}
 	if (timer != BCN_T_SI || !k->si)
 		return;
 	if (rp->env.h)
 		rp_timer(rp->env.h, f, BCN_T_SI, k->si_period);
-	if (b->stopped)
+	if (b->stopped || f->pinned)
 		return;
 	switch (k->si) {
 	case 1:

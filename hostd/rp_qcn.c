@@ -120,6 +120,17 @@ static void qcn_init(struct rp *rp, struct flow *f, struct rp_out *o)
 	struct qcn *q = qcn_of(f);
 	double r;
 
+	/* Our state already (a reload, [law] persistent): resume it, with the
+	 * timer its stage wants. */
+	if (q->magic == QCN_MAGIC) {
+		if (q->inc.rc > rp->inc.max_rate)
+			q->inc.rc = rp->inc.max_rate;
+		if (q->inc.rt > rp->inc.max_rate)
+			q->inc.rt = rp->inc.max_rate;
+		qcn_arm(rp, f, qcn_inc_period(&rp->inc, &q->inc));
+		qcn_out(q, o);
+		return;
+	}
 	rp_configured_rate(rp->env.cfg, f, o);
 	r = o->by_ipd ? rp->inc.max_rate / (1.0 + o->ipd)
 	    : o->rate_bps ? (double)o->rate_bps : rp->inc.max_rate;

@@ -23,7 +23,8 @@
  *    (1 + QntzFb/8) bytes of arrivals (150, 75, 50, ... 18.75 KB), each
  *    jittered by a uniform factor in [0.85, 1.15].
  *
- * CNMs travel at cnm_priority and are never sampled themselves. The CPID
+ * CNMs travel at cnm_priority (in an 802.1Q tag with the sample's VID, 0
+ * for an untagged sample) and are never sampled themselves. The CPID
  * is the port's MAC, the port's index and the priority (8 bytes). Queue
  * quantities may be given in frames: a frame counts as the port's largest
  * (MTU + Ethernet header + two VLAN tags), the backlog being in bytes.
@@ -150,10 +151,13 @@ static bool cn_send(struct cp *cp, uint32_t out, int prio, const uint8_t *frame,
 	cn_cpid(cp, out, prio, c.cpid);
 	c.qoffset = qoff;
 	c.qdelta = qdelta;
-	/* 802.1Qau: the CNM keeps the sample's VLAN, at the CNM's priority. */
+	/* 802.1Qau: the CNM keeps the sample's VLAN, at the CNM's priority;
+	 * an untagged sample's CNM is priority-tagged (VID 0), so the next
+	 * switch and the host queue it at cnm_priority too, not behind the
+	 * congestion it reports. */
 	if (wire_cnm_encap(&c, frame, len) == 0)
 		n = wire_build_cnm(buf, sizeof(buf), ei->src, sw_port_mac(cp->h.s, out),
-				   ei->ntags ? (int)(k->cnm_priority << 13 | ei->vid) : -1, &c);
+				   (int)(k->cnm_priority << 13 | ei->vid), &c);
 	if (n <= 0 || sw_emit(cp->h.s, (int)k->cnm_priority, buf, (uint32_t)n) != 0) {
 		cp->port[out].cnm_lost[prio]++;
 		return false;

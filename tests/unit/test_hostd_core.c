@@ -363,6 +363,21 @@ static void test_hd_core_bcn_events(void)
 	r += 4 * fb * 1e4;
 	CHECK_NEAR((double)pacer_rate(t.h->pacer, 1), r, 1.5);
 
+	/* A rate pinned by hand (l2ccctl set-rate) is the law's no more. */
+	{
+		struct flow *f = flow_by_id(t.h->flows, 1);
+		double before = (double)pacer_rate(t.h->pacer, 1);
+
+		CHECK(f != NULL);
+		if (f) {
+			CHECK_EQ(hd_set_flow_rate(t.h, f, 7000000, -1), 0);
+			hdt_cnm(&t, 0, 5, 1000, 0);
+			CHECK_EQ(pacer_rate(t.h->pacer, 1), 7000000);
+			f->pinned = false;
+			CHECK_EQ(hd_set_flow_rate(t.h, f, (uint64_t)before, -1), 0);
+			f->pinned = false;
+		}
+	}
 	/* Decreases floor at Rmin = link / 100 */
 	for (int i = 0; i < 100; i++)
 		hdt_cnm(&t, 0, 6, 1000, 1000);
