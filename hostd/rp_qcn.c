@@ -11,7 +11,8 @@
  * both stage counters, the byte counter and the timer restart. The rate
  * then climbs back in 802.1Qau's stages (hostd/rp_qcn_inc.c, shared with
  * DCQCN): fast recovery CR <- (CR + TR) / 2 at each byte-counter event
- * (every rpg_byte_reset bytes sent, halved after fast recovery) and timer
+ * (every rpg_byte_reset bytes sent, halved after fast recovery, each cycle
+ * jittered by a uniform factor in [0.85, 1.15]) and timer
  * event (every rpg_time_reset, halved likewise), then active increase
  * (TR += rpg_ai_rate) and hyper-active increase (TR += i rpg_hai_rate, i
  * growing with the stages), with the TR/8 guard; a flow back at the link
@@ -91,6 +92,7 @@ static int qcn_create(struct rp **out, const struct rp_env *env)
 		 * hyper-active step grows with the stage. */
 		.halve_after_fr = true,
 		.hai_by_stage = true,
+		.byte_jitter = true,
 	};
 	rp->gd = ldexp(1.0, -(int)k->rpg_gd);
 	rp->min_dec = (double)k->rpg_min_dec_fac / 100.0;
@@ -139,6 +141,8 @@ static void qcn_init(struct rp *rp, struct flow *f, struct rp_out *o)
 	memset(q, 0, sizeof(*q));
 	q->magic = QCN_MAGIC;
 	qcn_inc_init(&q->inc, r);
+	/* each flow its own jitter sequence */
+	q->inc.rng = (uint32_t)((f->id + 1) * 2654435761u) ^ f->gen;
 	qcn_arm(rp, f, 0);
 	qcn_out(q, o);
 }

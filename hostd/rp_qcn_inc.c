@@ -16,6 +16,22 @@ void qcn_inc_init(struct qcn_inc *s, double r)
 	memset(s, 0, sizeof(*s));
 	s->rc = s->rt = r;
 	s->stage = QCN_LINE_RATE;
+	s->jit_pm = 1000;
+	s->rng = 0x9e3779b9u;
+}
+
+/* The next byte cycle's length factor, 850 .. 1150 per mille. */
+static void qcn_jitter(const struct qcn_inc_cfg *c, struct qcn_inc *s)
+{
+	uint32_t x = s->rng ? s->rng : 1;
+
+	if (!c->byte_jitter)
+		return;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	s->rng = x;
+	s->jit_pm = (uint16_t)(850 + x % 301);
 }
 
 void qcn_inc_decrease(const struct qcn_inc_cfg *c, struct qcn_inc *s, double rc_new,
@@ -29,6 +45,7 @@ void qcn_inc_decrease(const struct qcn_inc_cfg *c, struct qcn_inc *s, double rc_
 	s->bytes = 0;
 	s->byte_stage = s->time_stage = 0;
 	s->stage = QCN_FAST_RECOVERY;
+	qcn_jitter(c, s);
 }
 
 /* Fast recovery is over once either counter reached F. */
@@ -74,10 +91,13 @@ bool qcn_inc_bytes(const struct qcn_inc_cfg *c, struct qcn_inc *s, uint32_t len)
 		return false;
 	if (c->halve_after_fr && qcn_past_fr(c, s))
 		lim /= 2;
+	if (c->byte_jitter)
+		lim = lim * s->jit_pm / 1000;
 	s->bytes += len;
 	if (s->bytes < lim)
 		return false;
 	s->bytes = 0;
+	qcn_jitter(c, s);
 	s->byte_stage++;
 	qcn_step(c, s);
 	return true;

@@ -49,6 +49,10 @@ struct qcn_inc_cfg {
 	bool halve_after_fr;
 	/* Hyper-active steps grow with the stage (802.1Qau) or are R_HAI each. */
 	bool hai_by_stage;
+	/* Each byte-counter cycle lasts B times a uniform factor in [0.85,
+	 * 1.15] (802.1Qau), so flows cut by one burst of CNMs do not step in
+	 * lockstep; DCQCN's simulators count exactly. */
+	bool byte_jitter;
 };
 
 enum qcn_inc_stage {
@@ -63,6 +67,8 @@ struct qcn_inc {
 	uint64_t bytes;                 /* sent since the last byte event */
 	uint32_t byte_stage, time_stage;        /* events since the last decrease */
 	uint8_t stage;                  /* enum qcn_inc_stage */
+	uint16_t jit_pm;                /* byte_jitter: this cycle's factor, per mille */
+	uint32_t rng;                   /* byte_jitter: xorshift32 state; the law seeds it */
 	uint64_t increases;             /* steps taken */
 };
 

@@ -42,6 +42,7 @@ MUTANTS=(
 "qcn_rp_target_always@@hostd/rp_qcn.c@@s/			 !first_cycle\);/			 true);/@@test_hostd_core@@test_hd_core_qcn_events"
 "qcn_rp_no_min_dec_fac@@hostd/rp_qcn.c@@s/return x < min_dec_fac \? min_dec_fac : x;/return x;/@@test_hostd_core@@test_hd_core_qcn_events"
 "bcn_rp_ignores_pin@@hostd/rp_bcn.c@@s/if \(b->stopped \|\| f->pinned\) \{/if (b->stopped) {/@@test_hostd_core@@test_hd_core_bcn_events"
+"qcn_no_byte_jitter@@hostd/rp_qcn_inc.c@@s/	s->jit_pm = \(uint16_t\)\(850 \+ x % 301\);/	s->jit_pm = 1000;/@@test_dcqcn@@test_qcn_inc_byte_jitter"
 "cnm_from_host_passes@@switchd/switch.c@@s/ \|\| ei.ethertype == L2CC_ETH_P_CNM\)\) \{/)) {/@@test_switch_core@@test_core_forged_from_host"
 "red_no_ramp@@switchd/cp_red.c@@s/return pmax \* \(q - \(double\)kmin\) \/ \(double\)\(kmax - kmin\);/return pmax;/@@test_red@@test_red_curve"
 "red_average_ignored@@switchd/cp_red.c@@s/double q = c->wq > 0.0 \? rp->avg\[prio\] : \(double\)rp->q\[prio\];/double q = (double)rp->q[prio];/@@test_red@@test_red_average"

@@ -85,6 +85,38 @@ static void test_qcn_inc_stages(void)
 	CHECK(qcn_inc_bytes(&c, &s, 1));
 }
 
+/* 802.1Qau's byte counter: each cycle B times a factor in [0.85, 1.15],
+ * drawn anew every cycle; without byte_jitter exactly B. */
+static void test_qcn_inc_byte_jitter(void)
+{
+	struct qcn_inc_cfg c = inc_cfg;
+	struct qcn_inc s;
+	uint32_t lo = UINT32_MAX, hi = 0;
+
+	c.rpg_byte_reset = 10000;
+	c.rpg_threshold = 1000;                 /* stay in fast recovery */
+	c.byte_jitter = true;
+	qcn_inc_init(&s, 1000e6);
+	s.rng = 12345;
+	qcn_inc_decrease(&c, &s, 1e6, true);
+	for (int cycle = 0; cycle < 200; cycle++) {
+		uint32_t sent = 0;
+
+		while (!qcn_inc_bytes(&c, &s, 100))
+			sent += 100;
+		sent += 100;
+		lo = sent < lo ? sent : lo;
+		hi = sent > hi ? sent : hi;
+		s.rc = 1e6;                     /* keep it rate-limited */
+	}
+	CHECK(lo >= 8500 && hi <= 11500 + 100);
+	CHECK(hi - lo >= 2000);                 /* it does vary */
+	c.byte_jitter = false;
+	qcn_inc_decrease(&c, &s, 1e6, true);
+	CHECK(!qcn_inc_bytes(&c, &s, 9999));
+	CHECK(qcn_inc_bytes(&c, &s, 1));
+}
+
 static void test_qcn_inc_guard_floor_release(void)
 {
 	struct qcn_inc_cfg c = inc_cfg;
@@ -396,6 +428,7 @@ int main(void)
 	log_set_level(LOG_LVL_WARN);
 	RUN(test_qcn_inc_stages);
 	RUN(test_qcn_inc_guard_floor_release);
+	RUN(test_qcn_inc_byte_jitter);
 	RUN(test_dcqcn_presets_scaled);
 	RUN(test_dcqcn_cut_alpha);
 	RUN(test_dcqcn_core_sender);
