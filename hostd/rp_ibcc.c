@@ -427,6 +427,19 @@ static void ibcc_destroy(struct rp *rp)
 	free(rp);
 }
 
+/* Per-flow gauges for Prometheus (l2cc_hostd_ibcc_<metric>); the BECNs
+ * are the flow's marks (l2cc_hostd_flow_marks_total). */
+static double g_ccti(const struct rp *rp, const struct flow *f)
+{
+	const struct ibcc_flow *s = ibcc_carea(f);
+
+	return s->magic == IBCC_MAGIC ? s->ccti : 0;
+}
+
+static const struct rp_gauge ibcc_gauges[] = {
+	{ "ccti", "InfiniBand CC congestion control table index (CCTI) of the flow", g_ccti },
+};
+
 const struct rp_ops rp_ibcc_ops = {
 	.name = "ibcc",
 	.help = "InfiniBand CC (IB spec 1.2.1 A10; Gran et al. 2011 §II.2): a BECN adds "
@@ -443,4 +456,6 @@ const struct rp_ops rp_ibcc_ops = {
 	.on_tick = ibcc_on_tick,
 	.describe = ibcc_describe,
 	.state_size = sizeof(struct ibcc_flow),
+	.gauges = ibcc_gauges,
+	.ngauges = sizeof(ibcc_gauges) / sizeof(ibcc_gauges[0]),
 };
