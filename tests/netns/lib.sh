@@ -482,6 +482,14 @@ link_switches() {
 	ip -n "$(ns "$3")" link set "$b" up || fail "$3 $b up"
 }
 
+# law_field HOST PEER FIELD: a field of the law's state of HOST's flow toward
+# PEER's host MAC (l2ccctl flows, "law"); fails when there is none.
+law_field() {
+	local mac
+	mac=$(host_mac "$2") || return 1
+	jget "$(ctl "$1" flows)" "[f['law']['$3'] for f in d['flows'] if f['key'] == '$mac'][0]"
+}
+
 # ---- a tap: a wire tcpdump can listen on ---------------------------------------
 #
 # Frames an AF_XDP socket sends or receives never pass the kernel's packet

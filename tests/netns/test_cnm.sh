@@ -59,16 +59,9 @@ rpg_ai_rate = 5M"
 	for i in 1 3; do hx "h$i" ping -c 2 -i 0.2 -W 2 10.99.0.2 >/dev/null || fail "ping h$i -> h2"; done
 }
 
-# A field of h's flow toward h2's law state.
-law_of() { # HOST FIELD
-	local mac2
-	mac2=$(host_mac h2)
-	jget "$(ctl "$1" flows)" "[f['law']['$2'] for f in d['flows'] if f['key'] == '$mac2'][0]"
-}
-
 released() { # HOST
 	local s r
-	s=$(law_of "$1" stage) && r=$(law_of "$1" cr_bps) || return 1
+	s=$(law_field "$1" h2 stage) && r=$(law_field "$1" h2 cr_bps) || return 1
 	echo "$1 stage $s cr $r"
 	[ "$s" = line_rate ] && [ "$r" -eq 100000000 ]
 }
@@ -87,7 +80,7 @@ t_qcn() {
 	c=$CLI_PID
 	iperf_client_bg h3 2 5202 "$L2T_DIR/c3.json" -u -b 100M -l 1400 -t "$dur"
 	sleep 1.5
-	cr1=$(law_of h1 cr_bps) || fail "h1's flow has no qcn state"
+	cr1=$(law_field h1 h2 cr_bps) || fail "h1's flow has no qcn state"
 	wait "$c" "$CLI_PID"
 	measure_unlock
 	tap_stop_capture S h1 h2 h3

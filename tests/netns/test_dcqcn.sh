@@ -52,16 +52,9 @@ port_field() { # JSON PORT FIELD
 	jget "$1" "d['ports']['$2']['$3']"
 }
 
-# h1's flow to h2: a field of its law's state.
-h1_law() { # FIELD
-	local mac2
-	mac2=$(host_mac h2)
-	jget "$(ctl h1 flows)" "[f['law']['$1'] for f in d['flows'] if f['key'] == '$mac2'][0]"
-}
-
 h1_released() {
 	local s r
-	s=$(h1_law stage) && r=$(h1_law rc_bps) || return 1
+	s=$(law_field h1 h2 stage) && r=$(law_field h1 h2 rc_bps) || return 1
 	echo "stage $s rc $r"
 	[ "$s" = line_rate ] && [ "$r" -eq 100000000 ]
 }
@@ -82,7 +75,7 @@ rpg_ai_rate = 5M"
 	c=$CLI_PID
 	iperf_client_bg h3 2 5202 "$L2T_DIR/c3.json" -u -b 100M -l 1400 -t "$dur"
 	sleep 1.5
-	rc_low=$(h1_law rc_bps) || fail "h1's flow has no dcqcn state"
+	rc_low=$(law_field h1 h2 rc_bps) || fail "h1's flow has no dcqcn state"
 	wait "$c" "$CLI_PID"
 	measure_unlock
 	wait_drained S h1 h2 h3
