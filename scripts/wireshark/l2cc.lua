@@ -2,8 +2,8 @@
 --
 -- Wireshark dissector for the l2cc data tag (ethertype 0x88B5, IEEE local
 -- experimental 1) and l2cc control messages (ethertype 0x88B6, IEEE local
--- experimental 2: CREDIT, CNP, ACK), and the 802.1Qau CNM (0x22E7) that
--- Wireshark does not decode. PAUSE and PFC need nothing from us:
+-- experimental 2: CREDIT, CNP, ACK), and the 802.1Qau CNM (0x22E7) and
+-- CN-TAG (0x22E9) that Wireshark does not decode. PAUSE and PFC need nothing from us:
 -- Wireshark's own MAC Control dissector decodes them. Layout:
 -- docs/wire-formats.md and bpf/l2cc_shared.h (struct l2cc_data_tag,
 -- struct l2cc_ctrl_hdr, struct l2cc_credit, struct l2cc_cnp, struct l2cc_ack).
@@ -392,3 +392,38 @@ function cnm.dissector(tvb, pinfo, tree)
 end
 
 ethertype_table:add(ETH_P_CNM, cnm)
+
+-- ---- 802.1Qau CN-TAG (0x22E9) ----------------------------------------------
+-- A reaction point may tag its frames with the flow id (RPID) a CNM names;
+-- l2cc's data tag does that job (its flow and CPID), so l2cc sends none, but
+-- a CN-TAG that arrives is decoded and the frame behind it handed on by its
+-- EtherType. Wireshark (4.0) has no dissector for it.
+
+local ETH_P_CNTAG = 0x22E9
+local cntag = Proto("cntag", "802.1Qau CN-TAG")
+local ctf = {
+	rpid = ProtoField.uint16("cntag.rpid", "Flow ID (RPID)", base.DEC),
+	type = ProtoField.uint16("cntag.type", "Type", base.HEX, inner_types),
+}
+cntag.fields = ctf
+local e_cntag_short = ProtoExpert.new("cntag.short", "Truncated CN-TAG",
+	expert.group.MALFORMED, expert.severity.ERROR)
+cntag.experts = { e_cntag_short }
+
+function cntag.dissector(tvb, pinfo, tree)
+	local len = tvb:len()
+	local t = tree:add(cntag, tvb(0, math.min(len, 4)))
+	if len < 4 then
+		t:add_proto_expert_info(e_cntag_short)
+		return len
+	end
+	t:add(ctf.rpid, tvb(0, 2))
+	t:add(ctf.type, tvb(2, 2))
+	t:append_text(string.format(", Flow ID: %d", tvb(0, 2):uint()))
+	if len > 4 then
+		ethertype_table:try(tvb(2, 2):uint(), tvb(4):tvb(), pinfo, tree)
+	end
+	return len
+end
+
+ethertype_table:add(ETH_P_CNTAG, cntag)

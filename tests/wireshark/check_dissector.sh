@@ -4,7 +4,7 @@
 # Checks that the frames l2cc puts on the wire decode as intended in Wireshark:
 # PAUSE and PFC with tshark's built-in MAC Control dissector (so anyone's
 # capture tools understand them unaided), and CREDIT, CNP, ACK, the 802.1Qau CNM
-# and the 0x88B5
+# and CN-TAG, and the 0x88B5
 # data tag (with IPv4/UDP decoded inside it) with our Lua dissector
 # (scripts/wireshark/l2cc.lua). The frames are the ones in tests/unit/test_wire.c,
 # byte for byte, so the encoder, the unit tests and the dissector agree.
@@ -111,6 +111,8 @@ frames = [
     cnp,            # 7
     ack,            # 8
     cnm,            # 9
+    # 802.1Qau CN-TAG, flow id 4660, in front of the IPv4/UDP payload
+    pad(hsa + hda + struct.pack(">HHH", 0x22e9, 0x1234, 0x0800) + payload),   # 10
 ]
 with open(sys.argv[1], "wb") as f:
     # classic pcap, microsecond, LINKTYPE_ETHERNET
@@ -190,6 +192,10 @@ expect '^    cnmQDelta: 3 \(192 octets\)$'
 expect '^    Encapsulated DA: 02:00:00:00:00:02'
 expect '^    Encapsulated MSDU length: 66$'
 expect '^    l2cc flow: 7$'
+expect '^802\.1Qau CN-TAG, Flow ID: 4660$'
+expect '^    Flow ID \(RPID\): 4660$'
+n=$(TS -Y 'cntag.rpid == 4660 && udp.dstport == 5001' 2>/dev/null | wc -l)
+[ "$n" = 1 ] || fail "filter cntag.rpid == 4660 && udp matched $n frames, want 1"
 NFIELDS="-e frame.number -e eth.dst -e cnm.version -e cnm.qntz_fb -e cnm.cpid -e cnm.qoffset
 	-e cnm.qdelta -e cnm.encap_prio -e cnm.encap_len -e cnm.flow -e cnm.seq"
 # shellcheck disable=SC2086
