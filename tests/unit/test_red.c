@@ -235,6 +235,13 @@ static const char *red_conf(const char *keys)
 	return buf;
 }
 
+/* A switch with RED on p1 with these keys (red_conf), A and B learnt; the
+ * test stops there if it cannot be made. */
+#define red_start(t, keys) do {                                           \
+	swt_create((t), red_conf(keys));                                    \
+	red_learn(t);                                                       \
+} while (0)
+
 /* The logged frames on p1: how many, marked (FECN), CE (IPv4 ECN 3). */
 static void swt_tally(struct swt *t, int *n, int *fecn, int *ce, int *bad_csum)
 {
@@ -265,11 +272,7 @@ static void test_red_share(void)
 	int n, fecn, ce, bad;
 	double var = 0;
 
-	if (swt_create_(&t, red_conf("kmin = 0\nkmax = 40720\npmax = 1\nseed = 7\n"))) {
-		CHECK(0);
-		return;
-	}
-	red_learn(&t);
+	red_start(&t, "kmin = 0\nkmax = 40720\npmax = 1\nseed = 7\n");
 	for (int b = 0; b < 100; b++) {
 		t.k.n = 0;
 		for (int i = 0; i < 40; i++)
@@ -288,11 +291,7 @@ static void test_red_share(void)
 	 * backlog above kmax: always. */
 	swt_destroy(&t);
 
-	if (swt_create_(&t, red_conf("kmin = 3000\nkmax = 5000\npmax = 0.5\n"))) {
-		CHECK(0);
-		return;
-	}
-	red_learn(&t);
+	red_start(&t, "kmin = 3000\nkmax = 5000\npmax = 0.5\n");
 	for (int i = 0; i < 10; i++)
 		swt_send(&t, 1000, 2, (uint32_t)i);
 	swt_run_for(&t, 100000000);
@@ -315,11 +314,7 @@ static void test_red_average(void)
 	struct swt t;
 	int n, fecn, ce, bad;
 
-	if (swt_create_(&t, red_conf("kmin = 20000\nkmax = 30000\npmax = 1\nw_q = 0.5\n"))) {
-		CHECK(0);
-		return;
-	}
-	red_learn(&t);
+	red_start(&t, "kmin = 20000\nkmax = 30000\npmax = 1\nw_q = 0.5\n");
 	/* Three arrivals without a pass: q = 1018, 2036, 3054. */
 	for (int i = 0; i < 3; i++)
 		swt_send(&t, 1000, 2, (uint32_t)i);
@@ -331,11 +326,7 @@ static void test_red_average(void)
 
 	/* w_q tiny: 40 frames pile up to 40720 bytes, far above kmax, yet the
 	 * average stays below kmin and nothing is marked. */
-	if (swt_create_(&t, red_conf("kmin = 20000\nkmax = 30000\npmax = 1\nw_q = 0.001\n"))) {
-		CHECK(0);
-		return;
-	}
-	red_learn(&t);
+	red_start(&t, "kmin = 20000\nkmax = 30000\npmax = 1\nw_q = 0.001\n");
 	for (int i = 0; i < 40; i++)
 		swt_send(&t, 1000, 2, (uint32_t)i);
 	swt_run_for(&t, 100000000);
@@ -346,11 +337,7 @@ static void test_red_average(void)
 	swt_destroy(&t);
 
 	/* The same with w_q = 0 (DCQCN: the backlog itself): marked. */
-	if (swt_create_(&t, red_conf("kmin = 20000\nkmax = 30000\npmax = 1\n"))) {
-		CHECK(0);
-		return;
-	}
-	red_learn(&t);
+	red_start(&t, "kmin = 20000\nkmax = 30000\npmax = 1\n");
 	for (int i = 0; i < 40; i++)
 		swt_send(&t, 1000, 2, (uint32_t)i);
 	swt_run_for(&t, 100000000);
@@ -366,11 +353,7 @@ static void test_red_ce(void)
 	struct swt t;
 	int n, fecn, ce, bad;
 
-	if (swt_create_(&t, red_conf("kmin = 0\nkmax = 1\npmax = 1\naction = ce\n"))) {
-		CHECK(0);
-		return;
-	}
-	red_learn(&t);
+	red_start(&t, "kmin = 0\nkmax = 1\npmax = 1\naction = ce\n");
 	/* Every frame but a burst's last leaves a backlog above kmax. */
 	for (int i = 0; i < 10; i++)
 		swt_send(&t, 1000, i < 6 ? (i & 1 ? 1 : 2) : 0, (uint32_t)i);
@@ -390,11 +373,7 @@ static void test_red_ce(void)
 	swt_destroy(&t);
 
 	/* not_ect = pass: they leave unmarked. */
-	if (swt_create_(&t, red_conf("kmin = 0\nkmax = 1\npmax = 1\naction = ce\nnot_ect = pass\n"))) {
-		CHECK(0);
-		return;
-	}
-	red_learn(&t);
+	red_start(&t, "kmin = 0\nkmax = 1\npmax = 1\naction = ce\nnot_ect = pass\n");
 	for (int i = 0; i < 5; i++)
 		swt_send(&t, 1000, 0, (uint32_t)i);
 	swt_run_for(&t, 100000000);
@@ -414,11 +393,7 @@ static void test_red_drop(void)
 	int n, fecn, ce, bad;
 	const uint64_t *prio;
 
-	if (swt_create_(&t, red_conf("kmin = 3000\nkmax = 5000\npmax = 0\naction = drop\n"))) {
-		CHECK(0);
-		return;
-	}
-	red_learn(&t);
+	red_start(&t, "kmin = 3000\nkmax = 5000\npmax = 0\naction = drop\n");
 	for (int i = 0; i < 10; i++)
 		swt_send(&t, 1000, 2, (uint32_t)i);
 	swt_run_for(&t, 100000000);
