@@ -35,6 +35,9 @@ enum l2cc_ctrl_type {
 	L2CC_CTRL_CREDIT = 1,   /* switch-to-switch absolute credit limits */
 	L2CC_CTRL_CNP = 2,      /* receiving hostd -> sending hostd: BECN for a flow */
 	L2CC_CTRL_ACK = 3,      /* reliable mode: coalesced cumulative ACK + ECN echo */
+	L2CC_CTRL_DISCOVER = 4, /* L2CI: source hostd -> path destination, switches update */
+	L2CC_CTRL_DISCOVER_ECHO = 5, /* L2CI: destination hostd -> source, what it collected */
+	L2CC_CTRL_FEEDBACK = 6, /* L2CI: path egress hostd -> source, switches max-aggregate */
 };
 
 /* ---- on-wire structures (network byte order; docs/wire-formats.md) ----- */
@@ -127,6 +130,51 @@ struct l2cc_ack {
 } __attribute__((packed));
 
 #define L2CC_ACK_ECE         0x01
+
+/*
+ * L2CI (McAlpine 2005, "Method 4"): the three messages of Path Rate
+ * Control. They always travel priority-tagged at L2CC_L2CI_PCP (802.1Q,
+ * VID 0) so that strict-priority switches never hold them behind data:
+ *   DA SA 8100 <PCP 7, VID 0> 88B6 <l2cc_ctrl_hdr> <body>
+ * A path is named by the source hostd's flow id for it (granularity dst:
+ * one flow per destination MAC); the other end only echoes it.
+ *
+ * DISCOVER / DISCOVER_ECHO body: the source sends it in front of the first
+ * frame of a path with hops 0 and path_bps = its own link rate; every
+ * switch adds one hop and lowers path_bps to its egress port's rate; the
+ * destination's hostd sends the same body back at once as DISCOVER_ECHO,
+ * which switches leave alone. t_tx comes back unchanged: min RTT.
+ */
+struct l2cc_discover {
+	__be16 flow;            /* the source's flow id for the path */
+	__u8   hops;            /* switches passed (saturates at 255) */
+	__u8   flags;           /* none defined: zero, kept */
+	__be32 seq;             /* attempt number, echoed */
+	__be64 path_bps;        /* slowest link on the way, bit/s */
+	__be64 t_tx;            /* the source's send time, ns, echoed */
+} __attribute__((packed));
+
+/*
+ * FEEDBACK body: the path's egress (the destination's hostd) sends it to
+ * the source every few KB of the path's data with its own level; every
+ * switch on the way back adds one hop and, if its level for the output the
+ * frame arrived on (the path's forward egress) is higher, writes its level,
+ * max_hop = its hop and setter = that port's MAC: max-aggregation.
+ */
+struct l2cc_feedback {
+	__be16 flow;            /* the source's flow id for the path */
+	__u8   hop;             /* switches passed since the egress (saturates) */
+	__u8   max_hop;         /* hop of the point that set level; 0 = the egress */
+	__be32 seq;             /* per path, from the egress */
+	__be16 level;           /* congestion level, units of 0.01 % of a port's
+				 * buffer, saturating at 65535 (levels over 100 %
+				 * pass intact up to 655.35 %) */
+	__be16 reserved;
+	__u8   setter[6];       /* MAC of the port (or egress host) that set level */
+} __attribute__((packed));
+
+#define L2CC_L2CI_PCP        7     /* priority every L2CI message travels at */
+#define L2CC_L2CI_LEVEL_MAX  65535 /* level is 16 bits of 0.01 % */
 
 /*
  * 802.1Qau congestion notification message (CNM, EtherType 0x22E7), as a

@@ -22,6 +22,8 @@ union ctrl_msg {
 	struct wire_credit credit;
 	struct wire_cnp cnp;
 	struct wire_ack ack;
+	struct wire_discover disc;      /* DISCOVER and DISCOVER_ECHO */
+	struct wire_feedback fb;
 };
 
 struct ctrl_type {

@@ -522,6 +522,147 @@ int wire_parse_ack(const uint8_t *body, size_t len, struct wire_ack *a)
 	return 0;
 }
 
+/* ---- L2CI ------------------------------------------------------------------ */
+
+#define DISC_LEN ((size_t)sizeof(struct l2cc_discover))
+#define FB_LEN   ((size_t)sizeof(struct l2cc_feedback))
+
+/* Unicast control frame priority-tagged at L2CI's PCP (VID 0): its body. */
+static uint8_t *put_ctrl_l2ci(void *buf, size_t buflen, const uint8_t dst[6],
+			      const uint8_t src[6], uint8_t type, size_t blen, size_t *flen)
+{
+	size_t n = L2CC_ETH_HLEN + L2CC_VLAN_HLEN + CTRL_HLEN + blen;
+	uint8_t *h;
+
+	if (n < L2CC_ETH_MIN_FRAME)
+		n = L2CC_ETH_MIN_FRAME;
+	if (buflen < n)
+		return NULL;
+	h = put_eth_to(buf, n, dst, src, L2CC_ETH_P_8021Q);
+	put_be16(h, (uint16_t)(L2CC_L2CI_PCP << 13));
+	put_be16(h + 2, L2CC_ETH_P_CTRL);
+	h += L2CC_VLAN_HLEN;
+	h[offsetof(struct l2cc_ctrl_hdr, version)] = L2CC_WIRE_VERSION;
+	h[offsetof(struct l2cc_ctrl_hdr, type)] = type;
+	put_be16(h + offsetof(struct l2cc_ctrl_hdr, length), blen);
+	*flen = n;
+	return h + CTRL_HLEN;
+}
+
+int wire_build_discover(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t src[6],
+			int type, const struct wire_discover *d)
+{
+	uint8_t *b;
+	size_t n;
+
+	if (wire_is_multicast(dst) || d->path_bps == 0 ||
+	    (type != L2CC_CTRL_DISCOVER && type != L2CC_CTRL_DISCOVER_ECHO))
+		return -EINVAL;
+	b = put_ctrl_l2ci(buf, buflen, dst, src, (uint8_t)type, DISC_LEN, &n);
+	if (!b)
+		return -ENOSPC;
+	put_be16(b + offsetof(struct l2cc_discover, flow), d->flow);
+	b[offsetof(struct l2cc_discover, hops)] = d->hops;
+	b[offsetof(struct l2cc_discover, flags)] = d->flags;
+	put_be32(b + offsetof(struct l2cc_discover, seq), d->seq);
+	put_be64(b + offsetof(struct l2cc_discover, path_bps), d->path_bps);
+	put_be64(b + offsetof(struct l2cc_discover, t_tx), d->t_tx);
+	return (int)n;
+}
+
+int wire_parse_discover(const uint8_t *body, size_t len, struct wire_discover *d)
+{
+	uint64_t bps;
+
+	if (!body || len < DISC_LEN)
+		return -EINVAL;
+	bps = get_be64(body + offsetof(struct l2cc_discover, path_bps));
+	if (bps == 0)
+		return -EINVAL;
+	d->flow = get_be16(body + offsetof(struct l2cc_discover, flow));
+	d->hops = body[offsetof(struct l2cc_discover, hops)];
+	d->flags = body[offsetof(struct l2cc_discover, flags)];
+	d->seq = get_be32(body + offsetof(struct l2cc_discover, seq));
+	d->path_bps = bps;
+	d->t_tx = get_be64(body + offsetof(struct l2cc_discover, t_tx));
+	return 0;
+}
+
+int wire_build_feedback(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t src[6],
+			const struct wire_feedback *f)
+{
+	uint8_t *b;
+	size_t n;
+
+	if (wire_is_multicast(dst) || f->max_hop > f->hop)
+		return -EINVAL;
+	b = put_ctrl_l2ci(buf, buflen, dst, src, L2CC_CTRL_FEEDBACK, FB_LEN, &n);
+	if (!b)
+		return -ENOSPC;
+	put_be16(b + offsetof(struct l2cc_feedback, flow), f->flow);
+	b[offsetof(struct l2cc_feedback, hop)] = f->hop;
+	b[offsetof(struct l2cc_feedback, max_hop)] = f->max_hop;
+	put_be32(b + offsetof(struct l2cc_feedback, seq), f->seq);
+	put_be16(b + offsetof(struct l2cc_feedback, level), f->level);
+	/* reserved stays zero */
+	memcpy(b + offsetof(struct l2cc_feedback, setter), f->setter, L2CC_ETH_ALEN);
+	return (int)n;
+}
+
+int wire_parse_feedback(const uint8_t *body, size_t len, struct wire_feedback *f)
+{
+	uint8_t hop, max_hop;
+
+	if (!body || len < FB_LEN)
+		return -EINVAL;
+	hop = body[offsetof(struct l2cc_feedback, hop)];
+	max_hop = body[offsetof(struct l2cc_feedback, max_hop)];
+	/* The point that set the level is on the way already travelled. */
+	if (max_hop > hop)
+		return -EINVAL;
+	f->flow = get_be16(body + offsetof(struct l2cc_feedback, flow));
+	f->hop = hop;
+	f->max_hop = max_hop;
+	f->seq = get_be32(body + offsetof(struct l2cc_feedback, seq));
+	f->level = get_be16(body + offsetof(struct l2cc_feedback, level));
+	memcpy(f->setter, body + offsetof(struct l2cc_feedback, setter), L2CC_ETH_ALEN);
+	return 0;
+}
+
+int wire_discover_transit(uint8_t *body, size_t len, uint64_t egress_bps)
+{
+	uint8_t *hops;
+	uint64_t bps;
+
+	if (!body || len < DISC_LEN)
+		return -EINVAL;
+	hops = body + offsetof(struct l2cc_discover, hops);
+	if (*hops < UINT8_MAX)
+		(*hops)++;
+	bps = get_be64(body + offsetof(struct l2cc_discover, path_bps));
+	if (egress_bps && egress_bps < bps)
+		put_be64(body + offsetof(struct l2cc_discover, path_bps), egress_bps);
+	return 0;
+}
+
+int wire_feedback_transit(uint8_t *body, size_t len, uint16_t level, const uint8_t mac[6])
+{
+	uint8_t *hop;
+
+	if (!body || len < FB_LEN || body[offsetof(struct l2cc_feedback, max_hop)] >
+					     body[offsetof(struct l2cc_feedback, hop)])
+		return -EINVAL;
+	hop = body + offsetof(struct l2cc_feedback, hop);
+	if (*hop < UINT8_MAX)
+		(*hop)++;
+	if (level <= get_be16(body + offsetof(struct l2cc_feedback, level)))
+		return 0;
+	put_be16(body + offsetof(struct l2cc_feedback, level), level);
+	body[offsetof(struct l2cc_feedback, max_hop)] = *hop;
+	memcpy(body + offsetof(struct l2cc_feedback, setter), mac, L2CC_ETH_ALEN);
+	return 1;
+}
+
 /* ---- 802.1Qau CNM -------------------------------------------------------- */
 
 #define CNM_HLEN ((size_t)sizeof(struct l2cc_cnm))

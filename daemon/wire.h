@@ -189,6 +189,53 @@ int wire_build_ack(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t
 int wire_parse_cnp(const uint8_t *body, size_t len, struct wire_cnp *c);
 int wire_parse_ack(const uint8_t *body, size_t len, struct wire_ack *a);
 
+/* ---- L2CI: DISCOVER, DISCOVER_ECHO, FEEDBACK (0x88B6 types 4..6) ------- */
+
+struct wire_discover {
+	uint16_t flow;
+	uint8_t  hops;
+	uint8_t  flags;
+	uint32_t seq;
+	uint64_t path_bps;      /* > 0 */
+	uint64_t t_tx;
+};
+
+struct wire_feedback {
+	uint16_t flow;
+	uint8_t  hop;
+	uint8_t  max_hop;       /* <= hop */
+	uint32_t seq;
+	uint16_t level;         /* 0.01 % units */
+	uint8_t  setter[6];
+};
+
+/*
+ * Build a DISCOVER (type L2CC_CTRL_DISCOVER) or DISCOVER_ECHO, or a
+ * FEEDBACK frame into buf: unicast src -> dst, priority-tagged at
+ * L2CC_L2CI_PCP, padded to 60 bytes. The length, -ENOSPC if buflen is too
+ * small, -EINVAL for a multicast dst, another type, path_bps 0, or
+ * max_hop > hop.
+ */
+int wire_build_discover(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t src[6],
+			int type, const struct wire_discover *d);
+int wire_build_feedback(void *buf, size_t buflen, const uint8_t dst[6], const uint8_t src[6],
+			const struct wire_feedback *f);
+/* Decode the bodies: 0, or -EINVAL (short, or what the builders refuse). */
+int wire_parse_discover(const uint8_t *body, size_t len, struct wire_discover *d);
+int wire_parse_feedback(const uint8_t *body, size_t len, struct wire_feedback *f);
+
+/*
+ * What a switch does to them in transit, on the body in place:
+ *  - discover: one more hop (saturating), path_bps lowered to egress_bps
+ *    when that is lower (0 = the port has no rate of its own: unchanged);
+ *  - feedback: one more hop (saturating); when level is above the frame's,
+ *    it becomes the frame's with max_hop = this hop and setter = mac.
+ *    Returns 1 when it replaced the level, 0 when not.
+ * -EINVAL on a short or malformed body (left untouched).
+ */
+int wire_discover_transit(uint8_t *body, size_t len, uint64_t egress_bps);
+int wire_feedback_transit(uint8_t *body, size_t len, uint16_t level, const uint8_t mac[6]);
+
 /* What an ACK tells a rate law (Santos/Turner reliable mode): of the frames it
  * covers, how many count as marked (at most one, even if several carried FECN)
  * and how many as unmarked. */

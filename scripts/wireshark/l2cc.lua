@@ -2,7 +2,7 @@
 --
 -- Wireshark dissector for the l2cc data tag (ethertype 0x88B5, IEEE local
 -- experimental 1) and l2cc control messages (ethertype 0x88B6, IEEE local
--- experimental 2: CREDIT, CNP, ACK), and the 802.1Qau CNM (0x22E7) and
+-- experimental 2: CREDIT, CNP, ACK, L2CI DISCOVER/ECHO/FEEDBACK), and the 802.1Qau CNM (0x22E7) and
 -- CN-TAG (0x22E9) that Wireshark does not decode. PAUSE and PFC need nothing from us:
 -- Wireshark's own MAC Control dissector decodes them. Layout:
 -- docs/wire-formats.md and bpf/l2cc_shared.h (struct l2cc_data_tag,
@@ -20,7 +20,10 @@ local CREDIT_UNIT_NONE = 0xff
 
 local l2cc = Proto("l2cc", "l2cc control")
 
-local ctrl_types = { [1] = "CREDIT", [2] = "CNP", [3] = "ACK" }
+local ctrl_types = { [1] = "CREDIT", [2] = "CNP", [3] = "ACK", [4] = "DISCOVER",
+	[5] = "DISCOVER_ECHO", [6] = "FEEDBACK" }
+local DISC_LEN = 24
+local FB_LEN = 18
 local CNP_LEN = 12
 local ACK_LEN = 12
 local ACK_ECE = 0x01
@@ -47,6 +50,19 @@ local f = {
 	ack_reserved = ProtoField.uint8("l2cc.ack.reserved", "Reserved", base.HEX),
 	ack_cum_seq  = ProtoField.uint32("l2cc.ack.cum_seq", "Cumulative seq", base.DEC),
 	ack_frames   = ProtoField.uint32("l2cc.ack.frames", "Frames", base.DEC),
+	disc_flow     = ProtoField.uint16("l2cc.l2ci.flow", "Path (flow)", base.DEC),
+	disc_hops     = ProtoField.uint8("l2cc.l2ci.hops", "Hops", base.DEC),
+	disc_flags    = ProtoField.uint8("l2cc.l2ci.flags", "Flags", base.HEX),
+	disc_seq      = ProtoField.uint32("l2cc.l2ci.seq", "Seq", base.DEC),
+	disc_path_bps = ProtoField.uint64("l2cc.l2ci.path_bps", "Path speed (bit/s)", base.DEC),
+	disc_t_tx     = ProtoField.uint64("l2cc.l2ci.t_tx", "Sent at (ns)", base.DEC),
+	fb_flow       = ProtoField.uint16("l2cc.fb.flow", "Path (flow)", base.DEC),
+	fb_hop        = ProtoField.uint8("l2cc.fb.hop", "Hop", base.DEC),
+	fb_max_hop    = ProtoField.uint8("l2cc.fb.max_hop", "Set at hop", base.DEC),
+	fb_seq        = ProtoField.uint32("l2cc.fb.seq", "Seq", base.DEC),
+	fb_level      = ProtoField.uint16("l2cc.fb.level", "Level (0.01 %)", base.DEC),
+	fb_reserved   = ProtoField.uint16("l2cc.fb.reserved", "Reserved", base.HEX),
+	fb_setter     = ProtoField.ether("l2cc.fb.setter", "Set by"),
 	padding   = ProtoField.bytes("l2cc.padding", "Padding"),
 }
 -- One named field per priority, so a display filter can say l2cc.credit.limit5 > 0.
@@ -74,7 +90,12 @@ local e_marked = ProtoExpert.new("l2cc.cnp.marked.zero", "CNP standing for no ma
 	expert.group.MALFORMED, expert.severity.ERROR)
 local e_ece = ProtoExpert.new("l2cc.ack.ece.noframes", "ECE set on an ACK covering no frame",
 	expert.group.MALFORMED, expert.severity.ERROR)
-l2cc.experts = { e_version, e_length, e_short, e_unit, e_sent_unit, e_marked, e_ece }
+local e_bps = ProtoExpert.new("l2cc.l2ci.path_bps.zero", "DISCOVER with a path speed of 0",
+	expert.group.MALFORMED, expert.severity.ERROR)
+local e_maxhop = ProtoExpert.new("l2cc.fb.max_hop.bad", "FEEDBACK set at a hop not yet passed",
+	expert.group.MALFORMED, expert.severity.ERROR)
+l2cc.experts = { e_version, e_length, e_short, e_unit, e_sent_unit, e_marked, e_ece,
+	e_bps, e_maxhop }
 
 -- Body offsets, as in struct l2cc_credit.
 local OFF_LIMIT = 4
@@ -168,6 +189,53 @@ local function dissect_ack(tvb, pinfo, tree)
 		tvb(0, 2):uint(), tvb(4, 4):uint(), frames, ece and ", ECE" or ""))
 end
 
+-- DISCOVER and DISCOVER_ECHO share a body (struct l2cc_discover).
+local function dissect_discover(tvb, pinfo, tree)
+	if tvb:len() < DISC_LEN then
+		tree:add_proto_expert_info(e_short, "DISCOVER body shorter than " .. DISC_LEN .. " bytes")
+		return
+	end
+	tree:add(f.disc_flow, tvb(0, 2))
+	tree:add(f.disc_hops, tvb(2, 1))
+	tree:add(f.disc_flags, tvb(3, 1))
+	tree:add(f.disc_seq, tvb(4, 4))
+	local bi = tree:add(f.disc_path_bps, tvb(8, 8))
+	if tvb(8, 8):uint64() == UInt64(0) then
+		bi:add_proto_expert_info(e_bps)
+	end
+	tree:add(f.disc_t_tx, tvb(16, 8))
+	if tvb:len() > DISC_LEN then
+		tree:add(f.body, tvb(DISC_LEN))
+	end
+	pinfo.cols.info:append(string.format(" path %d, hops %d, %s bit/s",
+		tvb(0, 2):uint(), tvb(2, 1):uint(), tostring(tvb(8, 8):uint64())))
+end
+
+local function dissect_feedback(tvb, pinfo, tree)
+	if tvb:len() < FB_LEN then
+		tree:add_proto_expert_info(e_short, "FEEDBACK body shorter than " .. FB_LEN .. " bytes")
+		return
+	end
+	local level = tvb(8, 2):uint()
+	tree:add(f.fb_flow, tvb(0, 2))
+	tree:add(f.fb_hop, tvb(2, 1))
+	local mi = tree:add(f.fb_max_hop, tvb(3, 1))
+	if tvb(3, 1):uint() > tvb(2, 1):uint() then
+		mi:add_proto_expert_info(e_maxhop)
+	elseif tvb(3, 1):uint() == 0 then
+		mi:append_text(" (the egress)")
+	end
+	tree:add(f.fb_seq, tvb(4, 4))
+	tree:add(f.fb_level, tvb(8, 2)):append_text(string.format(" = %.2f %%", level / 100))
+	tree:add(f.fb_reserved, tvb(10, 2))
+	tree:add(f.fb_setter, tvb(12, 6))
+	if tvb:len() > FB_LEN then
+		tree:add(f.body, tvb(FB_LEN))
+	end
+	pinfo.cols.info:append(string.format(" path %d, level %.2f %% at hop %d of %d",
+		tvb(0, 2):uint(), level / 100, tvb(3, 1):uint(), tvb(2, 1):uint()))
+end
+
 function l2cc.dissector(tvb, pinfo, tree)
 	pinfo.cols.protocol = "L2CC"
 	local len = tvb:len()
@@ -206,6 +274,10 @@ function l2cc.dissector(tvb, pinfo, tree)
 		dissect_cnp(body:tvb(), pinfo, t)
 	elseif typ == 3 then
 		dissect_ack(body:tvb(), pinfo, t)
+	elseif typ == 4 or typ == 5 then
+		dissect_discover(body:tvb(), pinfo, t)
+	elseif typ == 6 then
+		dissect_feedback(body:tvb(), pinfo, t)
 	elseif blen > 0 then
 		t:add(f.body, body)
 	end

@@ -1044,6 +1044,53 @@ static const uint8_t ack_frame[60] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
+/* Ethernet II, Src: 02:00:00:00:00:01 (the source hostd), Dst: 02:00:00:00:00:02,
+ * 802.1Q PRI 7 VID 0, Type: 0x88b6
+ * l2cc control, DISCOVER: Version: 1, Type: DISCOVER (4), Length: 24
+ *     Path (flow): 7, Hops: 3, Flags: 0x00, Seq: 1, Path speed: 10000000 bit/s,
+ *     Sent at: 123456789 ns  (as it reaches the destination after three switches) */
+static const uint8_t disc_frame[60] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02,   /* Destination: the path's destination */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01,   /* Source: the path's source */
+	0x81, 0x00, 0xe0, 0x00,               /* 802.1Q: PCP 7, DEI 0, VID 0 */
+	0x88, 0xb6,                           /* Type: l2cc control */
+	0x01,                                 /* Version: 1 */
+	0x04,                                 /* Type: DISCOVER */
+	0x00, 0x18,                           /* Length: 24 */
+	0x00, 0x07,                           /* Path (flow): 7 */
+	0x03,                                 /* Hops: 3 */
+	0x00,                                 /* Flags */
+	0x00, 0x00, 0x00, 0x01,               /* Seq: 1 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x98, 0x96, 0x80,   /* Path speed: 10^7 bit/s */
+	0x00, 0x00, 0x00, 0x00, 0x07, 0x5b, 0xcd, 0x15,   /* Sent at: 123456789 ns */
+	/* 14 bytes of padding */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+/* Ethernet II, Src: 02:00:00:00:00:02 (the egress hostd), Dst: 02:00:00:00:00:01,
+ * 802.1Q PRI 7 VID 0, Type: 0x88b6
+ * l2cc control, FEEDBACK: Version: 1, Type: FEEDBACK (6), Length: 18
+ *     Path (flow): 7, Hop: 3, Set at hop: 2, Seq: 42, Level: 7000 (70.00 %),
+ *     Reserved: 0x0000, Set by: 02:00:00:00:02:01 */
+static const uint8_t fb_frame[60] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01,   /* Destination: the path's source */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02,   /* Source: the path's egress host */
+	0x81, 0x00, 0xe0, 0x00,               /* 802.1Q: PCP 7, DEI 0, VID 0 */
+	0x88, 0xb6,                           /* Type: l2cc control */
+	0x01,                                 /* Version: 1 */
+	0x06,                                 /* Type: FEEDBACK */
+	0x00, 0x12,                           /* Length: 18 */
+	0x00, 0x07,                           /* Path (flow): 7 */
+	0x03,                                 /* Hop: 3 */
+	0x02,                                 /* Set at hop: 2 */
+	0x00, 0x00, 0x00, 0x2a,               /* Seq: 42 */
+	0x1b, 0x58,                           /* Level: 7000 = 70.00 % */
+	0x00, 0x00,                           /* Reserved */
+	0x02, 0x00, 0x00, 0x00, 0x02, 0x01,   /* Set by */
+	/* 20 bytes of padding */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 /* Ethernet II, Src: 02:00:00:00:0a:01 (the switch's port 3), Dst: 02:00:00:00:00:01,
  * Type: 0x22e7. 802.1Qau CNM: QntzFb 21, CPID 020000000a010300, cnmQOffset -5,
  * cnmQDelta 3, encapsulated priority 0, DA 02:00:00:00:00:02, MSDU length 66:
@@ -1075,6 +1122,158 @@ static const struct wire_cnm cnm21 = {
 	.qntz_fb = 21, .cpid = { 0x02, 0, 0, 0, 0x0a, 0x01, 3, 0 },
 	.qoffset = -5, .qdelta = 3,
 };
+
+static void test_l2ci_round_trip(void)
+{
+	const struct wire_discover d = { .flow = 7, .hops = 3, .seq = 1, .path_bps = 10000000,
+					 .t_tx = 123456789 };
+	const struct wire_feedback fb = { .flow = 7, .hop = 3, .max_hop = 2, .seq = 42,
+					  .level = 7000,
+					  .setter = { 0x02, 0, 0, 0, 0x02, 0x01 } };
+	struct wire_discover gd;
+	struct wire_feedback gf;
+	const uint8_t *body;
+	struct eth_info ei;
+	uint8_t buf[64];
+	size_t blen;
+
+	CHECK_EQ(sizeof(struct l2cc_discover), 24);
+	CHECK_EQ(sizeof(struct l2cc_feedback), 18);
+	memset(buf, 0xaa, sizeof(buf));
+	CHECK_EQ(wire_build_discover(buf, sizeof(buf), dst_mac, src_mac, L2CC_CTRL_DISCOVER, &d),
+		 60);
+	CHECK_MEM(buf, disc_frame, sizeof(disc_frame));
+	CHECK_EQ(buf[60], 0xaa);
+	CHECK_EQ(wire_build_discover(buf, 59, dst_mac, src_mac, L2CC_CTRL_DISCOVER, &d), -ENOSPC);
+	/* The echo is the same body under its own type. */
+	CHECK_EQ(wire_build_discover(buf, sizeof(buf), src_mac, dst_mac, L2CC_CTRL_DISCOVER_ECHO,
+				     &d), 60);
+	CHECK_EQ(buf[19], L2CC_CTRL_DISCOVER_ECHO);
+	CHECK_MEM(buf + 22, disc_frame + 22, 24);
+
+	/* Priority-tagged at PCP 7: switches queue it at 7. */
+	CHECK_EQ(wire_parse_eth(disc_frame, 60, &ei), 0);
+	CHECK_EQ(ei.ethertype, L2CC_ETH_P_CTRL);
+	CHECK_EQ(ei.prio, L2CC_L2CI_PCP);
+	CHECK_EQ(ei.vid, 0);
+	CHECK_EQ(ei.hlen, 18);
+	CHECK_EQ(wire_parse_ctrl(disc_frame + 18, 42, &body, &blen), L2CC_CTRL_DISCOVER);
+	CHECK_EQ(blen, 24);
+	memset(&gd, 0x55, sizeof(gd));
+	CHECK_EQ(wire_parse_discover(body, blen, &gd), 0);
+	CHECK_EQ(gd.flow, 7);
+	CHECK_EQ(gd.hops, 3);
+	CHECK_EQ(gd.flags, 0);
+	CHECK_EQ(gd.seq, 1);
+	CHECK_EQ(gd.path_bps, 10000000);
+	CHECK_EQ(gd.t_tx, 123456789);
+
+	memset(buf, 0xaa, sizeof(buf));
+	CHECK_EQ(wire_build_feedback(buf, sizeof(buf), src_mac, dst_mac, &fb), 60);
+	CHECK_MEM(buf, fb_frame, sizeof(fb_frame));
+	CHECK_EQ(wire_parse_ctrl(fb_frame + 18, 42, &body, &blen), L2CC_CTRL_FEEDBACK);
+	CHECK_EQ(blen, 18);
+	memset(&gf, 0x55, sizeof(gf));
+	CHECK_EQ(wire_parse_feedback(body, blen, &gf), 0);
+	CHECK_EQ(gf.flow, 7);
+	CHECK_EQ(gf.hop, 3);
+	CHECK_EQ(gf.max_hop, 2);
+	CHECK_EQ(gf.seq, 42);
+	CHECK_EQ(gf.level, 7000);
+	CHECK_MEM(gf.setter, fb.setter, 6);
+}
+
+static void test_l2ci_invalid(void)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct wire_discover d = { .flow = 1, .path_bps = 0 };
+	struct wire_feedback fb = { .flow = 1, .hop = 1, .max_hop = 2 };
+	struct wire_discover gd;
+	struct wire_feedback gf;
+	uint8_t f[60], buf[64];
+
+	CHECK_EQ(wire_build_discover(buf, sizeof(buf), dst_mac, src_mac, L2CC_CTRL_DISCOVER, &d),
+		 -EINVAL);
+	d.path_bps = 1;
+	CHECK_EQ(wire_build_discover(buf, sizeof(buf), bcast, src_mac, L2CC_CTRL_DISCOVER, &d),
+		 -EINVAL);
+	CHECK_EQ(wire_build_discover(buf, sizeof(buf), dst_mac, src_mac, L2CC_CTRL_CNP, &d),
+		 -EINVAL);
+	CHECK_EQ(wire_build_feedback(buf, sizeof(buf), dst_mac, src_mac, &fb), -EINVAL);
+	fb.max_hop = 1;
+	CHECK_EQ(wire_build_feedback(buf, sizeof(buf), bcast, src_mac, &fb), -EINVAL);
+	for (size_t n = 0; n < 24; n++)
+		CHECK_EQ(wire_parse_discover(disc_frame + 22, n, &gd), -EINVAL);
+	for (size_t n = 0; n < 18; n++)
+		CHECK_EQ(wire_parse_feedback(fb_frame + 22, n, &gf), -EINVAL);
+	/* DISCOVER, Path speed: 0 */
+	memcpy(f, disc_frame, sizeof(f));
+	memset(f + 30, 0, 8);
+	CHECK_EQ(wire_parse_discover(f + 22, 24, &gd), -EINVAL);
+	CHECK_EQ(wire_discover_transit(f + 22, 23, 1), -EINVAL);
+	/* FEEDBACK set at hop 4 of 3 */
+	memcpy(f, fb_frame, sizeof(f));
+	f[25] = 4;
+	CHECK_EQ(wire_parse_feedback(f + 22, 18, &gf), -EINVAL);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 9000, src_mac), -EINVAL);
+	CHECK_EQ(f[24], 3);     /* left untouched */
+}
+
+/* What each switch does on the way: the spec's check 2 on bytes. */
+static void test_l2ci_transit(void)
+{
+	static const uint8_t s1[6] = { 2, 0, 0, 0, 1, 1 }, s2[6] = { 2, 0, 0, 0, 2, 1 },
+			     s3[6] = { 2, 0, 0, 0, 3, 1 };
+	struct wire_discover d = { .flow = 9, .path_bps = 1000000000, .t_tx = 5 };
+	struct wire_feedback fb = { .flow = 9, .level = 500 };
+	struct wire_discover gd;
+	struct wire_feedback gf;
+	uint8_t f[64];
+
+	/* 100M, 100M, 10M egresses: three hops, 10M. Unrated (0) changes nothing. */
+	CHECK_EQ(wire_build_discover(f, sizeof(f), dst_mac, src_mac, L2CC_CTRL_DISCOVER, &d), 60);
+	CHECK_EQ(wire_discover_transit(f + 22, 24, 100000000), 0);
+	CHECK_EQ(wire_discover_transit(f + 22, 24, 0), 0);
+	CHECK_EQ(wire_discover_transit(f + 22, 24, 10000000), 0);
+	CHECK_EQ(wire_discover_transit(f + 22, 24, 100000000), 0);
+	CHECK_EQ(wire_parse_discover(f + 22, 24, &gd), 0);
+	CHECK_EQ(gd.hops, 4);
+	CHECK_EQ(gd.path_bps, 10000000);
+	CHECK_EQ(gd.t_tx, 5);
+
+	/* Levels 10/70/30 % at S1/S2/S3 (the feedback passes S3 first), egress 5 %:
+	 * the source sees 70 % set at hop 2 by S2. */
+	CHECK_EQ(wire_build_feedback(f, sizeof(f), src_mac, dst_mac, &fb), 60);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 3000, s3), 1);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 7000, s2), 1);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 1000, s1), 0);
+	CHECK_EQ(wire_parse_feedback(f + 22, 18, &gf), 0);
+	CHECK_EQ(gf.level, 7000);
+	CHECK_EQ(gf.hop, 3);
+	CHECK_EQ(gf.max_hop, 2);
+	CHECK_MEM(gf.setter, s2, 6);
+	/* Egress at 90 %: no switch is higher, the egress stays the setter. */
+	fb.level = 9000;
+	memcpy(fb.setter, dst_mac, 6);
+	CHECK_EQ(wire_build_feedback(f, sizeof(f), src_mac, dst_mac, &fb), 60);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 3000, s3), 0);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 7000, s2), 0);
+	CHECK_EQ(wire_parse_feedback(f + 22, 18, &gf), 0);
+	CHECK_EQ(gf.level, 9000);
+	CHECK_EQ(gf.max_hop, 0);
+	CHECK_MEM(gf.setter, dst_mac, 6);
+	/* Over 100 % passes intact (a shared buffer can hold more than a port's). */
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 25000, s1), 1);
+	CHECK_EQ(wire_parse_feedback(f + 22, 18, &gf), 0);
+	CHECK_EQ(gf.level, 25000);
+	CHECK_EQ(gf.max_hop, 3);
+	/* Hops saturate rather than wrap. */
+	f[24] = 255;
+	f[25] = 3;
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 65535, s1), 1);
+	CHECK_EQ(f[24], 255);
+	CHECK_EQ(f[25], 255);
+}
 
 static void test_cnm_round_trip(void)
 {
@@ -1350,6 +1549,9 @@ int main(void)
 	RUN(test_cnp_round_trip);
 	RUN(test_ack_round_trip);
 	RUN(test_cnp_ack_invalid);
+	RUN(test_l2ci_round_trip);
+	RUN(test_l2ci_invalid);
+	RUN(test_l2ci_transit);
 	RUN(test_cnm_round_trip);
 	RUN(test_cnm_vlan_and_short);
 	RUN(test_cnm_invalid);

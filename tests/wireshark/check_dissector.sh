@@ -95,6 +95,17 @@ cpmac = bytes.fromhex("020000000a01")
 msdu = tagged[12:]
 cnm = (hsa + cpmac + struct.pack(">HH8shhH6sH", 0x22e7, 21, cpmac + b"\x03\x00", -5, 3, 0,
                                  hda, len(msdu)) + msdu[:64])
+# L2CI (priority-tagged PCP 7): a DISCOVER after three switches (10M) and the
+# FEEDBACK whose 70 % was set at hop 2 by 02:00:00:00:02:01
+vlan7 = bytes.fromhex("8100e000")
+disc = pad(hda + hsa + vlan7 + struct.pack(">HBBHHBBIQQ", 0x88b6, 1, 4, 24, 7, 3, 0, 1,
+                                           10000000, 123456789))
+fb = pad(hsa + hda + vlan7 + struct.pack(">HBBHHBBIHH6s", 0x88b6, 1, 6, 18, 7, 3, 2, 42,
+                                         7000, 0, bytes.fromhex("020000000201")))
+if unit_frame("disc_frame") != disc:
+    sys.exit("DISCOVER frame differs from disc_frame[] in test_wire.c")
+if unit_frame("fb_frame") != fb:
+    sys.exit("FEEDBACK frame differs from fb_frame[] in test_wire.c")
 if unit_frame("cnm_frame") != cnm:
     sys.exit("CNM frame differs from cnm_frame[] in test_wire.c")
 
@@ -113,6 +124,8 @@ frames = [
     cnm,            # 9
     # 802.1Qau CN-TAG, flow id 4660, in front of the IPv4/UDP payload
     pad(hsa + hda + struct.pack(">HHH", 0x22e9, 0x1234, 0x0800) + payload),   # 10
+    disc,           # 11
+    fb,             # 12
 ]
 with open(sys.argv[1], "wb") as f:
     # classic pcap, microsecond, LINKTYPE_ETHERNET
@@ -193,6 +206,17 @@ expect '^    Encapsulated DA: 02:00:00:00:00:02'
 expect '^    Encapsulated MSDU length: 66$'
 expect '^    l2cc flow: 7$'
 expect '^802\.1Qau CN-TAG, Flow ID: 4660$'
+# L2CI
+expect '^802\.1Q Virtual LAN, PRI: 7, DEI: 0, ID: 0$'
+expect '^l2cc control, DISCOVER$'
+expect '^    Type: DISCOVER \(4\)$'
+expect '^    Hops: 3$'
+expect '^    Path speed \(bit/s\): 10000000$'
+expect '^    Sent at \(ns\): 123456789$'
+expect '^l2cc control, FEEDBACK$'
+expect '^    Set at hop: 2$'
+expect '^    Level \(0\.01 %\): 7000 = 70\.00 %$'
+expect '^    Set by: 02:00:00:00:02:01'
 expect '^    Flow ID \(RPID\): 4660$'
 n=$(TS -Y 'cntag.rpid == 4660 && udp.dstport == 5001' 2>/dev/null | wc -l)
 [ "$n" = 1 ] || fail "filter cntag.rpid == 4660 && udp matched $n frames, want 1"
