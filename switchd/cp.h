@@ -108,6 +108,12 @@ struct cp_ops {
 	void (*transit)(struct cp *cp, uint32_t in, uint32_t out, int type, uint8_t *body,
 			size_t len);
 	uint32_t ctrl_types;    /* bit t: transit() wants type t */
+	/* Optional: `l2ccctl cp PORT ARGS...` on a port of this scheme (tests
+	 * and operators, e.g. pinning a level): key/values into the object the
+	 * caller opened; 0, or -errno with what was expected in err. Runs on
+	 * the loop's thread, between passes. */
+	int (*ctl)(struct cp *cp, uint32_t port, const char *args, struct jw *w, char *err,
+		   size_t errlen);
 	/* The absolute time timer() wants to run; UINT64_MAX for never. */
 	uint64_t (*next_timer)(const struct cp *cp);
 	void (*timer)(struct cp *cp, uint64_t now);
@@ -175,6 +181,7 @@ struct sw_port_geom {
 	bool buffer_frames;     /* buffer counts frames, not bytes */
 	uint32_t max_frame;     /* MTU + Ethernet header + two VLAN tags */
 	bool host;              /* role = host: it faces a host adapter */
+	uint64_t rate_bps;      /* its emulated link rate; 0 = none (as fast as it goes) */
 };
 void sw_port_geom(const struct sw *s, uint32_t port, struct sw_port_geom *g);
 /* The frames of VOQ (in, out, prio), head first: first, then next until

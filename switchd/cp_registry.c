@@ -13,6 +13,7 @@ extern const struct cp_ops cp_naive_ops, cp_santos_ops;
 extern const struct cp_ops cp_bcn_ops, cp_qcn_ops;
 extern const struct cp_ops cp_red_ops;
 extern const struct cp_ops cp_ibcc_ops;
+extern const struct cp_ops cp_l2ci_ops;
 
 /* "none" is no congestion point at all: ports that name it cost nothing. */
 static const struct cp_ops *const cp_table[] = {
@@ -23,15 +24,16 @@ static const struct cp_ops *const cp_table[] = {
 	&cp_qcn_ops,
 	&cp_red_ops,
 	&cp_ibcc_ops,
+	&cp_l2ci_ops,
 };
 
 #define CP_N (sizeof(cp_table) / sizeof(cp_table[0]))
 
 const char *const cp_names[] = { "none", "naive", "santos",
-				   "bcn", "qcn", "red", "ibcc",
+				   "bcn", "qcn", "red", "ibcc", "l2ci",
 				   NULL };
 const char *const cp_port_names[] = { "switch", "none", "naive", "santos",
-					"bcn", "qcn", "red", "ibcc",
+					"bcn", "qcn", "red", "ibcc", "l2ci",
 					NULL };
 
 _Static_assert(sizeof(cp_names) / sizeof(cp_names[0]) == CP_N + 1, "cp_names and cp_table");

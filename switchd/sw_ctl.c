@@ -396,6 +396,39 @@ static int cmd_mark(struct jw *w, const char *args, void *ctx)
 	return ctl_errorf(w, -ENOENT, "no port \"%s\"", port);
 }
 
+/* `cp PORT ARGS...`: a command for the port's congestion point (its ctl). */
+static int cmd_cp(struct jw *w, const char *args, void *ctx)
+{
+	struct sw *s = ctx;
+	char port[32], err[160] = "";
+	const struct cp_ops *ops;
+	int n = 0, r;
+
+	if (sscanf(args, "%31s %n", port, &n) != 1 || !n)
+		return ctl_errorf(w, -EINVAL, "usage: cp PORT ARGS...");
+	for (int i = 0; i < s->nports; i++) {
+		if (strcmp(s->ports[i].cfg->name, port))
+			continue;
+		ops = s->ports[i].cpo;
+		if (!ops || !ops->ctl)
+			return ctl_errorf(w, -EOPNOTSUPP, "port \"%s\": marking %s takes no commands",
+					  port, ops ? ops->name : "none");
+		for (int k = 0; k < s->ncps; k++) {
+			if (s->cps[k].ops != ops)
+				continue;
+			jw_obj_begin(w, NULL);
+			jw_str(w, "port", port);
+			jw_str(w, "marking", ops->name);
+			r = ops->ctl(s->cps[k].cp, (uint32_t)i, args + n, w, err, sizeof(err));
+			jw_obj_end(w);
+			if (r)
+				return ctl_errorf(w, r, "port \"%s\": %s", port, err);
+			return 0;
+		}
+	}
+	return ctl_errorf(w, -ENOENT, "no port \"%s\"", port);
+}
+
 static int cmd_status(struct jw *w, const char *args, void *ctx)
 {
 	struct sw *s = ctx;
@@ -612,6 +645,8 @@ static const struct dctl_cmd sw_cmds[] = {
 	{ "counters", "per port (and priority) counters [PORT]", cmd_counters },
 	{ "metrics", "Prometheus text exposition", cmd_metrics },
 	{ "mark", "PORT N: set FECN on the next N tagged frames sent on PORT", cmd_mark },
+	{ "cp", "PORT ARGS...: a command for PORT's congestion point (l2ci: level PERCENT|off)",
+	  cmd_cp },
 };
 
 int sw_ctl_init(struct sw *s)

@@ -698,6 +698,7 @@ void sw_port_geom(const struct sw *s, uint32_t port, struct sw_port_geom *g)
 	g->buffer_frames = p->unit_frames;
 	g->max_frame = p->max_frame;
 	g->host = p->cfg->role == ROLE_HOST;
+	g->rate_bps = p->cfg->rate;
 }
 
 uint32_t sw_voq_first(const struct sw *s, uint32_t in, uint32_t out, int prio)
