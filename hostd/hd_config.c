@@ -306,6 +306,17 @@ static int hd_cfg_validate(struct hd_cfg *cfg, const char *path, char *err, size
 			n += snprintf(err + n, errlen - n, "%s%s", i ? ", " : "", rp_names[i]);
 		return -EINVAL;
 	}
+	if (rp_find(cfg->law)->per_path && cfg->granularity != FLOW_BY_DST) {
+		snprintf(err, errlen, "%s: [law] law = %s rates paths to a destination, expected "
+			 "[hostd] granularity = dst", path, cfg->law);
+		return -EINVAL;
+	}
+	/* Its receivers answer per sender flow, which only the tag names. */
+	if (rp_find(cfg->law)->np && !cfg->tag) {
+		snprintf(err, errlen, "%s: [law] law = %s with tag = no, expected tag = yes (the "
+			 "path's egress names the path by the data tag's flow id)", path, cfg->law);
+		return -EINVAL;
+	}
 	if (cfg->ipd >= 0 && cfg->rate) {
 		snprintf(err, errlen, "%s: [law] sets both rate and ipd, expected one of them", path);
 		return -EINVAL;

@@ -661,6 +661,11 @@ static bool hd_ctrl_commit(struct hd *h, struct hd_fring *r, int64_t idx, int le
 	return true;
 }
 
+const uint8_t *rp_host_mac(const struct hd *h)
+{
+	return h->host_mac_known ? h->host_mac : NULL;
+}
+
 int rp_emit(struct hd *h, const void *frame, uint32_t len)
 {
 	int64_t idx;
@@ -694,7 +699,8 @@ const struct flow_table *np_peers(const struct hd *h) { return h->peers; }
 struct hd_peer *np_peer(struct hd *h, const struct flow *pf) { return &h->pr[pf->id]; }
 uint32_t np_max_peers(const struct hd *h) { return flow_table_max_flows(h->peers); }
 
-int np_send(struct hd *h, struct hd_peer *p, int type, const union ctrl_msg *m)
+int np_send_to(struct hd *h, const uint8_t dst[6], const uint8_t src[6], int type,
+	       const union ctrl_msg *m)
 {
 	const struct ctrl_type *t = ctrl_type_of(type);
 	int64_t idx;
@@ -705,11 +711,24 @@ int np_send(struct hd *h, struct hd_peer *p, int type, const union ctrl_msg *m)
 		h->st.notify_drops++;
 		return t ? -ENOBUFS : -EINVAL;
 	}
-	len = t->encode(buf, h->umem->frame_size, p->src, p->dst, m);
+	len = t->encode(buf, h->umem->frame_size, dst, src, m);
 	if (!hd_ctrl_commit(h, &h->notify, idx, len)) {
 		h->st.notify_drops++;
 		return len;
 	}
+	if (type == L2CC_CTRL_DISCOVER_ECHO)
+		h->st.l2ci_echo_tx++;
+	else if (type == L2CC_CTRL_FEEDBACK)
+		h->st.l2ci_feedback_tx++;
+	return 0;
+}
+
+int np_send(struct hd *h, struct hd_peer *p, int type, const union ctrl_msg *m)
+{
+	int err = np_send_to(h, p->src, p->dst, type, m);
+
+	if (err)
+		return err;
 	if (type == L2CC_CTRL_CNP) {
 		p->cnp_tx++;
 		h->st.cnp_tx++;
@@ -841,6 +860,50 @@ static void hd_rx_cnm(struct hd *h, const struct eth_info *ei, const uint8_t *fr
 	hd_feedback(h, f, &fb);
 }
 
+/* L2CI for our side of a path: DISCOVER (we are its destination) goes to
+ * the notification point, which echoes it; DISCOVER_ECHO and FEEDBACK
+ * (we are its source) go to the law of the flow they name. Only with the
+ * path's own addresses: to our host, from the flow's destination — a flow
+ * id alone is 16 bits anyone on the fabric could guess. */
+static void hd_rx_l2ci(struct hd *h, const struct eth_info *ei, int type,
+		       const union ctrl_msg *m)
+{
+	struct rp_fb fb = { 0 };
+	struct flow *f;
+
+	if (h->host_mac_known && memcmp(ei->dst, h->host_mac, 6)) {
+		h->st.l2ci_unknown++;
+		return;
+	}
+	if (type == L2CC_CTRL_DISCOVER) {
+		h->st.l2ci_discover_rx++;
+		if (h->npo->on_ctrl)
+			h->npo->on_ctrl(h->np, ei->src, ei->dst, type, m);
+		return;
+	}
+	f = flow_by_id(h->flows, type == L2CC_CTRL_FEEDBACK ? m->fb.flow : m->disc.flow);
+	if (!f || f->key.type != FLOW_KEY_DST || memcmp(f->key.mac, ei->src, 6)) {
+		h->st.l2ci_unknown++;
+		return;
+	}
+	if (type == L2CC_CTRL_FEEDBACK) {
+		h->st.l2ci_feedback_rx++;
+		fb.kind = RP_FB_L2CI;
+		fb.seq = m->fb.seq;
+		fb.level = m->fb.level;
+		fb.hop = m->fb.hop;
+		fb.max_hop = m->fb.max_hop;
+	} else {
+		h->st.l2ci_echo_rx++;
+		fb.kind = RP_FB_L2CI_ECHO;
+		fb.seq = m->disc.seq;
+		fb.hops = m->disc.hops;
+		fb.path_bps = m->disc.path_bps;
+		fb.rtt_ns = h->now > m->disc.t_tx ? h->now - m->disc.t_tx : 0;
+	}
+	hd_feedback(h, f, &fb);
+}
+
 /* An l2cc control message (0x88B6): CREDIT from the switch (link-local),
  * CNP or ACK from a receiving hostd (unicast to our host). A message sent
  * the wrong way (a CNP to the link-local address, a CREDIT unicast) is
@@ -861,13 +924,17 @@ static void hd_rx_ctrl(struct hd *h, const struct eth_info *ei, const uint8_t *f
 	}
 	if (type == L2CC_CTRL_CREDIT)
 		hd_rx_credit(h, &m.credit);
+	else if (type == L2CC_CTRL_DISCOVER || type == L2CC_CTRL_DISCOVER_ECHO ||
+		 type == L2CC_CTRL_FEEDBACK)
+		hd_rx_l2ci(h, ei, type, &m);
 	else
 		hd_rx_notify(h, type, &m);
 }
 
 /* A tagged frame from a remote sender: keep its flow as a peer and let
  * the notification point answer it. */
-static void hd_rx_tagged(struct hd *h, const struct eth_info *ei, const struct wire_tag *t)
+static void hd_rx_tagged(struct hd *h, const struct eth_info *ei, const struct wire_tag *t,
+			 uint32_t len)
 {
 	bool marked = t->flags & L2CC_TAG_FECN;
 	struct flow_key k = { .type = FLOW_KEY_PEER, .vid = ei->vid, .sport = t->flow };
@@ -905,7 +972,7 @@ static void hd_rx_tagged(struct hd *h, const struct eth_info *ei, const struct w
 	p->frames++;
 	if (marked)
 		p->marked++;
-	h->npo->on_data(h->np, p, pf, t, marked);
+	h->npo->on_data(h->np, p, pf, t, len, marked);
 }
 
 /* Link-local frames (01:80:C2:00:00:0x): consumed here. */
@@ -969,7 +1036,7 @@ bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 		}
 		addr += (uint64_t)(f2 - frame);
 		h->st.stripped++;
-		hd_rx_tagged(h, &ei, &t);
+		hd_rx_tagged(h, &ei, &t, len);
 	}
 	dp_put(&h->sink, HD_PORT_HOST, addr, len);
 	h->hst.tx_frames++;

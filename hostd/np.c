@@ -5,12 +5,24 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
-extern const struct np_ops np_cnp_ops, np_ack_ops;
+#include "rp.h"
 
-/* Reliable mode acknowledges every frame; unreliable mode notifies marks. */
+extern const struct np_ops np_cnp_ops, np_ack_ops, np_l2ci_ops;
+
+static const struct np_ops *const np_table[] = { &np_cnp_ops, &np_ack_ops, &np_l2ci_ops };
+
+/* The law's own, else: reliable mode acknowledges every frame; unreliable
+ * mode notifies marks. */
 const struct np_ops *np_for(const struct hd_cfg *cfg)
 {
+	const struct rp_ops *law = rp_find(cfg->law);
+
+	if (law && law->np)
+		for (size_t i = 0; i < sizeof(np_table) / sizeof(np_table[0]); i++)
+			if (!strcmp(np_table[i]->name, law->np))
+				return np_table[i];
 	return cfg->mode == HD_MODE_RELIABLE ? &np_ack_ops : &np_cnp_ops;
 }
 

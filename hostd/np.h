@@ -67,13 +67,18 @@ struct np_ops {
 	/* A tagged frame of peer p (its flow table entry pf) arrived for our
 	 * host; marked if FECN was set on the way. */
 	void (*on_data)(struct np *np, struct hd_peer *p, const struct flow *pf,
-			const struct wire_tag *t, bool marked);
+			const struct wire_tag *t, uint32_t len, bool marked);
+	/* Optional: a control message for the receiving side (an L2CI
+	 * DISCOVER) from src to dst, our host's address. */
+	void (*on_ctrl)(struct np *np, const uint8_t src[6], const uint8_t dst[6], int type,
+			const union ctrl_msg *m);
 	/* The absolute time on_timer() wants to run; UINT64_MAX for never. */
 	uint64_t (*next_timer)(const struct np *np);
 	void (*on_timer)(struct np *np, uint64_t now);
 };
 
-/* The notification point of a configuration (np.c). */
+/* The notification point of a configuration (np.c): the law's (rp_ops.np)
+ * or, without one, by [hostd] mode. */
 const struct np_ops *np_for(const struct hd_cfg *cfg);
 
 /* ---- what hostd offers a notification point (hd_path.c) ---------------------- */
@@ -90,5 +95,8 @@ uint32_t np_max_peers(const struct hd *h);
 /* Send a message of type (L2CC_CTRL_CNP, _ACK, ...) to peer p, ahead of
  * data: counted on success, a notify_drop otherwise. 0 or -errno. */
 int np_send(struct hd *h, struct hd_peer *p, int type, const union ctrl_msg *m);
+/* The same to an address pair that is no peer (an echo): from src to dst. */
+int np_send_to(struct hd *h, const uint8_t dst[6], const uint8_t src[6], int type,
+	       const union ctrl_msg *m);
 
 #endif

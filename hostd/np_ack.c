@@ -37,7 +37,7 @@ static void ack_send(struct np *np, struct hd_peer *p)
 }
 
 static void ack_on_data(struct np *np, struct hd_peer *p, const struct flow *pf,
-			const struct wire_tag *t, bool marked)
+			const struct wire_tag *t, uint32_t len, bool marked)
 {
 	struct ack_peer *a = ack_of(p);
 	const struct hd_cfg *cfg = np_cfg(np->h);

@@ -38,7 +38,7 @@ static void cnp_send(struct np *np, struct hd_peer *p)
 }
 
 static void cnp_on_data(struct np *np, struct hd_peer *p, const struct flow *pf,
-			const struct wire_tag *t, bool marked)
+			const struct wire_tag *t, uint32_t len, bool marked)
 {
 	struct cnp_peer *c = cnp_of(p);
 	uint64_t interval = np_cnp_interval(np->h), now = np_now(np->h);

@@ -64,7 +64,8 @@ enum rp_fb_kind {
 	RP_FB_CNM,              /* 802.1Qau congestion notification message (a switch's):
 				 * QCN's, and BCN's, which travel in the same format */
 	RP_FB_BCN,              /* (unused: BCN arrives as RP_FB_CNM) */
-	RP_FB_L2CI,             /* L2CI feedback along the path (McAlpine 2005) */
+	RP_FB_L2CI,             /* L2CI FEEDBACK from the path's egress (McAlpine 2005) */
+	RP_FB_L2CI_ECHO,        /* L2CI DISCOVER_ECHO: the path's hops, speed and RTT */
 };
 
 /* One piece of feedback; fields a kind does not carry are zero. */
@@ -77,7 +78,12 @@ struct rp_fb {
 	int32_t qoff, qdelta;   /* CNM: Q - Qeq and Q - Qold at the CP, bytes;
 				 * both 0 from BCN is BCN(0,0) */
 	uint8_t cpid[8];        /* CNM/BCN: the congestion point that sent it */
-	uint8_t level, hop;     /* L2CI: congestion level and the hop that set it */
+	uint16_t level;         /* L2CI FEEDBACK: the highest level on the path, 0.01 % */
+	uint8_t hop, max_hop;   /* ... hops it travelled back, and the one that set level
+				 * (0 = the egress host) */
+	uint8_t hops;           /* L2CI echo: switches on the path; seq: its DISCOVER's */
+	uint64_t path_bps;      /* L2CI echo: the path's slowest link */
+	uint64_t rtt_ns;        /* L2CI echo: now - the DISCOVER's send time */
 };
 
 /* What a law is created with. */
@@ -138,6 +144,13 @@ struct rp_ops {
 	/* Optional per-flow gauges for the metrics. */
 	const struct rp_gauge *gauges;
 	size_t ngauges;
+	/* Optional: the notification point the law's receivers run (np.h, by
+	 * name, e.g. "l2ci"); NULL = by [hostd] mode (cnp or ack). A lab runs
+	 * one hostd configuration everywhere, so senders and receivers agree. */
+	const char *np;
+	/* The law's flows are paths to a destination: granularity must be dst
+	 * (checked when the configuration loads). */
+	bool per_path;
 };
 
 /* The registry (rp_registry.c). */
@@ -164,6 +177,9 @@ void rp_apply(struct hd *h, struct flow *f, const struct rp_out *o);
 const struct rp_out *rp_current(const struct hd *h, const struct flow *f);
 /* Every flow, as flow_foreach(). */
 int rp_foreach(struct hd *h, int (*fn)(void *ctx, struct flow *f), void *ctx);
+/* Our host's MAC (the source of what the law sends for it); NULL until
+ * hostd has seen a frame from the host. */
+const uint8_t *rp_host_mac(const struct hd *h);
 /* Send a frame of the law's own (complete, from the destination MAC on)
  * toward the fabric, ahead of data: 0, or -ENOBUFS (queue full, no frame). */
 int rp_emit(struct hd *h, const void *frame, uint32_t len);

@@ -17,6 +17,7 @@ extern const struct rp_ops rp_fimd_ops, rp_lipd_ops, rp_aimd_ops;
 extern const struct rp_ops rp_bcn_ops, rp_qcn_ops;
 extern const struct rp_ops rp_dcqcn_ops;
 extern const struct rp_ops rp_ibcc_ops;
+extern const struct rp_ops rp_prc_ops;
 
 void rp_configured_rate(const struct hd_cfg *cfg, const struct flow *f, struct rp_out *o)
 {
@@ -88,10 +89,11 @@ static const struct rp_ops *const rps[] = {
 	&rp_qcn_ops,
 	&rp_dcqcn_ops,
 	&rp_ibcc_ops,
+	&rp_prc_ops,
 };
 
 const char *const rp_names[] = { "static", "fimd", "lipd", "aimd",
-				  "bcn", "qcn", "dcqcn", "ibcc",
+				  "bcn", "qcn", "dcqcn", "ibcc", "prc",
 				  NULL };
 _Static_assert(sizeof(rps) / sizeof(rps[0]) + 1 == sizeof(rp_names) / sizeof(rp_names[0]),
 	       "every law has its name in rp_names[]");

@@ -160,12 +160,14 @@ static inline int hdt_ctrl(struct hdt *t, uint32_t from, int type, const struct 
 	for (uint32_t i = from; i < t->k.n; i++) {
 		const struct vt_frame *f = &t->k.log[i];
 		const uint8_t *body;
+		struct eth_info ei;
 		size_t blen;
 
-		if (f->port != P_UP || vt_ethertype(f) != L2CC_ETH_P_CTRL)
+		/* L2CI's messages come priority-tagged: after the tag */
+		if (f->port != P_UP || wire_parse_eth(f->data, f->len, &ei) ||
+		    ei.ethertype != L2CC_ETH_P_CTRL)
 			continue;
-		if (wire_parse_ctrl(f->data + L2CC_ETH_HLEN, f->len - L2CC_ETH_HLEN, &body, &blen) ==
-		    type) {
+		if (wire_parse_ctrl(f->data + ei.hlen, f->len - ei.hlen, &body, &blen) == type) {
 			n++;
 			if (last)
 				*last = f;
@@ -180,10 +182,12 @@ static inline const uint8_t *hdt_body(const struct vt_frame *f, size_t *blen)
 {
 	static const uint8_t none[1];
 	const uint8_t *body;
+	struct eth_info ei;
 
 	*blen = 0;
 	CHECK(f != NULL);
-	if (!f || wire_parse_ctrl(f->data + L2CC_ETH_HLEN, f->len - L2CC_ETH_HLEN, &body, blen) <= 0) {
+	if (!f || wire_parse_eth(f->data, f->len, &ei) ||
+	    wire_parse_ctrl(f->data + ei.hlen, f->len - ei.hlen, &body, blen) <= 0) {
 		*blen = 0;
 		return none;
 	}

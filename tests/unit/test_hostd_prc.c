@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Path Rate Control (hostd/rp_prc.c) and the L2CI egress (hostd/np_l2ci.c)
+ * in hostd's core, in virtual time (hdt.h), and the controller's step
+ * (hostd/rp_prc.h) against its design. Pinned here:
+ *  - a new path's DISCOVER leaves ahead of its first data frame, at PCP 7,
+ *    with hops 0 and our link rate; the echo makes the path active at the
+ *    path speed, with its hops and RTT; no echo after discover_tries tries
+ *    leaves the path at its static rate (no-l2ci);
+ *  - one controller step: Fb = (T - L) - w (L - L'), the increase and
+ *    the capped cut, Rmin; and a fluid model of N paths through one
+ *    bottleneck driven only by that step settles at the target level with
+ *    equal shares and a busy link (the spec's equilibrium check 4);
+ *  - a FEEDBACK for our path steps its rate; one from another address
+ *    than the path's destination does not (forged);
+ *  - a path that sends and hears no feedback steps as if at level 0;
+ *  - as a path's egress: a DISCOVER is echoed unchanged at once; FEEDBACK
+ *    per fb_bytes, at least fb_min apart, and within fb_max of data left
+ *    unanswered.
+ *
+ * Each test's mutant in tests/unit/mutants.sh breaks the rule it checks.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hdt.h"
+#include "json.h"
+#include "log.h"
+#include "../../hostd/rp_prc.h"
+
+#define PRC_CONF "granularity = dst\ntag = yes\n[law]\nlaw = prc\n"
+
+/* Our flow toward host id dst, or NULL. */
+static struct flow *prc_flow(struct hdt *t, int dst)
+{
+	uint8_t mac[6];
+
+	vt_mac(mac, (uint8_t)dst);
+	for (uint32_t id = 0; id < 64; id++) {
+		struct flow *f = flow_by_id(t->h->flows, (uint16_t)id);
+
+		if (f && f->key.type == FLOW_KEY_DST && !memcmp(f->key.mac, mac, 6))
+			return f;
+	}
+	return NULL;
+}
+
+/* A value of the law's describe of f (a number; -1 if absent). */
+static double prc_law(struct hdt *t, const struct flow *f, const char *key)
+{
+	char pat[64];
+	const char *p;
+	double v = -1;
+	struct jw w;
+
+	if (!f)
+		return -1;
+	jw_init(&w);
+	jw_obj_begin(&w, NULL);
+	t->h->rpo->describe(t->h->rp, f, &w);
+	jw_obj_end(&w);
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = w.buf ? strstr(w.buf, pat) : NULL;
+	if (p && p[strlen(pat)] == '"')
+		v = !strncmp(p + strlen(pat), "\"active\"", 8) ? 2 :
+		    !strncmp(p + strlen(pat), "\"discovering\"", 13) ? 1 :
+		    !strncmp(p + strlen(pat), "\"no-l2ci\"", 9) ? 3 : 0;
+	else if (p)
+		v = strtod(p + strlen(pat), NULL);
+	jw_free(&w);
+	return v;
+}
+
+static uint64_t prc_rate(struct hdt *t, const struct flow *f)
+{
+	return f ? rp_current(t->h, f)->rate_bps : 0;
+}
+
+/* An echo of our DISCOVER (its body as sent, hops and speed as given)
+ * from host id `from`. */
+static void prc_echo(struct hdt *t, int from, const struct vt_frame *disc, uint8_t hops,
+		     uint64_t bps)
+{
+	struct wire_discover d;
+	uint8_t buf[128], me[6], src[6];
+	size_t blen;
+	const uint8_t *body = hdt_body(disc, &blen);
+
+	CHECK_EQ(wire_parse_discover(body, blen, &d), 0);
+	d.hops = hops;
+	d.path_bps = bps;
+	vt_mac(me, ME);
+	vt_mac(src, (uint8_t)from);
+	hdt_up_raw(t, buf, wire_build_discover(buf, sizeof(buf), me, src,
+					       L2CC_CTRL_DISCOVER_ECHO, &d));
+}
+
+static void prc_feedback(struct hdt *t, int from, uint16_t flow, uint32_t seq, uint16_t level)
+{
+	struct wire_feedback fb = { .flow = flow, .seq = seq, .level = level, .hop = 3,
+				    .max_hop = 2 };
+	uint8_t buf[128], me[6], src[6];
+
+	vt_mac(me, ME);
+	vt_mac(src, (uint8_t)from);
+	hdt_up_raw(t, buf, wire_build_feedback(buf, sizeof(buf), me, src, &fb));
+}
+
+/* The index in the log of the first frame on the uplink of ethertype et. */
+static int prc_first(struct hdt *t, uint16_t et)
+{
+	for (uint32_t i = 0; i < t->k.n; i++)
+		if (t->k.log[i].port == P_UP && vt_ethertype(&t->k.log[i]) == et)
+			return (int)i;
+	return -1;
+}
+
+static void test_prc_discover(void)
+{
+	const struct vt_frame *disc = NULL;
+	const uint8_t *body;
+	struct wire_discover d;
+	struct eth_info ei;
+	struct hdt t;
+	struct flow *f;
+	size_t blen;
+
+	hdt_create(&t, PRC_CONF);
+	hdt_host(&t, B, 1000);
+	hdt_run(&t, 1000000);
+	f = prc_flow(&t, B);
+	CHECK(f != NULL);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_DISCOVER, &disc), 1);
+	/* Ahead of the path's first frame, at L2CI's priority. */
+	CHECK(prc_first(&t, L2CC_ETH_P_CTRL) >= 0);
+	CHECK(prc_first(&t, L2CC_ETH_P_CTRL) < prc_first(&t, L2CC_ETH_P_DATA_TAG));
+	CHECK_EQ(wire_parse_eth(disc->data, disc->len, &ei), 0);
+	CHECK_EQ(ei.prio, L2CC_L2CI_PCP);
+	body = hdt_body(disc, &blen);
+	CHECK_EQ(wire_parse_discover(body, blen, &d), 0);
+	CHECK_EQ(d.flow, f->id);
+	CHECK_EQ(d.hops, 0);
+	CHECK_EQ(d.path_bps, 100000000);
+	CHECK_EQ(prc_law(&t, f, "state"), 1);
+	CHECK_EQ(prc_rate(&t, f), 100000000);
+
+	/* 3 hops, 10M, 2 ms later: active at 10M. */
+	hdt_set(&t, 3000000);
+	prc_echo(&t, B, disc, 3, 10000000);
+	CHECK_EQ(t.h->st.l2ci_echo_rx, 1);
+	CHECK_EQ(prc_law(&t, f, "state"), 2);
+	CHECK_EQ(prc_law(&t, f, "hops"), 3);
+	CHECK_EQ(prc_law(&t, f, "path_bps"), 10000000);
+	CHECK(fabs(prc_law(&t, f, "min_rtt_us") - 3000) < 1);
+	CHECK_EQ(prc_rate(&t, f), 10000000);
+	/* No second DISCOVER for a path that answered. */
+	hdt_run(&t, 500000000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_DISCOVER, NULL), 1);
+	hdt_destroy(&t);
+}
+
+static void test_prc_no_l2ci(void)
+{
+	struct hdt t;
+	struct flow *f;
+
+	hdt_create(&t, PRC_CONF "rate = 7M\n");
+	hdt_host(&t, B, 1000);
+	hdt_run(&t, 1000000);
+	f = prc_flow(&t, B);
+	CHECK_EQ(prc_law(&t, f, "state"), 1);
+	hdt_run(&t, 120000000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_DISCOVER, NULL), 3);
+	CHECK_EQ(prc_law(&t, f, "state"), 1);
+	hdt_run(&t, 160000000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_DISCOVER, NULL), 3);
+	CHECK_EQ(prc_law(&t, f, "state"), 3);
+	CHECK_EQ(prc_rate(&t, f), 7000000);
+	hdt_destroy(&t);
+}
+
+/* One step, by hand: T 25, w 3, Gi 0.05, Gd 0.5, Dmax 0.5, Rmin path/256. */
+static void test_prc_step(void)
+{
+	const struct prc_law_cfg k = { .target = 25, .w = 3, .gi = 0.05, .gd = 0.5, .dmax = 0.5,
+				       .rmin_div = 256 };
+	const uint64_t P = 100000000;
+
+	/* L = L' = 10: Fb = 15, R += 0.05 * 0.15 * P = 0.75M */
+	CHECK_EQ(prc_step(&k, 50000000, P, 10, 10, 0), 50750000);
+	/* L = 10 falling from 20: Fb = 15 + 30 = 45: R += 2.25M */
+	CHECK_EQ(prc_step(&k, 50000000, P, 10, 20, 0), 52250000);
+	/* capped at the path speed */
+	CHECK_EQ(prc_step(&k, P - 1, P, 0, 0, 0), P);
+	/* L = L' = 45: Fb = -20, cut 10 % */
+	CHECK_EQ(prc_step(&k, 50000000, P, 45, 45, 0), 45000000);
+	/* L = 45 rising from 35: Fb = -20 - 30 = -50, cut 25 % */
+	CHECK_EQ(prc_step(&k, 40000000, P, 45, 35, 0), 30000000);
+	/* a cut of more than Dmax is Dmax */
+	CHECK_EQ(prc_step(&k, 40000000, P, 300, 100, 0), 20000000);
+	/* never below Rmin */
+	CHECK_EQ(prc_step(&k, 400000, P, 300, 100, 0), P / 256);
+	/* at the target and still: nothing changes */
+	CHECK_EQ(prc_step(&k, 12345678, P, 25, 25, 0), 12345678);
+
+	/* The floor terms: ai below the target, md above it. */
+	{
+		struct prc_law_cfg k2 = k;
+
+		k2.ai = 0.002;
+		k2.md = 0.01;
+		CHECK_EQ(prc_step(&k2, 50000000, P, 10, 10, 0), 50950000);
+		CHECK_EQ(prc_step(&k2, 50000000, P, 45, 45, 0), 44500000);
+		CHECK_EQ(prc_step(&k2, 12345678, P, 25, 25, 0), 12345678);
+		/* dt = 3 tau: three steps' worth, and the D term per tau
+		 * (L 10 from 40 over 3 tau: Fb = 15 + 3 * 30 / 3 = 45, so
+		 * 3 * (0.05 * 0.45 + 0.002) of the path). */
+		k2.tau = 1000000;
+		CHECK_EQ(prc_step(&k2, 50000000, P, 10, 10, 3000000), 52850000);
+		CHECK_EQ(prc_step(&k2, 50000000, P, 10, 40, 3000000), 57350000);
+		/* ... but never more than PRC_S_MAX of them */
+		CHECK_EQ(prc_step(&k2, 50000000, P, 10, 10, 100000000),
+			 prc_step(&k2, 50000000, P, 10, 10, 10000000));
+	}
+}
+
+/*
+ * The step response of the design, in a fluid model: n paths of speed C
+ * into one bottleneck of rate C with a buffer B; each path hears a
+ * FEEDBACK per fb_bytes of its data, carrying the level as it was one
+ * feedback delay (an RTT) earlier. Path i joins at i * 200 ms at full
+ * speed (the echo's R = path speed), so the late ones must win their share
+ * from the early ones; over the last second the level's mean must be
+ * within T +- T/2, utilisation >= 95 % and Jain's index >= 0.95.
+ */
+static double AI = 0.002, GD = 0.5, W = 3, GI = 0.05, MD = 0.01, TAU = 1e6;
+static void prc_model(int n, double target, double *mean_level, double *util, double *jain)
+{
+	const struct prc_law_cfg k = { .target = target, .w = W, .gi = GI, .gd = GD, .ai = AI,
+				       .md = MD, .tau = (uint64_t)TAU,
+				       .dmax = 0.5, .rmin_div = 256, .fb_bytes = 8192 };
+	const double C = 10e6, B = 100e3, dt = 10e-6, T = 5.0;
+	enum { HIST = 100 };                    /* the feedback delay, 1 ms, in steps of dt */
+	double q = 0, lvl[HIST] = { 0 }, sent[16] = { 0 }, acc[16] = { 0 };
+	double out = 0, lsum = 0, cnt = 0, prev[16] = { 0 }, seen = 0, last[16] = { 0 };
+	uint64_t r[16];
+	int h = 0;
+
+	for (int i = 0; i < n; i++)
+		r[i] = (uint64_t)C;
+	for (double t = 0; t < T; t += dt) {
+		double in = 0;
+
+		for (int i = 0; i < n; i++) {
+			double b = t >= i * 0.2 ? (double)r[i] / 8 * dt : 0;
+
+			in += b;
+			acc[i] += b;
+			if (t >= T - 1)
+				sent[i] += b;
+		}
+		q += in;
+		out = q < C / 8 * dt ? q : C / 8 * dt;
+		q -= out;
+		lvl[h] = q / B * 100;
+		h = (h + 1) % HIST;
+		seen = lvl[h];                  /* the oldest: one delay ago */
+		for (int i = 0; i < n; i++) {
+			/* the egress: per fb_bytes, or fb_max (5 ms) of data */
+			if (t < i * 0.2 || (acc[i] < k.fb_bytes && t - last[i] < 5e-3))
+				continue;
+			acc[i] = 0;
+			r[i] = prc_step(&k, r[i], (uint64_t)C, seen, prev[i],
+					(uint64_t)((t - last[i]) * 1e9));
+			prev[i] = seen;
+			last[i] = t;
+		}
+		if (t >= T - 1) {
+			lsum += q / B * 100;
+			cnt++;
+			*util += out;
+		}
+	}
+	*mean_level = lsum / cnt;
+	*util = *util / (C / 8 * 1.0);
+	{
+		double s = 0, s2 = 0;
+
+		for (int i = 0; i < n; i++) {
+			s += sent[i];
+			s2 += sent[i] * sent[i];
+		}
+		*jain = s * s / (n * s2);
+	}
+}
+
+static void test_prc_step_response(void)
+{
+	static const int ns[] = { 2, 4, 8 };
+	static const double targets[] = { 10, 25, 50 };
+
+	for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
+		for (size_t b = 0; b < sizeof(targets) / sizeof(targets[0]); b++) {
+			double lvl = 0, util = 0, jain = 0, T = targets[b];
+
+			prc_model(ns[a], T, &lvl, &util, &jain);
+			printf("    n %d T %2.0f: level %.1f %%, util %.3f, Jain %.3f\n", ns[a], T,
+			       lvl, util, jain);
+			CHECK(lvl >= T / 2 && lvl <= T * 1.5);
+			CHECK(util >= 0.95);
+			CHECK(jain >= 0.95);
+		}
+}
+
+static void test_prc_feedback(void)
+{
+	const struct vt_frame *disc = NULL;
+	uint64_t r0, r1;
+	struct hdt t;
+	struct flow *f;
+
+	hdt_create(&t, PRC_CONF);
+	hdt_host(&t, B, 1000);
+	hdt_run(&t, 1000000);
+	f = prc_flow(&t, B);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_DISCOVER, &disc), 1);
+	prc_echo(&t, B, disc, 2, 50000000);
+	r0 = prc_rate(&t, f);
+	CHECK_EQ(r0, 50000000);
+	/* 45 % where the target is 25: the first cut is Dmax, 50 % (Fb =
+	 * -20 - 3 * 45, since the level before it was 0); the next, at a
+	 * steady 45 %, 10 % + md 1 %. */
+	prc_feedback(&t, B, f->id, 1, 4500);
+	r1 = prc_rate(&t, f);
+	CHECK_EQ(r1, r0 / 2);
+	CHECK_EQ(prc_law(&t, f, "level_hop"), 2);
+	prc_feedback(&t, B, f->id, 2, 4500);
+	CHECK_EQ(prc_rate(&t, f), r1 / 100 * 89);
+	/* The same again (seq 2 repeated) is not taken twice. */
+	prc_feedback(&t, B, f->id, 2, 4500);
+	CHECK_EQ(prc_rate(&t, f), r1 / 100 * 89);
+	CHECK_EQ(prc_law(&t, f, "feedback"), 2);
+	/* From C, naming our path to B: forged, ignored and counted. */
+	prc_feedback(&t, C, f->id, 3, 60000);
+	CHECK_EQ(t.h->st.l2ci_unknown, 1);
+	CHECK_EQ(prc_rate(&t, f), r1 / 100 * 89);
+	CHECK_EQ(t.h->st.l2ci_feedback_rx, 3);
+	hdt_destroy(&t);
+}
+
+/* Sending, and no feedback for max(4 gaps, 8 min RTTs): level 0 steps. */
+static void test_prc_feedback_timeout(void)
+{
+	const struct vt_frame *disc = NULL;
+	uint64_t r;
+	struct hdt t;
+	struct flow *f;
+
+	hdt_create(&t, PRC_CONF);
+	hdt_host(&t, B, 1000);
+	hdt_run(&t, 1000000);
+	f = prc_flow(&t, B);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_DISCOVER, &disc), 1);
+	prc_echo(&t, B, disc, 2, 50000000);
+	prc_feedback(&t, B, f->id, 1, 20000);
+	r = prc_rate(&t, f);
+	CHECK(r < 50000000);
+	/* Keep sending for 100 ms without feedback. */
+	for (int i = 0; i < 100; i++) {
+		hdt_host(&t, B, 1000);
+		hdt_run(&t, 1000000 + (uint64_t)i * 1000000);
+	}
+	CHECK(prc_law(&t, f, "feedback_timeouts") >= 1);
+	CHECK(prc_rate(&t, f) > r);
+	/* Idle: no more steps. */
+	{
+		double n = prc_law(&t, f, "feedback_timeouts");
+
+		hdt_run(&t, 2000000000);
+		CHECK(prc_law(&t, f, "feedback_timeouts") <= n + 1);
+	}
+	hdt_destroy(&t);
+}
+
+/* As the egress of B's path to us. */
+static void test_prc_egress(void)
+{
+	const struct wire_discover d = { .flow = 9, .hops = 2, .seq = 4, .path_bps = 10000000,
+					 .t_tx = 555 };
+	const struct vt_frame *last = NULL;
+	const uint8_t *body;
+	struct wire_discover got;
+	struct wire_feedback fb;
+	uint8_t buf[128], me[6], b[6];
+	struct eth_info ei;
+	struct hdt t;
+	size_t blen;
+	int n;
+
+	hdt_create(&t, PRC_CONF);
+	vt_mac(me, ME);
+	vt_mac(b, B);
+	/* DISCOVER from B: echoed at once, body unchanged. */
+	hdt_up_raw(&t, buf, wire_build_discover(buf, sizeof(buf), me, b, L2CC_CTRL_DISCOVER, &d));
+	hdt_run(&t, 0);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_DISCOVER_ECHO, &last), 1);
+	body = hdt_body(last, &blen);
+	CHECK_EQ(wire_parse_discover(body, blen, &got), 0);
+	CHECK_EQ(got.flow, 9);
+	CHECK_EQ(got.hops, 2);
+	CHECK_EQ(got.path_bps, 10000000);
+	CHECK_EQ(got.t_tx, 555);
+	CHECK_EQ(wire_parse_eth(last->data, last->len, &ei), 0);
+	CHECK_MEM(ei.dst, b, 6);
+	CHECK_EQ(ei.prio, L2CC_L2CI_PCP);
+
+	/* B's data: the first frame gets a FEEDBACK, then 40 frames at
+	 * once (20 KB) only one more once fb_min has passed. */
+	for (int i = 0; i < 41; i++)
+		CHECK(hdt_up_data(&t, B, 9, (uint32_t)i, false));
+	hdt_run(&t, 0);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, &last), 1);
+	body = hdt_body(last, &blen);
+	CHECK_EQ(wire_parse_feedback(body, blen, &fb), 0);
+	CHECK_EQ(fb.flow, 9);
+	CHECK_EQ(fb.hop, 0);
+	CHECK_EQ(fb.max_hop, 0);
+	CHECK_EQ(fb.level, 0);
+	CHECK_MEM(fb.setter, me, 6);
+	hdt_set(&t, 200000);
+	CHECK(hdt_up_data(&t, B, 9, 101, false));
+	hdt_run(&t, 200000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, NULL), 2);
+	/* 8 KB more at 200 us apart: 16 frames of 500 bytes (+ tag) reach
+	 * fb_bytes on the 16th or 17th. */
+	n = 0;
+	for (int i = 0; i < 17; i++) {
+		hdt_set(&t, 400000 + (uint64_t)i * 200000);
+		CHECK(hdt_up_data(&t, B, 9, 102 + (uint32_t)i, false));
+		hdt_run(&t, 400000 + (uint64_t)i * 200000);
+		if (hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, NULL) == 3 && !n)
+			n = i + 1;
+	}
+	CHECK(n >= 15 && n <= 17);
+	/* Data after fb_max of quiet is answered at once ... */
+	n = hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, NULL);
+	hdt_set(&t, 10000000);
+	CHECK(hdt_up_data(&t, B, 9, 200, false));
+	hdt_run(&t, 10000000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, NULL), n + 1);
+	/* ... and a few bytes more, then quiet, within fb_max (5 ms). */
+	hdt_set(&t, 10200000);
+	CHECK(hdt_up_data(&t, B, 9, 201, false));
+	hdt_run(&t, 15000000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, NULL), n + 1);
+	hdt_run(&t, 16000000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, NULL), n + 2);
+	CHECK_EQ(t.h->st.l2ci_feedback_tx, (uint64_t)n + 2);
+	hdt_destroy(&t);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 7) {
+		AI = atof(argv[1]); GD = atof(argv[2]); W = atof(argv[3]); GI = atof(argv[4]);
+		MD = atof(argv[5]); TAU = atof(argv[6]);
+		test_prc_step_response();
+		return 0;
+	}
+	log_set_level(LOG_LVL_WARN);
+	RUN(test_prc_discover);
+	RUN(test_prc_no_l2ci);
+	RUN(test_prc_step);
+	RUN(test_prc_step_response);
+	RUN(test_prc_feedback);
+	RUN(test_prc_feedback_timeout);
+	RUN(test_prc_egress);
+	return check_summary();
+}
