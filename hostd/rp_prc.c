@@ -293,6 +293,8 @@ static void prc_describe(const struct rp *rp, const struct flow *f, struct jw *w
 	jw_double(w, "min_rtt_us", s->min_rtt_ns / 1e3);
 	jw_double(w, "level_pct", s->level / 100.0);
 	jw_u64(w, "level_hop", s->max_hop);
+	/* The same counted from us: switch 1 is ours, 0 is the egress host. */
+	jw_u64(w, "level_at", s->max_hop && s->max_hop <= s->hops ? s->hops + 1u - s->max_hop : 0);
 	jw_u64(w, "feedback", s->fb_rx);
 	jw_u64(w, "feedback_timeouts", s->fb_timeouts);
 	jw_u64(w, "discover_tries", s->tries);
