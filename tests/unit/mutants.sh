@@ -24,6 +24,14 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"; [ -n "${KEEP:-}" ] && echo "kept $TMP
 
 # name @@ file @@ perl substitution (must match once) @@ test binary @@ test that must fail
 MUTANTS=(
+"l2ci_discover_no_min@@daemon/wire.c@@s/if \(egress_bps && egress_bps < bps\)/if (0)/@@test_wire@@test_l2ci_transit"
+"l2ci_feedback_overwrites@@daemon/wire.c@@s/if \(level <= get_be16\(body \+ offsetof\(struct l2cc_feedback, level\)\)\)/if (0)/@@test_wire@@test_l2ci_transit"
+"l2ci_level_of_out@@switchd/cp_l2ci.c@@s/l2ci_ours\(cp, in\) \? l2ci_level\(&cp->port\[in\]\) : 0/l2ci_ours(cp, out) ? l2ci_level(&cp->port[out]) : 0/@@test_switch_l2ci@@test_l2ci_feedback_level"
+"l2ci_prios_ignored@@switchd/cp_l2ci.c@@s/if \(p->prios & \(1u << q\)\)/if (1)/@@test_switch_l2ci@@test_l2ci_level_prios"
+"prc_no_retry@@hostd/rp_prc.c@@s/if \(s->tries < rp->k->discover_tries\)/if (0)/@@test_hostd_prc@@test_prc_no_l2ci"
+"prc_dup_feedback@@hostd/rp_prc.c@@s/\(int32_t\)\(fb->seq - s->fb_seq\) <= 0/0/@@test_hostd_prc@@test_prc_feedback"
+"l2ci_fb_no_spacing@@hostd/np_l2ci.c@@s/since >= k->fb_min\)/1)/@@test_hostd_prc@@test_prc_egress"
+"l2ci_fb_any_source@@hostd/hd_path.c@@s/ \|\| memcmp\(f->key.mac, ei->src, 6\)\) \{\n\t\th->st.l2ci_unknown/) {\n\t\th->st.l2ci_unknown/@@test_hostd_prc@@test_prc_feedback"
 "santos_never_revokes@@switchd/cp_santos.c@@s/if \(!prios \|\| !op->cnt2\)/if (1)/@@test_switch_core@@test_core_santos_blocked_revokes"
 "santos_marks_one_more@@switchd/cp_santos.c@@s/op->cnt2 = sw_out_frames\(cp->h.s, o\);/op->cnt2 = sw_out_frames(cp->h.s, o) + 1;/@@test_switch_core@@test_core_santos_root_marks_cnt1"
 "santos_arms_victims@@switchd/cp_santos.c@@s/\|\| !sw_out_is_root\(cp->h.s, o, prio\)//@@test_switch_core@@test_core_santos_root_marks_cnt1"
