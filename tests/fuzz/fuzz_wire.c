@@ -330,6 +330,48 @@ static void fuzz_cnm(const uint8_t *src, const uint8_t *p, size_t len)
 	check(c2.msdu_len == c.msdu_len && memcmp(c2.msdu, c.msdu, c.msdu_len) == 0);
 }
 
+/* What a switch does to L2CI frames in transit keeps them valid: a body
+ * that decodes decodes after it, with one more hop (or 255), a path speed
+ * no higher, a level no lower and its setter on the way travelled; a body
+ * that does not decode is left alone or refused. */
+static void fuzz_l2ci_transit(const uint8_t *data, size_t size)
+{
+	static const uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 0x09 };
+	struct wire_discover d, d2;
+	struct wire_feedback f, f2;
+	uint8_t b[64];
+	uint64_t bps;
+	uint16_t level;
+	int r;
+
+	if (size < 10 || size - 10 > sizeof(b))
+		return;
+	/* The first 10 bytes choose the switch's rate and level. */
+	memcpy(&bps, data, 8);
+	memcpy(&level, data + 8, 2);
+	memcpy(b, data + 10, size - 10);
+	if (wire_parse_discover(b, size - 10, &d) == 0) {
+		check(wire_discover_transit(b, size - 10, bps) == 0);
+		check(wire_parse_discover(b, size - 10, &d2) == 0);
+		check(d2.hops == (d.hops == 255 ? 255 : d.hops + 1));
+		check(d2.path_bps <= d.path_bps && (!bps || d2.path_bps <= bps || d2.path_bps == d.path_bps));
+		check(d2.flow == d.flow && d2.seq == d.seq && d2.t_tx == d.t_tx);
+	}
+	memcpy(b, data + 10, size - 10);
+	if (wire_parse_feedback(b, size - 10, &f) == 0) {
+		r = wire_feedback_transit(b, size - 10, level, mac);
+		check(r == 0 || r == 1);
+		check(wire_parse_feedback(b, size - 10, &f2) == 0);
+		check(f2.hop == (f.hop == 255 ? 255 : f.hop + 1) && f2.max_hop <= f2.hop);
+		check(f2.level == (level > f.level ? level : f.level));
+		check(r == (level > f.level));
+		check(!r || (f2.max_hop == f2.hop && memcmp(f2.setter, mac, 6) == 0));
+	} else {
+		r = wire_feedback_transit(b, size - 10, level, mac);
+		check(r == -EINVAL || r == 0 || r == 1);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t any_src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
@@ -351,6 +393,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_ctrl_table(any_src, data, size);
 	fuzz_tag(data, size);
 	fuzz_cnm(any_src, data, size);
+	fuzz_l2ci_transit(data, size);
 
 	if (wire_parse_eth(data, size, &ei) != 0)
 		return 0;
