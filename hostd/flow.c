@@ -415,27 +415,43 @@ struct flow *flow_default(const struct flow_table *t)
 
 /* ---- per-flow queue ------------------------------------------------------ */
 
-int flow_enqueue(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len)
+/* The highest priority with frames (pmask != 0). */
+static inline int flow_top(const struct flow_queue *q)
 {
-	if (frame >= t->nframes)
+	return 31 - __builtin_clz(q->pmask);
+}
+
+int flow_enqueue_prio(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len,
+		      int prio)
+{
+	struct flow_queue *q = &f->q;
+
+	if (frame >= t->nframes || prio < 0 || prio > 7)
 		return -EINVAL;
-	if (f->q.bytes + len > f->q.limit) {
+	if (q->bytes + len > q->limit) {
 		f->cnt.drops++;
 		f->cnt.drop_bytes += len;
 		return -ENOBUFS;
 	}
 	t->frames[frame].next = FLOW_FRAME_NONE;
 	t->frames[frame].len = len;
-	if (f->q.frames)
-		t->frames[f->q.tail].next = frame;
+	if (q->pmask & (1u << prio))
+		t->frames[q->pt[prio]].next = frame;
 	else
-		f->q.head = frame;
-	f->q.tail = frame;
-	f->q.frames++;
+		q->ph[prio] = frame;
+	q->pt[prio] = frame;
+	q->pmask |= (uint8_t)(1u << prio);
+	q->head = q->ph[flow_top(q)];
+	q->frames++;
 	f->q.bytes += len;
 	f->cnt.frames_in++;
 	f->cnt.bytes_in += len;
 	return 0;
+}
+
+int flow_enqueue(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len)
+{
+	return flow_enqueue_prio(t, f, frame, len, 0);
 }
 
 uint32_t flow_dequeue(struct flow_table *t, struct flow *f, uint64_t now, uint32_t *len)
@@ -444,9 +460,17 @@ uint32_t flow_dequeue(struct flow_table *t, struct flow *f, uint64_t now, uint32
 
 	if (!f->q.frames)
 		return FLOW_FRAME_NONE;
-	frame = f->q.head;
+	{
+		struct flow_queue *q = &f->q;
+		int p = flow_top(q);
+
+		frame = q->ph[p];
+		q->ph[p] = t->frames[frame].next;
+		if (q->ph[p] == FLOW_FRAME_NONE)
+			q->pmask &= (uint8_t)~(1u << p);
+		q->head = q->pmask ? q->ph[flow_top(q)] : FLOW_FRAME_NONE;
+	}
 	l = t->frames[frame].len;
-	f->q.head = t->frames[frame].next;
 	f->q.frames--;
 	f->q.bytes -= l;
 	f->cnt.frames_out++;

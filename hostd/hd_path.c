@@ -1126,7 +1126,7 @@ void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 		goto drop;
 	}
 	was_idle = !f->q.frames;
-	if (flow_enqueue(h->flows, f, idx, len)) {
+	if (flow_enqueue_prio(h->flows, f, idx, len, ei.prio)) {
 		why = HD_DROP_QUEUE_FULL;
 		goto drop;
 	}

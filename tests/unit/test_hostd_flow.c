@@ -783,6 +783,47 @@ out:
 	flow_table_destroy(t);
 }
 
+/* A path's priorities: each FIFO, the highest first (McAlpine 2005 §8). */
+static void test_queue_priorities(void)
+{
+	struct flow_table_config cfg = base_cfg(8, 0);
+	struct flow_table *t;
+	struct flow *a = NULL;
+	struct flow_key ka = key_n(1);
+	uint32_t len;
+
+	CHECK_EQ(flow_table_create(&t, &cfg), 0);
+	CHECK_EQ(flow_lookup_or_create(t, &ka, 0, &a), 1);
+	if (!a)
+		goto out;
+	CHECK_EQ(flow_enqueue_prio(t, a, 1, 100, 2), 0);
+	CHECK_EQ(flow_enqueue_prio(t, a, 2, 100, 2), 0);
+	CHECK_EQ(flow_head(a), 1);
+	CHECK_EQ(flow_enqueue_prio(t, a, 3, 200, 5), 0);
+	CHECK_EQ(flow_head(a), 3);
+	CHECK_EQ(flow_enqueue_prio(t, a, 4, 300, 3), 0);
+	CHECK_EQ(flow_enqueue_prio(t, a, 5, 200, 5), 0);
+	CHECK_EQ(flow_enqueue_prio(t, a, 6, 100, 8), -EINVAL);
+	CHECK_EQ(a->q.frames, 5);
+	CHECK_EQ(a->q.bytes, 900);
+	CHECK_EQ(flow_dequeue(t, a, 1, &len), 3);
+	CHECK_EQ(len, 200);
+	CHECK_EQ(flow_dequeue(t, a, 1, &len), 5);
+	/* A later higher one overtakes what waits below it. */
+	CHECK_EQ(flow_enqueue_prio(t, a, 7, 100, 7), 0);
+	CHECK_EQ(flow_dequeue(t, a, 1, &len), 7);
+	CHECK_EQ(flow_dequeue(t, a, 1, &len), 4);
+	CHECK_EQ(len, 300);
+	CHECK_EQ(flow_dequeue(t, a, 1, &len), 1);
+	CHECK_EQ(flow_dequeue(t, a, 1, &len), 2);
+	CHECK_EQ(flow_dequeue(t, a, 1, &len), FLOW_FRAME_NONE);
+	CHECK_EQ(flow_head(a), FLOW_FRAME_NONE);
+	CHECK_EQ(a->q.bytes, 0);
+	CHECK_EQ(a->q.pmask, 0);
+out:
+	flow_table_destroy(t);
+}
+
 struct removed_log {
 	uint32_t n;
 	uint16_t ids[64];
@@ -1335,6 +1376,7 @@ int main(void)
 	RUN(test_table_ids_stable);
 	RUN(test_table_stale_ids);
 	RUN(test_queue_fifo_and_bound);
+	RUN(test_queue_priorities);
 	RUN(test_expire);
 	RUN(test_full_table);
 	RUN(test_foreach);
