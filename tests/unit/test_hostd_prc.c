@@ -237,8 +237,12 @@ static void test_prc_step(void)
  * within T +- T/2, utilisation >= 95 % and Jain's index >= 0.95.
  */
 static double AI = 0.002, GD = 0.5, W = 3, GI = 0.05, MD = 0.01, TAU = 1e6;
+static FILE *TRACE;             /* --trace: the model's time series as CSV */
+
 static void prc_model(int n, double target, double *mean_level, double *util, double *jain)
 {
+	long step = 0;
+
 	const struct prc_law_cfg k = { .target = target, .w = W, .gi = GI, .gd = GD, .ai = AI,
 				       .md = MD, .tau = (uint64_t)TAU,
 				       .dmax = 0.5, .rmin_div = 256, .fb_bytes = 8192 };
@@ -277,6 +281,12 @@ static void prc_model(int n, double target, double *mean_level, double *util, do
 					(uint64_t)((t - last[i]) * 1e9));
 			prev[i] = seen;
 			last[i] = t;
+		}
+		if (TRACE && step++ % 100 == 0) {
+			fprintf(TRACE, "%.4f,%.3f", t, q / B * 100);
+			for (int i = 0; i < n; i++)
+				fprintf(TRACE, ",%.0f", t >= i * 0.2 ? (double)r[i] : 0.0);
+			fprintf(TRACE, "\n");
 		}
 		if (t >= T - 1) {
 			lsum += q / B * 100;
@@ -462,12 +472,26 @@ static void test_prc_egress(void)
 	hdt_destroy(&t);
 }
 
+/*
+ * test_hostd_prc --trace N T [ai md w gi gd]: the fluid model's run as CSV
+ * (t, level %, the N rates) on stdout, the defaults' gains unless given:
+ * what docs/l2ci.md's step response plot is drawn from.
+ */
 int main(int argc, char **argv)
 {
-	if (argc == 7) {
-		AI = atof(argv[1]); GD = atof(argv[2]); W = atof(argv[3]); GI = atof(argv[4]);
-		MD = atof(argv[5]); TAU = atof(argv[6]);
-		test_prc_step_response();
+	if (argc >= 4 && !strcmp(argv[1], "--trace")) {
+		double lvl = 0, util = 0, jain = 0;
+
+		if (argc == 9) {
+			AI = atof(argv[4]);
+			MD = atof(argv[5]);
+			W = atof(argv[6]);
+			GI = atof(argv[7]);
+			GD = atof(argv[8]);
+		}
+		TRACE = stdout;
+		prc_model(atoi(argv[2]), atof(argv[3]), &lvl, &util, &jain);
+		fprintf(stderr, "level %.1f %%, util %.3f, Jain %.3f\n", lvl, util, jain);
 		return 0;
 	}
 	log_set_level(LOG_LVL_WARN);
