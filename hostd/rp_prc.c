@@ -288,8 +288,8 @@ static void prc_describe(const struct rp *rp, const struct flow *f, struct jw *w
 	jw_str(w, "state", prc_state_names[s->state < 4 ? s->state : 0]);
 	jw_u64(w, "hops", s->hops);
 	jw_u64(w, "path_bps", s->path_bps);
-	jw_u64(w, "rate_bps", s->state == PRC_NO_L2CI ? rp_current(rp->env.h, f)->rate_bps
-						       : s->rate);
+	jw_u64(w, "rate_bps", s->state == PRC_NO_L2CI && rp->env.h ?
+				      rp_current(rp->env.h, f)->rate_bps : s->rate);
 	jw_double(w, "min_rtt_us", s->min_rtt_ns / 1e3);
 	jw_double(w, "level_pct", s->level / 100.0);
 	jw_u64(w, "level_hop", s->max_hop);
