@@ -469,6 +469,10 @@ class Run:
         r = (self.plan.get(f["name"], {}).get("client")) or {}
         return _try_json(os.path.join(self.dir, r["out"])) if r.get("out") else None
 
+    def _flowgen_server_doc(self, f):
+        r = (self.plan.get(f["name"], {}).get("server")) or {}
+        return _try_json(os.path.join(self.dir, r["out"])) if r.get("out") else None
+
     def _flowgen_curve(self, f):
         doc = self._flowgen_doc(f)
         if not doc:
@@ -689,6 +693,11 @@ def _flow(R, f):
             fr["goodput_bps"] = fr["iperf3"]["goodput_bps"]
     else:
         err = _flowgen_error(R, f)
+    if f["kind"] in ("onoff", "rr"):
+        fr.update(flow_delays(f["kind"], f.get("proto"), R._flowgen_doc(f),
+                              R._flowgen_server_doc(f)))
+        if f["kind"] == "rr":
+            fr["proto"] = "udp"
     if err:
         fr["error"] = err
     elif fr["mean_rate_bps"] == 0:
@@ -721,6 +730,7 @@ def _fairness(flows):
 
 def _groups(R, flows):
     rated = _rated(flows)
+    byname = {fr["name"]: fr for fr in flows}
     groups = {}
     for g, members in R.exp.get("groups", {}).items():
         rs = [rated[m] for m in members if m in rated]
@@ -729,7 +739,73 @@ def _groups(R, flows):
                      "mean_bps": sum(rs) / len(rs) if rs else None,
                      "min_bps": min(rs) if rs else None, "max_bps": max(rs) if rs else None,
                      "jain": jain(rs)}
+        groups[g].update(group_delays([byname[m] for m in members if m in byname]))
     return groups
+
+
+# ---- one-way delays and request/response (l2cc-flowgen) -----------------------------------
+
+#: A delay object of l2cc-flowgen (in us): flows[] and groups carry each as
+#: PREFIX_KEY_us (owd_mean_us, rr_p99_us, ...), plus PREFIX_count and
+#: PREFIX_lost.
+DELAY_STATS = ("mean", "p50", "p99", "max", "dev_p99", "dev_max")
+
+
+def delay_fields(prefix, st, lost=None):
+    """{PREFIX_count, PREFIX_mean_us, ..., PREFIX_lost} of an l2cc-flowgen
+    delay object st ({"count", "mean", ...}; None: nothing measured)."""
+    st = st or {}
+    out = {prefix + "_count": st.get("count") or 0}
+    for k in DELAY_STATS:
+        out["%s_%s_us" % (prefix, k)] = st.get(k)
+    if lost is not None:
+        out[prefix + "_lost"] = lost
+    return out
+
+
+def flow_delays(kind, proto, cdoc, sdoc):
+    """The delay fields of one flow's results: a UDP ON/OFF source's
+    one-way delay (owd_*, from its server's udp_streams entry, found by the
+    stream id in the client's report), or a request/response flow's round
+    trip (rr_*) and the one-way delays of its requests and responses
+    together (owd_*, from the client's report). {} for other flows."""
+    cdoc = cdoc or {}
+    if kind == "rr":
+        out = delay_fields("owd", cdoc.get("owd_us"), cdoc.get("lost"))
+        out.update(delay_fields("rr", cdoc.get("rtt_us"), cdoc.get("lost")))
+        out["owd_req_mean_us"] = (cdoc.get("req_owd_us") or {}).get("mean")
+        out["owd_resp_mean_us"] = (cdoc.get("resp_owd_us") or {}).get("mean")
+        return out
+    if kind == "onoff" and proto == "udp":
+        st = next((x for x in (sdoc or {}).get("udp_streams", [])
+                   if cdoc.get("stream") is not None and x.get("stream") == cdoc["stream"]),
+                  None)
+        return delay_fields("owd", (st or {}).get("owd_us"), (st or {}).get("lost"))
+    return {}
+
+
+def group_delays(frs):
+    """A group's delay fields from its members' (flow_delays): counts and
+    losses summed, means weighted by the members' counts, the percentiles,
+    maxima and deviations the worst member's (percentiles of several
+    streams do not combine without their samples). {} when no member has
+    any."""
+    out = {}
+    for prefix in ("owd", "rr"):
+        ms = [fr for fr in frs if fr.get(prefix + "_count")]
+        if not ms:
+            continue
+        n = sum(fr[prefix + "_count"] for fr in ms)
+        out[prefix + "_count"] = n
+        out[prefix + "_mean_us"] = sum(fr[prefix + "_mean_us"] * fr[prefix + "_count"]
+                                       for fr in ms) / n
+        for k in DELAY_STATS[1:]:
+            v = [fr["%s_%s_us" % (prefix, k)] for fr in ms
+                 if fr.get("%s_%s_us" % (prefix, k)) is not None]
+            out["%s_%s_us" % (prefix, k)] = max(v) if v else None
+        lost = [fr.get(prefix + "_lost") for fr in ms if fr.get(prefix + "_lost") is not None]
+        out[prefix + "_lost"] = sum(lost) if lost else None
+    return out
 
 
 def outq_stats(q):
@@ -1340,6 +1416,8 @@ def _csv_rows(res):
         for k, v in (f.get("hostd") or {}).items():
             if k != "keys":
                 add("flow", f["name"], "hostd_" + k, v)
+        for k in sorted(k for k in f if k.startswith(("owd_", "rr_"))):
+            add("flow", f["name"], k, f[k], "us" if k.endswith("_us") else "")
         add("flow", f["name"], "error", f.get("error"))
     add("fairness", "all", "jain", res["fairness"]["jain"])
     add("fairness", "all", "jain_goodput", res["fairness"]["jain_goodput"])
@@ -1347,6 +1425,8 @@ def _csv_rows(res):
         for k in ("n", "sum_bps", "mean_bps", "min_bps", "max_bps", "jain", "fair_bps",
                   "rate_over_fair"):
             add("group", g, k, v.get(k), "bit/s" if k.endswith("bps") else "")
+        for k in sorted(k for k in v if k.startswith(("owd_", "rr_"))):
+            add("group", g, k, v[k], "us" if k.endswith("_us") else "")
     add("fair_share", "all", "efficiency", res["fair_share"]["efficiency"])
     for ph, v in res["phases"].items():
         add("phase", ph, "from_s", v["from_s"], "s")

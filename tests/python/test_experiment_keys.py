@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Experiment-file keys the McAlpine experiments need (docs/testbed.md):
+request/response flows (rr), per-flow priority (prio), and what the
+runner makes of them (l2cc-flowgen/iperf3 command lines)."""
+
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+from l2cc import experiment as E
+from l2cc import traffic as TR
+
+
+def load(text):
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "e.yaml")
+        with open(p, "w") as f:
+            f.write(textwrap.dedent(text))
+        return E.load(p)
+
+
+def errors(text):
+    try:
+        load(text)
+    except E.ExperimentError as e:
+        return str(e)
+    raise AssertionError("no error")
+
+
+HEAD = """\
+name: t
+topology: ../x.yaml
+duration: 5
+flows:
+"""
+
+
+class FakeTraffic(TR.Traffic):
+    """Traffic whose lab is a dict: command lines without a lab."""
+
+    def __init__(self, exp):
+        nodes = {h: {"kind": "host", "netns": "ns-" + h, "addr": "10.0.0.%d/24" % i,
+                     "rate_bps": 100_000_000} for i, h in enumerate(("c1", "c2", "srv"), 1)}
+        super().__init__(exp, {"nodes": nodes}, "/nonexistent", "/bin", say=lambda *a: None)
+        self._mtu = lambda host: 1482
+
+    def cmd(self, name):
+        f = self.e.flow(name)
+        return self._client_cmd(f, 100.0)[0]
+
+
+class TestRrAndPrio(unittest.TestCase):
+    def test_parse(self):
+        e = load(HEAD + """\
+          - {name: ipc, src: [c1, c2], dst: srv, rr: {rate: 200, req: 100}, prio: 3}
+          - {name: video, src: c1, dst: srv, onoff: {on: 1000, off: 0.001}, proto: udp, rate: 10M, prio: 5}
+          - {name: db, src: c2, dst: srv}
+        """)
+        ipc = e.flow("ipc-c1").to_dict()
+        self.assertEqual(ipc["kind"], "rr")
+        self.assertEqual(ipc["rr"], {"rate": 200.0, "req": 100, "resp": 64})
+        self.assertEqual((ipc["proto"], ipc["prio"]), ("udp", 3))
+        self.assertEqual(e.flow("video").prio, 5)
+        self.assertIsNone(e.flow("db").prio)
+        self.assertNotIn("prio", e.flow("db").to_dict())
+
+    def test_errors(self):
+        msg = errors(HEAD + """\
+          - {name: ipc, src: c1, dst: srv, rr: {rate: 0, req: 10}, prio: 9, rate: 5M}
+          - {name: x, src: c1, dst: srv, rr: {rate: 1}, onoff: {on: 1, off: 1}}
+          - {name: y, src: c1, dst: srv, prio: 1, iperf_args: [-S, "32"]}
+          - {name: z, src: c1, dst: srv, prio: true}
+        """)
+        for want in ("rate is not for rr flows", "rr.rate: expected requests per second",
+                     'rr.req "10"', 'flow "ipc": prio: expected a priority 0..7',
+                     "onoff and rr exclude each other", "drop -S from iperf_args",
+                     'flow "z": prio'):
+            self.assertIn(want, msg)
+
+    def test_command_lines(self):
+        e = load(HEAD + """\
+          - {name: ipc, src: c1, dst: srv, rr: {rate: 200, req: 100, resp: 1K}, prio: 3}
+          - {name: video, src: c1, dst: srv, onoff: {on: 1000, off: 0.001}, proto: udp, rate: 10M, prio: 5}
+          - {name: db, src: c2, dst: srv, prio: 2}
+          - {name: plain, src: c2, dst: srv}
+        """)
+        t = FakeTraffic(e)
+        t.flowgen = sys.executable          # make_plan only checks it runs
+        t.make_plan()
+        c = t.cmd("ipc")
+        self.assertEqual(c[c.index("--rr") + 1], "200")
+        self.assertEqual(c[c.index("--req-size") + 1], "100")
+        self.assertEqual(c[c.index("--resp-size") + 1], "1024")
+        self.assertEqual(c[c.index("--tos") + 1], "96")       # CS3 = 24 << 2
+        self.assertEqual(t.plan["ipc"]["rate_bps"], 200 * 100 * 8)
+        c = t.cmd("video")
+        self.assertEqual(c[c.index("--tos") + 1], "160")      # CS5
+        c = t.cmd("db")
+        c = c[c.index("iperf3"):]           # after the launcher's own python -S
+        self.assertEqual(c[c.index("-S") + 1], "64")          # CS2
+        c = t.cmd("plain")
+        self.assertNotIn("-S", c[c.index("iperf3"):])
+        self.assertEqual([TR.tos_of(p) >> 5 for p in range(8)], list(range(8)))
+
+
+if __name__ == "__main__":
+    unittest.main()
