@@ -433,7 +433,7 @@ def _make_links(topo):
             _ns(a.netns, "link", "set", "dev", pa, "mtu", mtu, "up", what=what)
             _ns(b.netns, "link", "set", "dev", "cc0", "mtu", mtu, "up", what=what)
             _ns(b.netns, "link", "set", "dev", "up0", "mtu", mtu, "up", what=what)
-            _host_eth0(topo, b, lk.mtu - T.TAG_ROOM)
+            _host_eth0(topo, b, T.host_mtu(b, lk.mtu))
 
 
 def _start_daemon(topo, n, rundir, bindir):

@@ -35,6 +35,8 @@ LINK_DEFAULTS = {"rate": "1G", "mtu": 1500, "buffer": "64K", "flow_control": "no
 #: The l2cc data tag that hostd adds to every data frame (wire-formats.md):
 #: a host behind hostd gets this much less MTU than the fabric.
 TAG_ROOM = 18
+#: The 802.1Q priority tag hostd adds with pcp_from_dscp = yes: 4 bytes more.
+VLAN_ROOM = 4
 
 FLOW_CONTROLS = ("none", "pause", "pfc", "credit")
 KINDS = ("switch", "host")
@@ -149,6 +151,17 @@ def conf_value(v):
     if isinstance(v, bool):
         return "yes" if v else "no"
     return str(v).strip()
+
+
+def host_mtu(n, link_mtu):
+    """eth0's MTU for host node n on a link of link_mtu: the link's, less
+    hostd's l2cc tag when it runs hostd, less the priority tag too when
+    its hostd sets pcp_from_dscp (so a full frame still fits the fabric)."""
+    if not n.hostd:
+        return link_mtu
+    it = n.hostd_keys.get("pcp_from_dscp")
+    pcp = it is not None and conf_value(it.value).lower() in ("yes", "true", "on", "1")
+    return link_mtu - TAG_ROOM - (VLAN_ROOM if pcp else 0)
 
 
 def lab_mac(prefix, index):

@@ -10,6 +10,7 @@ import textwrap
 import unittest
 
 from l2cc import experiment as E
+from l2cc import topo as T
 from l2cc import traffic as TR
 
 
@@ -103,6 +104,21 @@ class TestRrAndPrio(unittest.TestCase):
         c = t.cmd("plain")
         self.assertNotIn("-S", c[c.index("iperf3"):])
         self.assertEqual([TR.tos_of(p) >> 5 for p in range(8)], list(range(8)))
+
+
+class TestHostMtu(unittest.TestCase):
+    class Node:
+        def __init__(self, hostd, keys):
+            self.hostd = hostd
+            self.hostd_keys = {k: T.Item(v, 1) for k, v in keys.items()}
+
+    def test_room_for_the_tags(self):
+        N = self.Node
+        self.assertEqual(T.host_mtu(N(False, {}), 1500), 1500)
+        self.assertEqual(T.host_mtu(N(True, {}), 1500), 1482)
+        self.assertEqual(T.host_mtu(N(True, {"pcp_from_dscp": True}), 1500), 1478)
+        self.assertEqual(T.host_mtu(N(True, {"pcp_from_dscp": "yes"}), 9000), 8978)
+        self.assertEqual(T.host_mtu(N(True, {"pcp_from_dscp": False}), 1500), 1482)
 
 
 if __name__ == "__main__":
