@@ -37,9 +37,9 @@ TOP_KEYS = ("name", "description", "topology", "duration", "warmup", "window", "
             "sample", "rate_window", "seed", "defaults", "flows", "groups", "plots")
 FLOW_KEYS = ("name", "src", "dst", "proto", "rate", "start", "stop", "duration", "parallel",
              "len", "port", "group", "seed", "stagger", "onoff", "poisson", "rr", "prio",
-             "iperf_args")
+             "window", "iperf_args")
 DEFAULT_KEYS = ("proto", "rate", "start", "stop", "duration", "parallel", "len", "group",
-                "prio", "iperf_args")
+                "prio", "window", "iperf_args")
 ONOFF_KEYS = ("on", "off")
 POISSON_KEYS = ("rate", "size")
 RR_KEYS = ("rate", "req", "resp")
@@ -145,6 +145,7 @@ class Flow:
         self.poisson = None     # {"rate": flows/s, "size": {...}}
         self.rr = None          # {"rate": requests/s, "req": bytes, "resp": bytes}
         self.prio = None        # 0..7: the sender's DSCP class selector (PCP via hostd)
+        self.window = None      # iperf3 TCP: -w bytes (SO_SNDBUF/SO_RCVBUF, both ends)
         self.iperf_args = []
         self.lines = {}         # key -> YAML line
 
@@ -169,6 +170,8 @@ class Flow:
             d.update(rr=self.rr, proto="udp")
         if self.prio is not None:
             d["prio"] = self.prio
+        if self.window is not None:
+            d["window"] = self.window
         return d
 
 
@@ -378,7 +381,7 @@ class _Parser:
             self.err(fm.kline(kinds[1]), "%s: %s exclude each other" % (where, " and ".join(kinds)))
         if kinds:
             f.kind = kinds[0]
-            for k in ("proto", "parallel", "len", "iperf_args"):
+            for k in ("proto", "parallel", "len", "iperf_args", "window"):
                 if k in fm and not (k == "proto" and f.kind == "onoff"):
                     self.err(fm.kline(k), "%s: %s is for iperf3 flows, not %s (l2cc-flowgen "
                              "chooses its transport)" % (where, k, f.kind))
@@ -514,6 +517,20 @@ class _Parser:
             f.poisson = self.poisson(fm["poisson"], fm.vline("poisson"), where)
         elif f.kind == "rr":
             f.rr = self.rr(fm["rr"], fm.vline("rr"), where)
+        if "window" in m and f.kind == "iperf":
+            w = parse_size(m["window"])
+            if w is None or not 2048 <= w <= 1 << 30:
+                self.err(m.vline("window"), '%s: window "%s", expected the TCP window (iperf3 '
+                         '-w: SO_SNDBUF/SO_RCVBUF at both ends), 2K..1G, e.g. 64K'
+                         % (where, m["window"]))
+            elif f.proto != "tcp":
+                if "window" in fm:      # defaults.window is for the TCP flows
+                    self.err(m.vline("window"), "%s: window is for TCP flows" % where)
+            elif any(x in ("-w", "--window") for x in f.iperf_args):
+                self.err(m.vline("window"), "%s: window sets iperf3's -w; drop -w from "
+                         "iperf_args" % where)
+            else:
+                f.window = w
         if "prio" in m:
             pr = m["prio"]
             if isinstance(pr, bool) or not isinstance(pr, int) or not 0 <= pr <= 7:

@@ -326,6 +326,8 @@ class Traffic:
                 c += ["-l", str(pl["len"])]
             if f.prio is not None:
                 c += ["-S", str(tos_of(f.prio))]
+            if f.window:
+                c += ["-w", str(f.window)]
             if f.parallel > 1:
                 c += ["-P", str(f.parallel)]
             c += f.iperf_args

@@ -121,5 +121,85 @@ class TestHostMtu(unittest.TestCase):
         self.assertEqual(T.host_mtu(N(True, {"pcp_from_dscp": False}), 1500), 1482)
 
 
+class TestWindowAndEcn(unittest.TestCase):
+    def test_flow_window(self):
+        e = load(HEAD + """\
+          - {name: db, src: c1, dst: srv, window: 64K}
+          - {name: u, src: c2, dst: srv, proto: udp}
+        """.replace("flows:", "defaults: {window: 32K}\nflows:"))
+        self.assertEqual(e.flow("db").window, 65536)
+        self.assertIsNone(e.flow("u").window)      # defaults.window: TCP flows only
+        t = FakeTraffic(e)
+        t.flowgen = sys.executable
+        t.make_plan()
+        c = t.cmd("db")
+        c = c[c.index("iperf3"):]
+        self.assertEqual(c[c.index("-w") + 1], "65536")
+        msg = errors(HEAD + """\
+          - {name: a, src: c1, dst: srv, window: 1K}
+          - {name: b, src: c1, dst: srv, proto: udp, window: 64K}
+          - {name: c, src: c1, dst: srv, window: 64K, iperf_args: [-w, 1M]}
+          - {name: d, src: c1, dst: srv, rr: {rate: 10}, window: 64K}
+        """)
+        for want in ('flow "a": window "1K"', 'flow "b": window is for TCP flows',
+                     "drop -w from iperf_args", 'flow "d": window is for iperf3 flows'):
+            self.assertIn(want, msg)
+
+    def topo(self, text):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "t.yaml")
+            with open(p, "w") as f:
+                f.write(textwrap.dedent(text))
+            return T.load(p)
+
+    def test_host_keys(self):
+        from l2cc import lab as L
+        t = self.topo("""\
+            name: t
+            defaults: {tcp_ecn: 1, tcp_window: 64K}
+            nodes:
+              S: {kind: switch}
+              a: {kind: host}
+              b: {kind: host, tcp_ecn: 0, tcp_window: 1M}
+            links:
+              - endpoints: ["S:p1", "a:eth0"]
+              - endpoints: ["S:p2", "b:eth0"]
+        """)
+        a, b = t.nodes["a"], t.nodes["b"]
+        self.assertEqual((a.tcp_ecn, a.tcp_window), (1, 65536))
+        self.assertEqual((b.tcp_ecn, b.tcp_window), (0, 1 << 20))
+        self.assertEqual(L.host_sysctls(a), [("net.ipv4.tcp_ecn", "1"),
+                                             ("net.ipv4.tcp_rmem", "4096 131072 131072"),
+                                             ("net.ipv4.tcp_wmem", "4096 16384 131072")])
+        self.assertEqual(L.host_sysctls(b)[1], ("net.ipv4.tcp_rmem", "4096 131072 2097152"))
+        t = self.topo("""\
+            name: t
+            nodes:
+              S: {kind: switch}
+              a: {kind: host}
+            links:
+              - endpoints: ["S:p1", "a:eth0"]
+        """)
+        self.assertEqual(L.host_sysctls(t.nodes["a"]), [])
+
+    def test_host_key_errors(self):
+        try:
+            self.topo("""\
+                name: t
+                nodes:
+                  S: {kind: switch, tcp_ecn: 1}
+                  a: {kind: host, tcp_ecn: 3, tcp_window: lots}
+                links:
+                  - endpoints: ["S:p1", "a:eth0"]
+            """)
+        except T.FileErrors as e:
+            msg = str(e)
+        else:
+            self.fail("no error")
+        self.assertIn('tcp_ecn "3" in node a', msg)
+        self.assertIn('tcp_window "lots" in node a', msg)
+        self.assertIn('unknown key "tcp_ecn" in node S (kind switch)', msg)
+
+
 if __name__ == "__main__":
     unittest.main()
