@@ -1113,6 +1113,40 @@ static int64_t fg_msg_rx_ns(struct msghdr *m)
 }
 
 /*
+ * A batch of received datagrams, FG_UDP_BATCH per recvmmsg(): the header of
+ * each lands in its own slot, the rest in the common sink; the control
+ * messages hold what the sockets ask for (SO_RXQ_OVFL's drop count, the
+ * receive stamp, the TOS). One process is a server or a client, never
+ * both: one set of buffers.
+ */
+static struct {
+	struct mmsghdr msgs[FG_UDP_BATCH];
+	struct iovec iov[FG_UDP_BATCH][2];
+	struct fg_dgram hdr[FG_UDP_BATCH];
+	struct sockaddr_storage names[FG_UDP_BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct timespec)) +
+			 CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl[FG_UDP_BATCH];
+} fg_rx;
+
+/* recvmmsg() into fg_rx: the number of datagrams, or -1 with errno. */
+static int fg_rx_batch(int fd)
+{
+	for (int i = 0; i < FG_UDP_BATCH; i++) {
+		fg_rx.iov[i][0] = (struct iovec){ &fg_rx.hdr[i], sizeof(fg_rx.hdr[i]) };
+		fg_rx.iov[i][1] = (struct iovec){ fg_sink, FG_UDP_MAX + 1 - sizeof(fg_rx.hdr[i]) };
+		fg_rx.msgs[i].msg_hdr = (struct msghdr){
+			.msg_name = &fg_rx.names[i], .msg_namelen = sizeof(fg_rx.names[i]),
+			.msg_iov = fg_rx.iov[i], .msg_iovlen = 2,
+			.msg_control = fg_rx.ctl[i].buf, .msg_controllen = sizeof(fg_rx.ctl[i].buf),
+		};
+	}
+	return recvmmsg(fd, fg_rx.msgs, FG_UDP_BATCH, MSG_DONTWAIT, NULL);
+}
+
+/*
  * `l2cc-flowgen stats [FILE]`: the delay statistics of lines "AT_NS
  * DELAY_NS" (arrival time and delay, integers in ns), as the reports
  * compute them: for checking a trace, and for testing the statistics
@@ -1536,38 +1570,19 @@ static void fg_server_dgram(struct fg_server *s, const struct fg_dgram *h, struc
 }
 
 /*
- * The datagrams waiting on the UDP socket, FG_UDP_BATCH per recvmmsg(), at
- * most max_rounds batches: a flood must not starve the TCP connections
- * (level-triggered epoll brings us back). The header of each lands in its
- * own slot, the rest in the common sink; the control messages carry the
- * socket's running count of drops (SO_RXQ_OVFL), the kernel's receive
- * stamp and the TOS.
+ * The datagrams waiting on the UDP socket, a batch per recvmmsg(), at most
+ * max_rounds batches: a flood must not starve the TCP connections
+ * (level-triggered epoll brings us back). Each message carries the
+ * socket's running count of drops (SO_RXQ_OVFL).
  */
 static void fg_server_udp_read(struct fg_server *s, int max_rounds)
 {
-	static struct mmsghdr msgs[FG_UDP_BATCH];
-	static struct iovec iov[FG_UDP_BATCH][2];
-	static struct fg_dgram hdr[FG_UDP_BATCH];
-	static struct sockaddr_storage names[FG_UDP_BATCH];
-	static union {
-		char buf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct timespec)) +
-			 CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl[FG_UDP_BATCH];
+	struct mmsghdr *msgs = fg_rx.msgs;
 	struct cmsghdr *cm;
 	int n, i, rounds;
 
 	for (rounds = 0; rounds < max_rounds; rounds++) {
-		for (i = 0; i < FG_UDP_BATCH; i++) {
-			iov[i][0] = (struct iovec){ &hdr[i], sizeof(hdr[i]) };
-			iov[i][1] = (struct iovec){ fg_sink, FG_UDP_MAX + 1 - sizeof(hdr[i]) };
-			msgs[i].msg_hdr = (struct msghdr){
-				.msg_name = &names[i], .msg_namelen = sizeof(names[i]),
-				.msg_iov = iov[i], .msg_iovlen = 2,
-				.msg_control = ctl[i].buf, .msg_controllen = sizeof(ctl[i].buf),
-			};
-		}
-		n = recvmmsg(s->ufd, msgs, FG_UDP_BATCH, MSG_DONTWAIT, NULL);
+		n = fg_rx_batch(s->ufd);
 		if (n < 0) {
 			/* ECONNREFUSED and friends are about datagrams we never
 			 * sent; nothing here is worth stopping for. */
@@ -1582,7 +1597,7 @@ static void fg_server_udp_read(struct fg_server *s, int max_rounds)
 			     cm = CMSG_NXTHDR(&msgs[i].msg_hdr, cm))
 				if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL)
 					memcpy(&s->udp_drops, CMSG_DATA(cm), sizeof(uint32_t));
-			fg_server_dgram(s, &hdr[i], &msgs[i].msg_hdr, msgs[i].msg_len);
+			fg_server_dgram(s, &fg_rx.hdr[i], &msgs[i].msg_hdr, msgs[i].msg_len);
 		}
 		if (n < FG_UDP_BATCH)
 			return;
@@ -2165,6 +2180,23 @@ static void fg_client_json_head(struct jw *w, const struct fg_client *c, const c
 	jw_u64(w, "seed", cfg->seed);
 }
 
+/* ... and closes with how it ended (an ON/OFF source's or an rr run's):
+ * writes the document and frees it. 0 or -errno. */
+static int fg_client_json_tail(const struct fg_client *c, struct jw *w, const char *error,
+			       FILE *out)
+{
+	int ret;
+
+	if (c->interrupted)
+		jw_bool(w, "interrupted", true);
+	if (error)
+		jw_str(w, "error", error);
+	jw_obj_end(w);
+	ret = fg_json_write(out, w);
+	jw_free(w);
+	return ret;
+}
+
 static int fg_flows_json(const struct fg_client *c, FILE *out)
 {
 	const struct fg_cfg *cfg = c->cfg;
@@ -2388,7 +2420,6 @@ static int fg_onoff_json(const struct fg_client *c, const struct fg_period *per,
 	double on_s = 0, dur;
 	struct jw w;
 	size_t i;
-	int ret;
 
 	jw_init(&w);
 	fg_client_json_head(&w, c, "onoff");
@@ -2431,14 +2462,7 @@ static int fg_onoff_json(const struct fg_client *c, const struct fg_period *per,
 		jw_u64(&w, "stream", o->stream);
 		jw_u64(&w, "stamped", o->seq);
 	}
-	if (c->interrupted)
-		jw_bool(&w, "interrupted", true);
-	if (error)
-		jw_str(&w, "error", error);
-	jw_obj_end(&w);
-	ret = fg_json_write(out, &w);
-	jw_free(&w);
-	return ret;
+	return fg_client_json_tail(c, &w, error, out);
 }
 
 /* The ON/OFF source's one socket: the loop only notes what it saw. */
@@ -2872,26 +2896,12 @@ struct fg_rr {
 /* The responses waiting on the socket. 0 or -errno (out of memory). */
 static int fg_rr_read(int fd, struct fg_rr *r, const struct fg_cfg *cfg)
 {
-	static struct mmsghdr msgs[FG_UDP_BATCH];
-	static struct iovec iov[FG_UDP_BATCH][2];
-	static struct fg_dgram hdr[FG_UDP_BATCH];
-	static union {
-		char buf[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl[FG_UDP_BATCH];
+	struct mmsghdr *msgs = fg_rx.msgs;
 	int64_t rx, tx, srx, stx;
 	int n, i, err = 0;
 
 	for (;;) {
-		for (i = 0; i < FG_UDP_BATCH; i++) {
-			iov[i][0] = (struct iovec){ &hdr[i], sizeof(hdr[i]) };
-			iov[i][1] = (struct iovec){ fg_sink, FG_UDP_MAX + 1 - sizeof(hdr[i]) };
-			msgs[i].msg_hdr = (struct msghdr){
-				.msg_iov = iov[i], .msg_iovlen = 2,
-				.msg_control = ctl[i].buf, .msg_controllen = sizeof(ctl[i].buf),
-			};
-		}
-		n = recvmmsg(fd, msgs, FG_UDP_BATCH, MSG_DONTWAIT, NULL);
+		n = fg_rx_batch(fd);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -2900,7 +2910,7 @@ static int fg_rr_read(int fd, struct fg_rr *r, const struct fg_cfg *cfg)
 			return 0;
 		}
 		for (i = 0; i < n; i++) {
-			const struct fg_dgram *h = &hdr[i];
+			const struct fg_dgram *h = &fg_rx.hdr[i];
 
 			if (msgs[i].msg_len < FG_DG_LEN || be32toh(h->magic) != FG_DG_MAGIC ||
 			    h->type != FG_DG_RESP || be64toh(h->seq) >= r->sent ||
@@ -2960,7 +2970,6 @@ static int fg_rr_json(const struct fg_client *c, struct fg_rr *r, uint32_t strea
 {
 	const struct fg_cfg *cfg = c->cfg;
 	struct jw w;
-	int ret;
 
 	jw_init(&w);
 	fg_client_json_head(&w, c, "rr");
@@ -2981,19 +2990,7 @@ static int fg_rr_json(const struct fg_client *c, struct fg_rr *r, uint32_t strea
 	fg_samples_json(&w, "owd_us", &r->all);
 	fg_samples_json(&w, "req_owd_us", &r->req);
 	fg_samples_json(&w, "resp_owd_us", &r->resp);
-	if (c->interrupted)
-		jw_bool(&w, "interrupted", true);
-	if (error)
-		jw_str(&w, "error", error);
-	jw_obj_end(&w);
-	ret = fg_json_write(out, &w);
-	jw_free(&w);
-	return ret;
-}
-
-static void fg_on_rr(void *ctx, int fd, uint32_t events)
-{
-	((struct fg_client *)ctx)->src_events |= events;
+	return fg_client_json_tail(c, &w, error, out);
 }
 
 static int fg_client_rr(struct fg_client *c, FILE *out)
@@ -3028,7 +3025,7 @@ static int fg_client_rr(struct fg_client *c, FILE *out)
 		snprintf(error, sizeof(error), "connect: %s", strerror(errno));
 		goto report;
 	}
-	ret = loop_add_fd(c->loop, fd, EPOLLIN, fg_on_rr, c);
+	ret = loop_add_fd(c->loop, fd, EPOLLIN, fg_on_source, c);
 	if (ret) {
 		snprintf(error, sizeof(error), "epoll_ctl: %s", strerror(-ret));
 		goto report;
