@@ -2983,7 +2983,8 @@ static int fg_rr_json(const struct fg_client *c, struct fg_rr *r, uint32_t strea
 	jw_u64(&w, "stream", stream);
 	jw_u64(&w, "requests", r->sent);
 	jw_u64(&w, "responses", r->answered);
-	jw_u64(&w, "lost", r->sent - r->answered);
+	if (!cfg->dry_run)
+		jw_u64(&w, "lost", r->sent - r->answered);
 	jw_u64(&w, "send_blocked", r->blocked);
 	jw_u64(&w, "refused", r->refused);
 	fg_samples_json(&w, "rtt_us", &r->rtt);
@@ -3006,8 +3007,12 @@ static int fg_client_rr(struct fg_client *c, FILE *out)
 
 	fg_rng_seed(&arr, cfg->seed, FG_STREAM_ARRIVALS);
 	next = llround(fg_rng_exp(&arr, 1.0 / cfg->rr) * FG_NSEC);
-	if (cfg->dry_run)
+	if (cfg->dry_run) {
+		/* The schedule's requests, none sent. */
+		for (; next < dur_ns; r.sent++)
+			next += llround(fg_rng_exp(&arr, 1.0 / cfg->rr) * FG_NSEC);
 		goto report;
+	}
 	fd = socket(c->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		ret = -errno;
@@ -3045,7 +3050,9 @@ static int fg_client_rr(struct fg_client *c, FILE *out)
 		}
 		if (now >= dur_ns && (r.answered >= r.sent || now >= dur_ns + FG_RR_GRACE_NS))
 			break;
-		deadline = next < dur_ns ? next : dur_ns + FG_RR_GRACE_NS;
+		/* After the last request: the end, or the grace for what is
+		 * still unanswered. */
+		deadline = next < dur_ns ? next : r.answered >= r.sent ? dur_ns : dur_ns + FG_RR_GRACE_NS;
 		c->src_events = 0;
 		ret = fg_client_wait(c, deadline);
 		if (ret) {
