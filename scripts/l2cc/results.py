@@ -247,20 +247,21 @@ class Run:
         return out
 
     def _hostd_confs(self):
-        """{host: {"tag": bool, "wire_overhead": bytes}} from the saved hostd
-        configs (what the fair-share oracle needs of them)."""
+        """{host: {"tag": bool, "wire_overhead": bytes, "pcp_from_dscp":
+        bool}} from the saved hostd configs (what the fair-share oracle
+        needs of them)."""
         out = {}
         for name, nd in self.nodes.items():
             if nd.get("kind") != "host" or not nd.get("hostd"):
                 continue
-            conf = {"tag": True, "wire_overhead": 0}
+            conf = {"tag": True, "wire_overhead": 0, "pcp_from_dscp": False}
             try:
                 with open(os.path.join(self.dir, "configs", name + ".conf")) as f:
                     for line in f:
-                        m = re.match(r"^\s*(tag|wire_overhead)\s*=\s*(\S+)",
+                        m = re.match(r"^\s*(tag|wire_overhead|pcp_from_dscp)\s*=\s*(\S+)",
                                      line.split("#")[0])
-                        if m and m.group(1) == "tag":
-                            conf["tag"] = m.group(2).lower() in ("yes", "true", "on", "1")
+                        if m and m.group(1) in ("tag", "pcp_from_dscp"):
+                            conf[m.group(1)] = m.group(2).lower() in ("yes", "true", "on", "1")
                         elif m:
                             conf["wire_overhead"] = int(m.group(2))
             except (OSError, ValueError):
@@ -1066,7 +1067,8 @@ def _flow_model(R, f, source):
             hostd_frame = sum(x["bytes_out_total"] for x in fl) / frames
     proto = f.get("proto") or "tcp"
     sz = FS.frame_sizes(f["kind"], proto, source, pl.get("mtu"), pl.get("dst_mtu"),
-                        pl.get("len"), tagged=bool(hc and hc["tag"]), hostd_frame=hostd_frame)
+                        pl.get("len"), tagged=bool(hc and hc["tag"]), hostd_frame=hostd_frame,
+                        vlan=bool(hc and hc["pcp_from_dscp"] and f.get("prio")))
     offered = pl.get("rate_bps") or None
     if offered and f["kind"] == "onoff":
         on, off = f["onoff"]["on"], f["onoff"]["off"]
