@@ -35,11 +35,13 @@
 #include "loop.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <endian.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -70,6 +72,11 @@
 #define FG_UDP_MAX		65507		/* the largest IPv4 UDP payload */
 #define FG_UDP_BATCH		64		/* datagrams per sendmmsg()/recvmmsg() */
 #define FG_UDP_TICK_NS		100000		/* UDP: wake up at most every 100 us */
+#define FG_DG_MAGIC		0x4c324647u	/* "L2FG": a stamped datagram */
+#define FG_DG_STREAM_LEN	32		/* a stream datagram's header */
+#define FG_DG_LEN		48		/* a request's or response's header */
+#define FG_WIN_NS		100000000ll	/* the running mean's window: 100 ms */
+#define FG_RR_GRACE_NS		1000000000ll	/* --rr: wait this long for late responses */
 #define FG_UDP_RCVBUF		(8 << 20)	/* asked for; the kernel caps it at rmem_max */
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
@@ -315,7 +322,8 @@ enum fg_mode { FG_SERVER = 1, FG_CLIENT = 2 };
 enum {
 	OPT_ONCE = 256, OPT_POISSON, OPT_FLOWS, OPT_DURATION, OPT_SIZE, OPT_PARETO,
 	OPT_CDF, OPT_MAX_SIZE, OPT_ONOFF, OPT_RATE, OPT_CHUNK, OPT_SEED, OPT_START_AT,
-	OPT_MAX_OPEN, OPT_TIMEOUT, OPT_DRY_RUN, OPT_UDP, OPT_END
+	OPT_MAX_OPEN, OPT_TIMEOUT, OPT_DRY_RUN, OPT_UDP, OPT_RR, OPT_REQ_SIZE, OPT_RESP_SIZE,
+	OPT_TOS, OPT_END
 };
 
 #define FG_OPT(s, l, a, m, h) { .shrt = (s), .lng = (l), .arg = (a), .modes = (m), .help = (h) }
@@ -338,6 +346,10 @@ static const struct dcli_opt fg_opts[] = {
 	FG_OPT(OPT_RATE, "rate", "BPS", FG_CLIENT, "ON/OFF: sending rate while ON (10M, 1G)"),
 	FG_OPT(OPT_CHUNK, "chunk", "BYTES", FG_CLIENT, "ON/OFF: bytes per send() (default ~1 ms at --rate, 1K..64K; --udp: path MTU - 28)"),
 	FG_OPT(OPT_UDP, "udp", NULL, FG_CLIENT, "ON/OFF: send UDP datagrams, no TCP connection"),
+	FG_OPT(OPT_RR, "rr", "RATE", FG_CLIENT, "request/response over UDP: RATE requests per second (Poisson)"),
+	FG_OPT(OPT_REQ_SIZE, "req-size", "BYTES", FG_CLIENT, "--rr: request datagram size (default 64, at least 48)"),
+	FG_OPT(OPT_RESP_SIZE, "resp-size", "BYTES", FG_CLIENT, "--rr: response datagram size (default 64, at least 48)"),
+	FG_OPT(OPT_TOS, "tos", "TOS", FG_CLIENT, "IP TOS / IPv6 traffic class of the sockets (0..255; DSCP << 2)"),
 	FG_OPT(OPT_SEED, "seed", "N", FG_CLIENT, "random seed (default: from the clock; always in the output)"),
 	FG_OPT(OPT_START_AT, "start-at", "EPOCH_S", FG_CLIENT, "time 0 is this CLOCK_REALTIME instant (Unix seconds)"),
 	FG_OPT(OPT_MAX_OPEN, "max-open", "N", FG_CLIENT, "at most N flows open at once; later ones wait (default 1000)"),
@@ -362,6 +374,9 @@ struct fg_cfg {
 	struct fg_sizes sizes;
 	double on_mean, off_mean;
 	uint64_t rate_bps, chunk;	/* chunk 0 with --udp: from the path MTU */
+	double rr;			/* --rr: requests per second */
+	uint64_t req_size, resp_size;
+	int tos;			/* -1: the kernel's default */
 	bool udp;
 	uint64_t seed;
 	double start_at;		/* 0: now */
@@ -380,13 +395,15 @@ static void fg_usage(FILE *f)
 	fprintf(f,
 		"usage: " FG_PROG " server [-p PORT] [-B ADDR] [--once N] [-o FILE] [-v]\n"
 		"       " FG_PROG " client -c ADDR [-p PORT] WORKLOAD [OPTIONS]\n"
-		"       " FG_PROG " client --dry-run WORKLOAD [OPTIONS]\n\n"
+		"       " FG_PROG " client --dry-run WORKLOAD [OPTIONS]\n"
+		"       " FG_PROG " stats [FILE]     delay statistics of lines 'AT_NS DELAY_NS'\n\n"
 		"Traffic for flow-completion-time experiments: one TCP connection per flow,\n"
 		"the client reports each flow's completion time as JSON.\n\n"
 		"Workloads (client):\n"
 		"  --poisson RATE --duration S|--flows N   Poisson arrivals, with a size option\n"
 		"  --flows N                               N flows at once (incast), with a size option\n"
 		"  --onoff ON_S,OFF_S --rate BPS --duration S [--udp]   one paced ON/OFF source\n"
+		"  --rr RATE --duration S                  UDP request/response, latency per exchange\n"
 		"Size options: --size BYTES | --pareto SHAPE,MEAN | --cdf FILE\n");
 	for (k = 0; k < sizeof(sect) / sizeof(sect[0]); k++) {
 		fprintf(f, "\n%s:\n", sect[k].title);
@@ -614,6 +631,25 @@ static int fg_parse_opt(struct fg_cfg *cfg, int id, const char *arg)
 	case OPT_UDP:
 		cfg->udp = true;
 		break;
+	case OPT_RR:
+		if (!fg_parse_double(arg, &a) || a <= 0 || a > 1e6)
+			return fg_bad("bad --rr '%s': expected requests per second, > 0 and at most"
+				      " 1000000", arg);
+		cfg->rr = a;
+		break;
+	case OPT_REQ_SIZE:
+	case OPT_RESP_SIZE:
+		if (cfg_parse_size(arg, &u) || u < FG_DG_LEN || u > FG_UDP_MAX)
+			return fg_bad("bad --%s '%s': expected bytes %d..%d (the header takes %d)",
+				      name, arg, FG_DG_LEN, FG_UDP_MAX, FG_DG_LEN);
+		*(id == OPT_REQ_SIZE ? &cfg->req_size : &cfg->resp_size) = u;
+		break;
+	case OPT_TOS:
+		if (!fg_parse_u64(arg, &u) || u > 255)
+			return fg_bad("bad --tos '%s': expected 0..255 (DSCP << 2, e.g. 160 for class"
+				      " selector 5)", arg);
+		cfg->tos = (int)u;
+		break;
 	case 'o':
 		cfg->output = arg;
 		break;
@@ -630,10 +666,28 @@ static int fg_check_client(struct fg_cfg *cfg)
 	static const int not_onoff[] = { OPT_POISSON, OPT_FLOWS, OPT_SIZE, OPT_PARETO, OPT_CDF,
 					 OPT_MAX_SIZE, OPT_MAX_OPEN };
 	static const int only_onoff[] = { OPT_RATE, OPT_CHUNK, OPT_UDP };
+	static const int only_rr[] = { OPT_REQ_SIZE, OPT_RESP_SIZE };
 	char err[512];
 	size_t i;
 
-	if (cfg->given[OPT_ONOFF]) {
+	if (!cfg->given[OPT_RR])
+		for (i = 0; i < sizeof(only_rr) / sizeof(only_rr[0]); i++)
+			if (cfg->given[only_rr[i]])
+				return fg_bad("--%s is an --rr option", fg_opt_find(only_rr[i])->lng);
+	if (cfg->given[OPT_RR]) {
+		if (cfg->given[OPT_ONOFF])
+			return fg_bad("--rr and --onoff exclude each other: one workload per client");
+		for (i = 0; i < sizeof(not_onoff) / sizeof(not_onoff[0]); i++)
+			if (cfg->given[not_onoff[i]])
+				return fg_bad("--rr cannot be combined with --%s: request/response is"
+					      " datagrams, not flows", fg_opt_find(not_onoff[i])->lng);
+		for (i = 0; i < sizeof(only_onoff) / sizeof(only_onoff[0]); i++)
+			if (cfg->given[only_onoff[i]])
+				return fg_bad("--%s is an --onoff option (--rr is always UDP)",
+					      fg_opt_find(only_onoff[i])->lng);
+		if (cfg->duration <= 0)
+			return fg_bad("--rr needs --duration SECONDS");
+	} else if (cfg->given[OPT_ONOFF]) {
 		for (i = 0; i < sizeof(not_onoff) / sizeof(not_onoff[0]); i++)
 			if (cfg->given[not_onoff[i]])
 				return fg_bad("--onoff cannot be combined with --%s: an ON/OFF source"
@@ -853,6 +907,298 @@ static void fg_stats_json(struct jw *w, const char *key, double *v, size_t n)
 	jw_obj_end(w);
 }
 
+/* ---- stamped datagrams and their delays ---------------------------------- */
+
+/*
+ * UDP datagrams carry a header (big-endian) so that the receiver measures
+ * each one's one-way delay: the sender's CLOCK_REALTIME at send() against
+ * the kernel's receive stamp (SO_TIMESTAMPNS, also CLOCK_REALTIME). Network
+ * namespaces share the clock, so on one machine the delay is exact; across
+ * machines it is as good as their clock sync. Stream datagrams use the
+ * first FG_DG_STREAM_LEN bytes, requests and responses all FG_DG_LEN.
+ */
+
+enum { FG_DG_STREAM = 1, FG_DG_REQ = 2, FG_DG_RESP = 3 };
+
+struct fg_dgram {
+	uint32_t magic;
+	uint8_t type;
+	uint8_t pad[3];
+	uint32_t stream;		/* the source's id, random per run */
+	uint32_t resp_len;		/* request: bytes the response carries */
+	uint64_t seq;
+	uint64_t tx_ns;			/* sender's CLOCK_REALTIME at send() */
+	uint64_t srv_rx_ns;		/* response: when the request arrived */
+	uint64_t srv_tx_ns;		/* response: when it was answered */
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct fg_dgram) == FG_DG_LEN, "the datagram header is 48 bytes");
+_Static_assert(offsetof(struct fg_dgram, srv_rx_ns) == FG_DG_STREAM_LEN,
+	       "a stream datagram stops before the response's stamps");
+
+/* One delay sample: when the datagram arrived, and how long it took (ns). */
+struct fg_sample {
+	int64_t at, d;
+};
+
+struct fg_samples {
+	struct fg_sample *v;
+	size_t n, cap;
+};
+
+/* The delay statistics a report carries, in us; n == 0: all unknown. */
+struct fg_dstats {
+	size_t n, ndev;
+	double mean, p50, p99, max, dev_p99, dev_max;
+};
+
+static uint64_t fg_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* --tos on a socket: TOS (IPv4) or traffic class (IPv6). Best effort:
+ * a kernel that refuses keeps the default, and the report says which. */
+static int fg_set_tos(int fd, int family, int tos)
+{
+	if (tos < 0)
+		return 0;
+	if (family == AF_INET6)
+		return setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos)) ? -errno : 0;
+	return setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) ? -errno : 0;
+}
+
+/* Samples grow by doubling: amortised, and not on a switch's path. */
+static int fg_samples_add(struct fg_samples *s, int64_t at, int64_t d)
+{
+	struct fg_sample *nv;
+	size_t cap;
+
+	if (s->n == s->cap) {
+		cap = s->cap ? s->cap * 2 : 4096;
+		nv = realloc(s->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = cap;
+	}
+	s->v[s->n++] = (struct fg_sample){ at, d };
+	return 0;
+}
+
+static int fg_cmp_sample(const void *a, const void *b)
+{
+	const struct fg_sample *x = a, *y = b;
+
+	if (x->at != y->at)
+		return (x->at > y->at) - (x->at < y->at);
+	return (x->d > y->d) - (x->d < y->d);
+}
+
+/*
+ * Mean, p50, p99 and max of the delays, and the deviation from a running
+ * mean: for each sample, |its delay - the mean delay of the samples that
+ * arrived in the 100 ms before it|, and that deviation's p99 and max (a
+ * sample with nothing in its window has none). Percentiles by nearest rank,
+ * as fg_stats_json. Sorts s->v by arrival. 0 or -ENOMEM.
+ */
+static int fg_delay_stats(struct fg_samples *s, struct fg_dstats *o)
+{
+	double *d = NULL, *dev = NULL, sum = 0, wsum = 0;
+	size_t i, lo = 0, nd = 0;
+	int ret = 0;
+
+	*o = (struct fg_dstats){ .n = s->n };
+	if (!s->n)
+		return 0;
+	d = malloc(s->n * sizeof(*d));
+	dev = malloc(s->n * sizeof(*dev));
+	if (!d || !dev) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	qsort(s->v, s->n, sizeof(*s->v), fg_cmp_sample);
+	for (i = 0; i < s->n; i++) {
+		/* The window [at - 100 ms, at): samples lo..i-1 once the old
+		 * ones are out (samples with the same arrival stamp are not
+		 * "before" each other, hence the second scan). */
+		while (lo < i && s->v[lo].at < s->v[i].at - FG_WIN_NS) {
+			wsum -= (double)s->v[lo].d;
+			lo++;
+		}
+		{
+			size_t hi = i;
+			double ws = wsum;
+
+			while (hi > lo && s->v[hi - 1].at == s->v[i].at) {
+				hi--;
+				ws -= (double)s->v[hi].d;
+			}
+			if (hi > lo)
+				dev[nd++] = fabs((double)s->v[i].d - ws / (double)(hi - lo)) / 1e3;
+		}
+		wsum += (double)s->v[i].d;
+		d[i] = (double)s->v[i].d / 1e3;
+		sum += d[i];
+	}
+	qsort(d, s->n, sizeof(*d), fg_cmp_double);
+	o->mean = sum / (double)s->n;
+	o->p50 = fg_rank(d, s->n, 50);
+	o->p99 = fg_rank(d, s->n, 99);
+	o->max = d[s->n - 1];
+	o->ndev = nd;
+	if (nd) {
+		qsort(dev, nd, sizeof(*dev), fg_cmp_double);
+		o->dev_p99 = fg_rank(dev, nd, 99);
+		o->dev_max = dev[nd - 1];
+	}
+out:
+	free(d);
+	free(dev);
+	return ret;
+}
+
+static void fg_dstats_json(struct jw *w, const char *key, const struct fg_dstats *o)
+{
+	jw_obj_begin(w, key);
+	jw_u64(w, "count", o->n);
+	if (o->n) {
+		jw_double(w, "mean", o->mean);
+		jw_double(w, "p50", o->p50);
+		jw_double(w, "p99", o->p99);
+		jw_double(w, "max", o->max);
+	} else {
+		jw_null(w, "mean");
+		jw_null(w, "p50");
+		jw_null(w, "p99");
+		jw_null(w, "max");
+	}
+	if (o->ndev) {
+		jw_double(w, "dev_p99", o->dev_p99);
+		jw_double(w, "dev_max", o->dev_max);
+	} else {
+		jw_null(w, "dev_p99");
+		jw_null(w, "dev_max");
+	}
+	jw_obj_end(w);
+}
+
+/* The statistics of samples as "key": {...}; -ENOMEM writes nulls. */
+static void fg_samples_json(struct jw *w, const char *key, struct fg_samples *s)
+{
+	struct fg_dstats o;
+
+	if (fg_delay_stats(s, &o)) {
+		pr_err("out of memory for the delay statistics");
+		o = (struct fg_dstats){ 0 };
+	}
+	fg_dstats_json(w, key, &o);
+}
+
+/* The kernel's receive stamp of a message (SO_TIMESTAMPNS), or now. */
+static int64_t fg_msg_rx_ns(struct msghdr *m)
+{
+	struct cmsghdr *cm;
+	struct timespec ts;
+
+	for (cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+		}
+	return (int64_t)fg_realtime_ns();
+}
+
+/*
+ * A batch of received datagrams, FG_UDP_BATCH per recvmmsg(): the header of
+ * each lands in its own slot, the rest in the common sink; the control
+ * messages hold what the sockets ask for (SO_RXQ_OVFL's drop count, the
+ * receive stamp, the TOS). One process is a server or a client, never
+ * both: one set of buffers.
+ */
+static struct {
+	struct mmsghdr msgs[FG_UDP_BATCH];
+	struct iovec iov[FG_UDP_BATCH][2];
+	struct fg_dgram hdr[FG_UDP_BATCH];
+	struct sockaddr_storage names[FG_UDP_BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct timespec)) +
+			 CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl[FG_UDP_BATCH];
+} fg_rx;
+
+/* recvmmsg() into fg_rx: the number of datagrams, or -1 with errno. */
+static int fg_rx_batch(int fd)
+{
+	for (int i = 0; i < FG_UDP_BATCH; i++) {
+		fg_rx.iov[i][0] = (struct iovec){ &fg_rx.hdr[i], sizeof(fg_rx.hdr[i]) };
+		fg_rx.iov[i][1] = (struct iovec){ fg_sink, FG_UDP_MAX + 1 - sizeof(fg_rx.hdr[i]) };
+		fg_rx.msgs[i].msg_hdr = (struct msghdr){
+			.msg_name = &fg_rx.names[i], .msg_namelen = sizeof(fg_rx.names[i]),
+			.msg_iov = fg_rx.iov[i], .msg_iovlen = 2,
+			.msg_control = fg_rx.ctl[i].buf, .msg_controllen = sizeof(fg_rx.ctl[i].buf),
+		};
+	}
+	return recvmmsg(fd, fg_rx.msgs, FG_UDP_BATCH, MSG_DONTWAIT, NULL);
+}
+
+/*
+ * `l2cc-flowgen stats [FILE]`: the delay statistics of lines "AT_NS
+ * DELAY_NS" (arrival time and delay, integers in ns), as the reports
+ * compute them: for checking a trace, and for testing the statistics
+ * without a network.
+ */
+static int fg_stats_run(const char *path, FILE *out)
+{
+	struct fg_samples s = { 0 };
+	FILE *in = stdin;
+	char line[256];
+	long long at, d;
+	unsigned long lineno = 0;
+	struct jw w;
+	int ret = 0;
+
+	jw_init(&w);
+	if (path && !(in = fopen(path, "r"))) {
+		ret = -errno;
+		pr_err("cannot read %s: %s", path, strerror(errno));
+		goto out;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		char *p = line;
+
+		lineno++;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		if (sscanf(p, "%lld %lld", &at, &d) != 2) {
+			ret = -EINVAL;
+			pr_err("%s:%lu: expected 'AT_NS DELAY_NS'", path ? path : "stdin", lineno);
+			goto out;
+		}
+		ret = fg_samples_add(&s, at, d);
+		if (ret)
+			goto out;
+	}
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "mode", "stats");
+	jw_double(&w, "window_s", (double)FG_WIN_NS / FG_NSEC);
+	fg_samples_json(&w, "delay_us", &s);
+	jw_obj_end(&w);
+	ret = fg_json_write(out, &w);
+out:
+	if (in && in != stdin)
+		fclose(in);
+	free(s.v);
+	jw_free(&w);
+	return ret;
+}
+
 static uint64_t fg_default_seed(void)
 {
 	struct timespec ts;
@@ -861,6 +1207,24 @@ static uint64_t fg_default_seed(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	x = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + ((uint64_t)getpid() << 32);
 	return fg_splitmix64(&x);
+}
+
+/* "addr:port" ("[v6]:port") of a socket address. */
+static void fg_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		snprintf(buf, len, "[%s]:%u", a, ntohs(s6->sin6_port));
+	} else {
+		const struct sockaddr_in *s4 = (const void *)ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		snprintf(buf, len, "%s:%u", a, ntohs(s4->sin_port));
+	}
 }
 
 /* ---- server ---------------------------------------------------------------- */
@@ -879,6 +1243,16 @@ struct fg_conn {
 	uint8_t hdr[8];
 };
 
+/* A stamped UDP source the server heard from, by its id. */
+struct fg_stream {
+	uint32_t id;
+	struct sockaddr_storage src;
+	uint64_t datagrams, seq_max;
+	struct fg_samples s;
+};
+
+#define FG_MAX_STREAMS	1024	/* more: their datagrams are counted, not timed */
+
 struct fg_server {
 	const struct fg_cfg *cfg;
 	struct loop *loop;
@@ -889,6 +1263,9 @@ struct fg_server {
 	uint64_t open, open_max;
 	uint64_t udp_datagrams, udp_bytes;
 	uint32_t udp_drops;		/* SO_RXQ_OVFL: dropped, receive buffer full */
+	struct fg_stream *ustreams;
+	size_t nustreams, last_ustream;
+	uint64_t rr_requests, rr_answered, rr_bad;
 	bool stop;
 };
 
@@ -1090,33 +1467,122 @@ static void fg_server_accept(struct fg_server *s)
 	}
 }
 
+/* The stream with this id, added if new (NULL: the table is full). */
+static struct fg_stream *fg_stream_get(struct fg_server *s, uint32_t id,
+				       const struct sockaddr_storage *src)
+{
+	struct fg_stream *st;
+	size_t i;
+
+	if (s->nustreams && s->ustreams[s->last_ustream].id == id)
+		return &s->ustreams[s->last_ustream];
+	for (i = 0; i < s->nustreams; i++)
+		if (s->ustreams[i].id == id)
+			goto found;
+	if (s->nustreams == FG_MAX_STREAMS)
+		return NULL;
+	st = realloc(s->ustreams, (s->nustreams + 1) * sizeof(*st));
+	if (!st)
+		return NULL;
+	s->ustreams = st;
+	i = s->nustreams++;
+	s->ustreams[i] = (struct fg_stream){ .id = id, .src = *src };
+found:
+	s->last_ustream = i;
+	return &s->ustreams[i];
+}
+
+/* A request: the response goes back at once, as large as asked, with the
+ * request's stamps and ours, and with the request's TOS (the class of a
+ * prioritised exchange is the same both ways). */
+static void fg_server_answer(struct fg_server *s, const struct fg_dgram *req, struct msghdr *m,
+			     int64_t rx_ns)
+{
+	struct fg_dgram resp = *req;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov[2];
+	struct msghdr out = { .msg_name = m->msg_name, .msg_namelen = m->msg_namelen,
+			      .msg_iov = iov, .msg_iovlen = 2 };
+	struct cmsghdr *cm;
+	uint32_t len = be32toh(req->resp_len);
+	int tos = -1;
+
+	for (cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
+		if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS)
+			tos = *(uint8_t *)CMSG_DATA(cm);
+		else if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_TCLASS)
+			memcpy(&tos, CMSG_DATA(cm), sizeof(int));
+	}
+	if (len < FG_DG_LEN || len > FG_UDP_MAX) {
+		s->rr_bad++;
+		return;
+	}
+	if (tos > 0) {
+		const bool v6 = ((struct sockaddr *)m->msg_name)->sa_family == AF_INET6;
+
+		out.msg_control = ctl.buf;
+		out.msg_controllen = sizeof(ctl.buf);
+		cm = CMSG_FIRSTHDR(&out);
+		cm->cmsg_level = v6 ? IPPROTO_IPV6 : IPPROTO_IP;
+		cm->cmsg_type = v6 ? IPV6_TCLASS : IP_TOS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &tos, sizeof(int));
+	}
+	resp.type = FG_DG_RESP;
+	resp.srv_rx_ns = htobe64((uint64_t)rx_ns);
+	iov[0] = (struct iovec){ &resp, FG_DG_LEN };
+	iov[1] = (struct iovec){ fg_zero, len - FG_DG_LEN };
+	resp.srv_tx_ns = htobe64(fg_realtime_ns());
+	if (sendmsg(s->ufd, &out, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len)
+		s->rr_answered++;
+	else
+		pr_debug_rl("UDP response: %s", strerror(errno));
+}
+
+/* One datagram: stamped ones are timed (streams) or answered (requests). */
+static void fg_server_dgram(struct fg_server *s, const struct fg_dgram *h, struct msghdr *m,
+			    size_t len)
+{
+	struct fg_stream *st;
+	int64_t rx_ns;
+
+	if (len < FG_DG_STREAM_LEN || be32toh(h->magic) != FG_DG_MAGIC)
+		return;		/* zeros: a short remainder, or an older source */
+	rx_ns = fg_msg_rx_ns(m);
+	if (h->type == FG_DG_REQ && len >= FG_DG_LEN) {
+		s->rr_requests++;
+		fg_server_answer(s, h, m, rx_ns);
+		return;
+	}
+	if (h->type != FG_DG_STREAM)
+		return;
+	st = fg_stream_get(s, be32toh(h->stream), m->msg_name);
+	if (!st)
+		return;
+	st->datagrams++;
+	if (be64toh(h->seq) > st->seq_max)
+		st->seq_max = be64toh(h->seq);
+	if (fg_samples_add(&st->s, rx_ns, rx_ns - (int64_t)be64toh(h->tx_ns)))
+		pr_warn_rl("out of memory: a datagram's delay is not kept");
+}
+
 /*
- * The datagrams waiting on the UDP socket, FG_UDP_BATCH per recvmmsg(), at
- * most max_rounds batches: a flood must not starve the TCP connections
- * (level-triggered epoll brings us back). Payload is not looked at (every
- * message lands in the same sink); with SO_RXQ_OVFL each message carries
- * the socket's running count of drops.
+ * The datagrams waiting on the UDP socket, a batch per recvmmsg(), at most
+ * max_rounds batches: a flood must not starve the TCP connections
+ * (level-triggered epoll brings us back). Each message carries the
+ * socket's running count of drops (SO_RXQ_OVFL).
  */
 static void fg_server_udp_read(struct fg_server *s, int max_rounds)
 {
-	static struct mmsghdr msgs[FG_UDP_BATCH];
-	static struct iovec iov[FG_UDP_BATCH];
-	static union {
-		char buf[CMSG_SPACE(sizeof(uint32_t))];
-		struct cmsghdr align;
-	} ctl[FG_UDP_BATCH];
+	struct mmsghdr *msgs = fg_rx.msgs;
 	struct cmsghdr *cm;
 	int n, i, rounds;
 
 	for (rounds = 0; rounds < max_rounds; rounds++) {
-		for (i = 0; i < FG_UDP_BATCH; i++) {
-			iov[i] = (struct iovec){ fg_sink, FG_UDP_MAX + 1 };
-			msgs[i].msg_hdr = (struct msghdr){
-				.msg_iov = &iov[i], .msg_iovlen = 1,
-				.msg_control = ctl[i].buf, .msg_controllen = sizeof(ctl[i].buf),
-			};
-		}
-		n = recvmmsg(s->ufd, msgs, FG_UDP_BATCH, MSG_DONTWAIT, NULL);
+		n = fg_rx_batch(s->ufd);
 		if (n < 0) {
 			/* ECONNREFUSED and friends are about datagrams we never
 			 * sent; nothing here is worth stopping for. */
@@ -1131,6 +1597,7 @@ static void fg_server_udp_read(struct fg_server *s, int max_rounds)
 			     cm = CMSG_NXTHDR(&msgs[i].msg_hdr, cm))
 				if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL)
 					memcpy(&s->udp_drops, CMSG_DATA(cm), sizeof(uint32_t));
+			fg_server_dgram(s, &fg_rx.hdr[i], &msgs[i].msg_hdr, msgs[i].msg_len);
 		}
 		if (n < FG_UDP_BATCH)
 			return;
@@ -1172,6 +1639,14 @@ static int fg_server_udp_open(struct fg_server *s, const struct sockaddr_storage
 	 * without SO_RXQ_OVFL they are not counted. */
 	setsockopt(s->ufd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	setsockopt(s->ufd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+	/* Delays from the kernel's receive stamp: our own wake-up is not
+	 * the network's. Without it, the time we read the datagram. */
+	setsockopt(s->ufd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	/* A response goes back in the request's class. */
+	if (ss->ss_family == AF_INET6)
+		setsockopt(s->ufd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
+	else
+		setsockopt(s->ufd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
 	if (bind(s->ufd, (const struct sockaddr *)ss, len)) {
 		err = -errno;
 		pr_err("bind UDP %s port %u: %s", cfg->host ? cfg->host : "0.0.0.0", cfg->port,
@@ -1233,6 +1708,7 @@ static int fg_server_run(const struct fg_cfg *cfg, FILE *out)
 {
 	struct fg_server s = { .cfg = cfg, .lfd = -1, .ufd = -1 };
 	struct jw w;
+	size_t i;
 	int err;
 
 	jw_init(&w);
@@ -1278,6 +1754,25 @@ static int fg_server_run(const struct fg_cfg *cfg, FILE *out)
 	jw_u64(&w, "udp_datagrams", s.udp_datagrams);
 	jw_u64(&w, "udp_bytes", s.udp_bytes);
 	jw_u64(&w, "udp_drops", s.udp_drops);
+	jw_arr_begin(&w, "udp_streams");
+	for (i = 0; i < s.nustreams; i++) {
+		struct fg_stream *st = &s.ustreams[i];
+		char addr[INET6_ADDRSTRLEN + 8];
+
+		jw_obj_begin(&w, NULL);
+		jw_u64(&w, "stream", st->id);
+		fg_addr_str(&st->src, addr, sizeof(addr));
+		jw_str(&w, "src", addr);
+		jw_u64(&w, "datagrams", st->datagrams);
+		/* Sequence numbers start at 0; reordered ones are not lost. */
+		jw_u64(&w, "lost", st->seq_max + 1 > st->datagrams ?
+				   st->seq_max + 1 - st->datagrams : 0);
+		fg_samples_json(&w, "owd_us", &st->s);
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_u64(&w, "rr_requests", s.rr_requests);
+	jw_u64(&w, "rr_answered", s.rr_answered);
 	jw_obj_end(&w);
 	err = fg_json_write(out, &w);
 	if (err)
@@ -1294,6 +1789,9 @@ out:
 		close(s.lfd);
 	if (s.ufd >= 0)
 		close(s.ufd);
+	for (i = 0; i < s.nustreams; i++)
+		free(s.ustreams[i].s.v);
+	free(s.ustreams);
 	loop_destroy(s.loop);	/* the signalfd and the timer with it */
 	jw_free(&w);
 	return err;
@@ -1440,6 +1938,7 @@ static void fg_flow_start(struct fg_client *c, struct fg_flow *f)
 	 * for the ACK of the data before it, which a delayed ACK can postpone
 	 * by 40 ms, and that is not the network's doing. */
 	setsockopt(f->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	fg_set_tos(f->fd, c->addr.ss_family, c->cfg->tos);
 	f->state = F_CONNECTING;
 	fg_list_add(&c->open, f);
 	f->start_ns = fg_rel_now(c);
@@ -1681,6 +2180,23 @@ static void fg_client_json_head(struct jw *w, const struct fg_client *c, const c
 	jw_u64(w, "seed", cfg->seed);
 }
 
+/* ... and closes with how it ended (an ON/OFF source's or an rr run's):
+ * writes the document and frees it. 0 or -errno. */
+static int fg_client_json_tail(const struct fg_client *c, struct jw *w, const char *error,
+			       FILE *out)
+{
+	int ret;
+
+	if (c->interrupted)
+		jw_bool(w, "interrupted", true);
+	if (error)
+		jw_str(w, "error", error);
+	jw_obj_end(w);
+	ret = fg_json_write(out, w);
+	jw_free(w);
+	return ret;
+}
+
 static int fg_flows_json(const struct fg_client *c, FILE *out)
 {
 	const struct fg_cfg *cfg = c->cfg;
@@ -1852,6 +2368,8 @@ struct fg_onoff_out {
 	uint64_t blocked;		/* UDP: sends refused with the host's queue full */
 	uint64_t blocked_bytes;		/* UDP: the credit dropped with them */
 	uint64_t refused;		/* UDP: sends that reported an ICMP port unreachable */
+	uint32_t stream;		/* UDP: the id in every stamped datagram */
+	uint64_t seq;			/* UDP: stamped datagrams sent */
 };
 
 /*
@@ -1902,7 +2420,6 @@ static int fg_onoff_json(const struct fg_client *c, const struct fg_period *per,
 	double on_s = 0, dur;
 	struct jw w;
 	size_t i;
-	int ret;
 
 	jw_init(&w);
 	fg_client_json_head(&w, c, "onoff");
@@ -1942,15 +2459,10 @@ static int fg_onoff_json(const struct fg_client *c, const struct fg_period *per,
 		jw_u64(&w, "send_blocked", o->blocked);
 		jw_u64(&w, "blocked_bytes", o->blocked_bytes);
 		jw_u64(&w, "refused", o->refused);
+		jw_u64(&w, "stream", o->stream);
+		jw_u64(&w, "stamped", o->seq);
 	}
-	if (c->interrupted)
-		jw_bool(&w, "interrupted", true);
-	if (error)
-		jw_str(&w, "error", error);
-	jw_obj_end(&w);
-	ret = fg_json_write(out, &w);
-	jw_free(&w);
-	return ret;
+	return fg_client_json_tail(c, &w, error, out);
 }
 
 /* The ON/OFF source's one socket: the loop only notes what it saw. */
@@ -2113,14 +2625,18 @@ static int fg_bucket_send_udp(struct fg_bucket *b, int fd, bool flush, uint64_t 
 			      struct fg_onoff_out *o)
 {
 	static struct mmsghdr msgs[FG_UDP_BATCH];
-	static struct iovec iov[FG_UDP_BATCH];
+	static struct iovec iov[FG_UDP_BATCH][2];
+	static struct fg_dgram hdr[FG_UDP_BATCH];
 	unsigned int n, i;
+	uint64_t now_be;
 	double credit;
 	size_t len;
 	int sent;
 
 	for (;;) {
 		credit = b->credit;
+		/* One stamp for the batch: the datagrams leave in one call. */
+		now_be = htobe64(fg_realtime_ns());
 		for (n = 0; n < FG_UDP_BATCH; n++) {
 			if (credit >= (double)b->chunk)
 				len = b->chunk;
@@ -2128,8 +2644,22 @@ static int fg_bucket_send_udp(struct fg_bucket *b, int fd, bool flush, uint64_t 
 				len = (size_t)credit;
 			else
 				break;
-			iov[n] = (struct iovec){ fg_zero, len };
-			msgs[n].msg_hdr = (struct msghdr){ .msg_iov = &iov[n], .msg_iovlen = 1 };
+			if (len >= FG_DG_STREAM_LEN) {
+				/* The sequence number is the one it will have if
+				 * sent; a refused batch is stamped again. */
+				hdr[n] = (struct fg_dgram){ .magic = htobe32(FG_DG_MAGIC),
+							    .type = FG_DG_STREAM,
+							    .stream = htobe32(o->stream),
+							    .seq = htobe64(o->seq + n),
+							    .tx_ns = now_be };
+				iov[n][0] = (struct iovec){ &hdr[n], FG_DG_STREAM_LEN };
+				iov[n][1] = (struct iovec){ fg_zero, len - FG_DG_STREAM_LEN };
+			} else {
+				/* Too short for the header: timed by nobody. */
+				iov[n][0] = (struct iovec){ fg_zero, len };
+				iov[n][1] = (struct iovec){ fg_zero, 0 };
+			}
+			msgs[n].msg_hdr = (struct msghdr){ .msg_iov = iov[n], .msg_iovlen = 2 };
 			credit -= (double)len;
 		}
 		if (!n)
@@ -2155,6 +2685,8 @@ static int fg_bucket_send_udp(struct fg_bucket *b, int fd, bool flush, uint64_t 
 		for (i = 0; i < (unsigned int)sent; i++) {
 			b->credit -= (double)msgs[i].msg_len;
 			*bytes += msgs[i].msg_len;
+			if (msgs[i].msg_len >= FG_DG_STREAM_LEN)
+				o->seq++;
 		}
 		o->datagrams += (unsigned int)sent;
 	}
@@ -2172,7 +2704,9 @@ static int fg_client_onoff(struct fg_client *c, FILE *out)
 	const struct fg_cfg *cfg = c->cfg;
 	const int64_t dur_ns = llround(cfg->duration * FG_NSEC);
 	const bool udp = cfg->udp;
-	struct fg_onoff_out o = { .chunk = cfg->chunk };
+	/* The stream id tells this source apart at the server: random per
+	 * run, not from --seed (two sources with one seed stay apart). */
+	struct fg_onoff_out o = { .chunk = cfg->chunk, .stream = (uint32_t)fg_default_seed() };
 	struct fg_bucket b = { .per_ns = (double)cfg->rate_bps / 8e9, .batch = 1 };
 	struct fg_period *per = NULL;
 	uint64_t be = htobe64(FG_HDR_STREAM);
@@ -2198,6 +2732,11 @@ static int fg_client_onoff(struct fg_client *c, FILE *out)
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(error, sizeof(error), "socket: %s", strerror(errno));
+		goto report;
+	}
+	ret = fg_set_tos(fd, c->addr.ss_family, cfg->tos);
+	if (ret) {
+		snprintf(error, sizeof(error), "--tos %d: %s", cfg->tos, strerror(-ret));
 		goto report;
 	}
 	if (udp) {
@@ -2339,6 +2878,220 @@ out:
 	return ret;
 }
 
+/* ---- client: request/response ----------------------------------------------- */
+
+/*
+ * --rr: requests of --req-size bytes at Poisson times (--rr per second) for
+ * --duration, each answered by the server at once with --resp-size bytes.
+ * Every datagram carries its send stamp, and the response the server's
+ * receive and send stamps too, so each exchange gives its round trip and
+ * both one-way delays, each from a kernel receive stamp. Responses that have
+ * not come FG_RR_GRACE_NS after the last request are lost.
+ */
+struct fg_rr {
+	struct fg_samples rtt, req, resp, all;	/* all: both one-way delays */
+	uint64_t sent, answered, refused, blocked, stray;
+};
+
+/* The responses waiting on the socket. 0 or -errno (out of memory). */
+static int fg_rr_read(int fd, struct fg_rr *r, const struct fg_cfg *cfg)
+{
+	struct mmsghdr *msgs = fg_rx.msgs;
+	int64_t rx, tx, srx, stx;
+	int n, i, err = 0;
+
+	for (;;) {
+		n = fg_rx_batch(fd);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECONNREFUSED)
+				r->refused++;	/* no server: the request is lost */
+			return 0;
+		}
+		for (i = 0; i < n; i++) {
+			const struct fg_dgram *h = &fg_rx.hdr[i];
+
+			if (msgs[i].msg_len < FG_DG_LEN || be32toh(h->magic) != FG_DG_MAGIC ||
+			    h->type != FG_DG_RESP || be64toh(h->seq) >= r->sent ||
+			    msgs[i].msg_len != cfg->resp_size) {
+				r->stray++;
+				continue;
+			}
+			rx = fg_msg_rx_ns(&msgs[i].msg_hdr);
+			tx = (int64_t)be64toh(h->tx_ns);
+			srx = (int64_t)be64toh(h->srv_rx_ns);
+			stx = (int64_t)be64toh(h->srv_tx_ns);
+			r->answered++;
+			err = fg_samples_add(&r->rtt, rx, rx - tx);
+			err = err ?: fg_samples_add(&r->req, srx, srx - tx);
+			err = err ?: fg_samples_add(&r->resp, rx, rx - stx);
+			err = err ?: fg_samples_add(&r->all, srx, srx - tx);
+			err = err ?: fg_samples_add(&r->all, rx, rx - stx);
+			if (err)
+				return err;
+		}
+		if (n < FG_UDP_BATCH)
+			return 0;
+	}
+}
+
+/* One request, now. 0 or -errno (a send error other than a full queue). */
+static int fg_rr_send(int fd, struct fg_rr *r, const struct fg_cfg *cfg, uint32_t stream)
+{
+	struct fg_dgram h = { .magic = htobe32(FG_DG_MAGIC), .type = FG_DG_REQ,
+			      .stream = htobe32(stream), .resp_len = htobe32((uint32_t)cfg->resp_size),
+			      .seq = htobe64(r->sent) };
+	struct iovec iov[2] = { { &h, FG_DG_LEN }, { fg_zero, cfg->req_size - FG_DG_LEN } };
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	for (;;) {
+		h.tx_ns = htobe64(fg_realtime_ns());
+		if (sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
+			r->sent++;
+			return 0;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == ECONNREFUSED) {
+			r->refused++;	/* about an earlier one: send this one again */
+			continue;
+		}
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+			r->blocked++;	/* the host's queue is full: this one is not sent */
+			return 0;
+		}
+		return -errno;
+	}
+}
+
+static int fg_rr_json(const struct fg_client *c, struct fg_rr *r, uint32_t stream,
+		      const char *error, FILE *out)
+{
+	const struct fg_cfg *cfg = c->cfg;
+	struct jw w;
+
+	jw_init(&w);
+	fg_client_json_head(&w, c, "rr");
+	jw_str(&w, "proto", "udp");
+	jw_double(&w, "rate", cfg->rr);
+	jw_double(&w, "duration", cfg->duration);
+	jw_u64(&w, "req_size", cfg->req_size);
+	jw_u64(&w, "resp_size", cfg->resp_size);
+	if (cfg->tos >= 0)
+		jw_u64(&w, "tos", (uint64_t)cfg->tos);
+	jw_u64(&w, "stream", stream);
+	jw_u64(&w, "requests", r->sent);
+	jw_u64(&w, "responses", r->answered);
+	if (!cfg->dry_run)
+		jw_u64(&w, "lost", r->sent - r->answered);
+	jw_u64(&w, "send_blocked", r->blocked);
+	jw_u64(&w, "refused", r->refused);
+	fg_samples_json(&w, "rtt_us", &r->rtt);
+	fg_samples_json(&w, "owd_us", &r->all);
+	fg_samples_json(&w, "req_owd_us", &r->req);
+	fg_samples_json(&w, "resp_owd_us", &r->resp);
+	return fg_client_json_tail(c, &w, error, out);
+}
+
+static int fg_client_rr(struct fg_client *c, FILE *out)
+{
+	const struct fg_cfg *cfg = c->cfg;
+	const int64_t dur_ns = llround(cfg->duration * FG_NSEC);
+	const uint32_t stream = (uint32_t)fg_default_seed();
+	struct fg_rr r = { 0 };
+	struct fg_rng arr;
+	int64_t next, now, deadline;
+	char error[256] = "";
+	int fd = -1, one = 1, ret = 0, werr;
+
+	fg_rng_seed(&arr, cfg->seed, FG_STREAM_ARRIVALS);
+	next = llround(fg_rng_exp(&arr, 1.0 / cfg->rr) * FG_NSEC);
+	if (cfg->dry_run) {
+		/* The schedule's requests, none sent. */
+		for (; next < dur_ns; r.sent++)
+			next += llround(fg_rng_exp(&arr, 1.0 / cfg->rr) * FG_NSEC);
+		goto report;
+	}
+	fd = socket(c->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(error, sizeof(error), "socket: %s", strerror(errno));
+		goto report;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	ret = fg_set_tos(fd, c->addr.ss_family, cfg->tos);
+	if (ret) {
+		snprintf(error, sizeof(error), "--tos %d: %s", cfg->tos, strerror(-ret));
+		goto report;
+	}
+	if (connect(fd, (struct sockaddr *)&c->addr, c->addrlen)) {
+		ret = -errno;
+		snprintf(error, sizeof(error), "connect: %s", strerror(errno));
+		goto report;
+	}
+	ret = loop_add_fd(c->loop, fd, EPOLLIN, fg_on_source, c);
+	if (ret) {
+		snprintf(error, sizeof(error), "epoll_ctl: %s", strerror(-ret));
+		goto report;
+	}
+	fg_client_time0(c);
+	for (;;) {
+		now = fg_rel_now(c);
+		/* Late wake-ups send what is due at once: the stamps are taken
+		 * at the send, so a late request is not a slow one. */
+		while (next < dur_ns && next <= now) {
+			ret = fg_rr_send(fd, &r, cfg, stream);
+			if (ret) {
+				snprintf(error, sizeof(error), "send: %s", strerror(-ret));
+				goto report;
+			}
+			next += llround(fg_rng_exp(&arr, 1.0 / cfg->rr) * FG_NSEC);
+		}
+		if (now >= dur_ns && (r.answered >= r.sent || now >= dur_ns + FG_RR_GRACE_NS))
+			break;
+		/* After the last request: the end, or the grace for what is
+		 * still unanswered. */
+		deadline = next < dur_ns ? next : r.answered >= r.sent ? dur_ns : dur_ns + FG_RR_GRACE_NS;
+		c->src_events = 0;
+		ret = fg_client_wait(c, deadline);
+		if (ret) {
+			snprintf(error, sizeof(error), "event loop: %s", strerror(-ret));
+			goto report;
+		}
+		if (c->src_events) {
+			ret = fg_rr_read(fd, &r, cfg);
+			if (ret) {
+				snprintf(error, sizeof(error), "out of memory for the samples");
+				goto report;
+			}
+		}
+		if (c->interrupted) {
+			ret = -EINTR;
+			goto report;
+		}
+	}
+	ret = 0;
+report:
+	if (ret && !c->interrupted)
+		pr_err("request/response to %s port %u: %s", cfg->host, cfg->port, error);
+	werr = fg_rr_json(c, &r, stream, error[0] ? error : NULL, out);
+	if (werr) {
+		pr_err("writing the output: %s", strerror(-werr));
+		if (!ret)
+			ret = werr;
+	}
+	if (fd >= 0) {
+		loop_del_fd(c->loop, fd);
+		close(fd);
+	}
+	free(r.rtt.v);
+	free(r.req.v);
+	free(r.resp.v);
+	free(r.all.v);
+	return ret;
+}
+
 static int fg_client_run(const struct fg_cfg *cfg, FILE *out, bool *interrupted)
 {
 	struct fg_client c = { .cfg = cfg };
@@ -2360,6 +3113,10 @@ static int fg_client_run(const struct fg_cfg *cfg, FILE *out, bool *interrupted)
 	}
 	if (cfg->given[OPT_ONOFF]) {
 		err = fg_client_onoff(&c, out);
+		goto out;
+	}
+	if (cfg->given[OPT_RR]) {
+		err = fg_client_rr(&c, out);
 		goto out;
 	}
 
@@ -2400,7 +3157,8 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct fg_cfg cfg = { .port = FG_DEFAULT_PORT, .max_open = 1000 };
+	struct fg_cfg cfg = { .port = FG_DEFAULT_PORT, .max_open = 1000, .req_size = 64,
+			      .resp_size = 64, .tos = -1 };
 	bool interrupted = false;
 	FILE *out = stdout;
 	int ret, status = EXIT_USAGE;
@@ -2412,6 +3170,17 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		fg_usage(stdout);
 		status = EXIT_OK;
+		goto out;
+	}
+	if (!strcmp(argv[1], "stats")) {
+		/* Not a run: no options, the samples from FILE or stdin. */
+		if (argc > 3 || (argc == 3 && argv[2][0] == '-' && argv[2][1])) {
+			fg_bad("usage: " FG_PROG " stats [FILE]");
+			goto out;
+		}
+		log_init(FG_PROG, LOG_LVL_INFO);
+		status = fg_stats_run(argc == 3 && strcmp(argv[2], "-") ? argv[2] : NULL, out) ?
+			 EXIT_FAIL : EXIT_OK;
 		goto out;
 	}
 	if (!strcmp(argv[1], "server")) {

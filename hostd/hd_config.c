@@ -99,6 +99,10 @@ static const struct cfg_item hd_items[] = {
 	H("tag", CFG_BOOL, tag, "yes", 1, 0,
 	  "tag data frames with the l2cc data tag (0x88B5) so switches can mark them; every "
 	  "receiver must run hostd to strip it", RESTART),
+	H("pcp_from_dscp", CFG_BOOL, pcp_from_dscp, "no", 1, 0,
+	  "give an untagged IPv4/IPv6 data frame whose DSCP class (DSCP >> 3) is not 0 an 802.1Q "
+	  "priority tag (VID 0, PCP = the class), so the fabric queues it at that priority; the "
+	  "host's MTU must leave 4 more bytes", RESTART),
 	HE("mode", mode, "unreliable", mode_names,
 	   "congestion feedback: unreliable (receivers send CNPs for marked frames) or reliable "
 	   "(receivers send ACKs echoing the marks)", RESTART),

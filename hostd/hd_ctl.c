@@ -116,6 +116,7 @@ static const struct ctr hd_ctrs[] = {
 	C(ack_timeouts, "Windows given up on after ack_timeout without an ACK"),
 	C(tagged, "Data frames sent with the l2cc tag"),
 	C(pass_frames, "ARP/ND/broadcast/multicast frames passed to the fabric untagged"),
+	C(pcp_tagged, "Frames given an 802.1p priority tag from their DSCP (pcp_from_dscp)"),
 	C(unclassified, "Frames put on the default flow (table full or no key)"),
 	C(stripped, "Tagged frames delivered to the host untagged"),
 	C(fecn_rx, "Received frames marked FECN by a switch"),

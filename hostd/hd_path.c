@@ -1046,6 +1046,42 @@ bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 
 /* ---- host -> fabric ------------------------------------------------------ */
 
+/*
+ * pcp_from_dscp: the DSCP class (its top three bits, the class selector)
+ * of an untagged IPv4/IPv6 frame becomes an 802.1Q priority tag (VID 0,
+ * PCP = the class) in front of its ethertype, written into the UMEM
+ * headroom as the l2cc tag is: the MACs move 4 bytes back. Frames of
+ * class 0, tagged ones and others are left alone. A frame whose headroom
+ * cannot take this tag and the l2cc tag is left alone too (its priority
+ * is then 0, as without the key). The new address and length on a tag.
+ */
+static bool hd_pcp_from_dscp(struct hd *h, uint32_t idx, const struct eth_info *ei,
+			     uint64_t *addr, uint32_t *len)
+{
+	uint8_t *p = umem_data(h->umem, *addr), cls;
+	uint32_t headroom = (uint32_t)(*addr - umem_addr(h->umem, idx));
+
+	if (ei->ntags || *len < ei->hlen + 2u)
+		return false;
+	if (ei->ethertype == 0x0800 && (p[ei->hlen] >> 4) == 4)
+		cls = p[ei->hlen + 1] >> 5;
+	else if (ei->ethertype == 0x86DD && (p[ei->hlen] >> 4) == 6)
+		cls = (p[ei->hlen] & 0x0f) >> 1;
+	else
+		return false;
+	if (!cls || headroom < L2CC_VLAN_HLEN + (h->cfg->tag ? L2CC_TAG_LEN : 0))
+		return false;
+	memmove(p - L2CC_VLAN_HLEN, p, 2 * L2CC_ETH_ALEN);
+	p -= L2CC_VLAN_HLEN;
+	p[12] = 0x81;
+	p[13] = 0x00;
+	p[14] = (uint8_t)(cls << 5);	/* PCP, DEI 0, VID 0 */
+	p[15] = 0;
+	*addr -= L2CC_VLAN_HLEN;
+	*len += L2CC_VLAN_HLEN;
+	return true;
+}
+
 /* ARP, IPv6 neighbour discovery, broadcast and multicast bypass the flows. */
 static bool hd_is_pass(const struct eth_info *ei, const uint8_t *frame, uint32_t len)
 {
@@ -1098,6 +1134,11 @@ void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 		if (len > h->max_frame || !fring_push(&h->pass, idx, len))
 			goto drop;
 		return;
+	}
+	if (h->cfg->pcp_from_dscp && hd_pcp_from_dscp(h, idx, &ei, &addr, &len)) {
+		h->frames[idx].addr = addr;
+		frame = umem_data(h->umem, addr);
+		h->st.pcp_tagged++;
 	}
 	if (len + tag > h->max_frame) {
 		why = HD_DROP_OVERSIZE;

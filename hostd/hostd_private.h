@@ -59,6 +59,7 @@ struct hd_stats {
 	/* host -> fabric */
 	uint64_t tagged;            /* data frames sent with a tag */
 	uint64_t pass_frames;       /* ARP/ND/broadcast/multicast passed through untagged */
+	uint64_t pcp_tagged;        /* pcp_from_dscp: frames given an 802.1p priority tag */
 	uint64_t unclassified;      /* frames put on the default flow: table full or no key */
 	/* fabric -> host */
 	uint64_t stripped;          /* tagged frames delivered untagged to the host */

@@ -36,11 +36,15 @@ from . import topo as T
 TOP_KEYS = ("name", "description", "topology", "duration", "warmup", "window", "phases",
             "sample", "rate_window", "seed", "defaults", "flows", "groups", "plots")
 FLOW_KEYS = ("name", "src", "dst", "proto", "rate", "start", "stop", "duration", "parallel",
-             "len", "port", "group", "seed", "stagger", "onoff", "poisson", "iperf_args")
+             "len", "port", "group", "seed", "stagger", "onoff", "poisson", "rr", "prio",
+             "window", "iperf_args")
 DEFAULT_KEYS = ("proto", "rate", "start", "stop", "duration", "parallel", "len", "group",
-                "iperf_args")
+                "prio", "window", "iperf_args")
 ONOFF_KEYS = ("on", "off")
 POISSON_KEYS = ("rate", "size")
+RR_KEYS = ("rate", "req", "resp")
+RR_DEFAULT_SIZE = 64        # bytes of UDP payload, request and response alike
+RR_MIN_SIZE = 48            # l2cc-flowgen's header
 PLOT_KEYS = ("links", "rate_window")
 PROTOS = ("tcp", "udp")
 
@@ -119,7 +123,7 @@ def fmt_time(s):
 class Flow:
     """One flow of the experiment, after defaults and expansion.
 
-    kind: "iperf" (iperf3 TCP/UDP), "onoff" or "poisson" (l2cc-flowgen).
+    kind: "iperf" (iperf3 TCP/UDP), "onoff", "poisson" or "rr" (l2cc-flowgen).
     Times are seconds from the experiment's start; rate is bit/s, "line" (the
     source's link rate) or None (TCP: as fast as it goes)."""
 
@@ -139,6 +143,9 @@ class Flow:
         self.seed = None
         self.onoff = None       # {"on": s, "off": s}
         self.poisson = None     # {"rate": flows/s, "size": {...}}
+        self.rr = None          # {"rate": requests/s, "req": bytes, "resp": bytes}
+        self.prio = None        # 0..7: the sender's DSCP class selector (PCP via hostd)
+        self.window = None      # iperf3 TCP: -w bytes (SO_SNDBUF/SO_RCVBUF, both ends)
         self.iperf_args = []
         self.lines = {}         # key -> YAML line
 
@@ -159,6 +166,12 @@ class Flow:
             d.update(onoff=self.onoff, proto=self.proto or "tcp")
         if self.poisson:
             d["poisson"] = self.poisson
+        if self.rr:
+            d.update(rr=self.rr, proto="udp")
+        if self.prio is not None:
+            d["prio"] = self.prio
+        if self.window is not None:
+            d["window"] = self.window
         return d
 
 
@@ -363,12 +376,12 @@ class _Parser:
 
         f = Flow(name, fm.line)
         f.lines = dict(m.vlines)
-        kinds = [k for k in ("onoff", "poisson") if k in fm]
+        kinds = [k for k in ("onoff", "poisson", "rr") if k in fm]
         if len(kinds) > 1:
-            self.err(fm.kline("poisson"), "%s: onoff and poisson exclude each other" % where)
+            self.err(fm.kline(kinds[1]), "%s: %s exclude each other" % (where, " and ".join(kinds)))
         if kinds:
             f.kind = kinds[0]
-            for k in ("proto", "parallel", "len", "iperf_args"):
+            for k in ("proto", "parallel", "len", "iperf_args", "window"):
                 if k in fm and not (k == "proto" and f.kind == "onoff"):
                     self.err(fm.kline(k), "%s: %s is for iperf3 flows, not %s (l2cc-flowgen "
                              "chooses its transport)" % (where, k, f.kind))
@@ -401,7 +414,13 @@ class _Parser:
                          % (where, proto))
             else:
                 f.proto = proto
-        if "rate" in m:
+        if f.kind == "rr":
+            # Requests per second are rr.rate; a rate from defaults is not its.
+            if "rate" in fm:
+                self.err(fm.kline("rate"), "%s: rate is not for rr flows (rr.rate is requests "
+                         "per second)" % where)
+            f.proto = "udp"
+        elif "rate" in m:
             r = parse_rate(m["rate"])
             if r is None:
                 self.err(m.vline("rate"), '%s: rate "%s", %s' % (where, m["rate"], RATE_HINT))
@@ -496,6 +515,32 @@ class _Parser:
                     f.onoff = {"on": on, "off": off}
         elif f.kind == "poisson":
             f.poisson = self.poisson(fm["poisson"], fm.vline("poisson"), where)
+        elif f.kind == "rr":
+            f.rr = self.rr(fm["rr"], fm.vline("rr"), where)
+        if "window" in m and f.kind == "iperf":
+            w = parse_size(m["window"])
+            if w is None or not 2048 <= w <= 1 << 30:
+                self.err(m.vline("window"), '%s: window "%s", expected the TCP window (iperf3 '
+                         '-w: SO_SNDBUF/SO_RCVBUF at both ends), 2K..1G, e.g. 64K'
+                         % (where, m["window"]))
+            elif f.proto != "tcp":
+                if "window" in fm:      # defaults.window is for the TCP flows
+                    self.err(m.vline("window"), "%s: window is for TCP flows" % where)
+            elif any(x in ("-w", "--window") for x in f.iperf_args):
+                self.err(m.vline("window"), "%s: window sets iperf3's -w; drop -w from "
+                         "iperf_args" % where)
+            else:
+                f.window = w
+        if "prio" in m:
+            pr = m["prio"]
+            if isinstance(pr, bool) or not isinstance(pr, int) or not 0 <= pr <= 7:
+                self.err(m.vline("prio"), "%s: prio: expected a priority 0..7 (the frames' "
+                         "802.1p PCP)" % where)
+            else:
+                f.prio = pr
+                if any(x in ("-S", "--tos") for x in f.iperf_args):
+                    self.err(m.vline("prio"), "%s: prio sets iperf3's -S (TOS); drop -S from "
+                             "iperf_args" % where)
 
         out = []
         for i, s in enumerate(srcs):
@@ -515,6 +560,29 @@ class _Parser:
                              % ('flow "%s"' % g.name, fmt_time(g.start), fmt_time(g.stop),
                                 fmt_time(e.duration)))
         return out
+
+    def rr(self, p, line, where):
+        if not isinstance(p, T.YMap):
+            self.err(line, "%s: rr: expected {rate: REQUESTS_PER_S, req: BYTES, resp: BYTES}"
+                     % where)
+            return None
+        self.unknown(p, RR_KEYS, where + " rr")
+        r = p.get("rate")
+        ok = True
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not 0 < r <= 1e6:
+            self.err(p.vline("rate") if "rate" in p else p.line,
+                     "%s: rr.rate: expected requests per second (a positive number, at most "
+                     "1000000)" % where)
+            ok = False
+        out = {"rate": float(r) if ok else None}
+        for k in ("req", "resp"):
+            n = parse_size(p[k]) if k in p else RR_DEFAULT_SIZE
+            if n is None or not RR_MIN_SIZE <= n <= 65507:
+                self.err(p.vline(k), "%s: rr.%s \"%s\": expected the datagram's UDP payload, "
+                         "%d..65507 bytes" % (where, k, p[k], RR_MIN_SIZE))
+                ok = False
+            out[k] = n
+        return out if ok else None
 
     def poisson(self, p, line, where):
         if not isinstance(p, T.YMap):

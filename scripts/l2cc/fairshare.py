@@ -23,6 +23,7 @@ import math
 #: The l2cc data tag hostd inserts into every data frame (daemon/wire.h,
 #: L2CC_TAG_LEN): on the wire between the hostds, not in hostd's bytes_out.
 TAG_LEN = 18
+VLAN_HLEN = 4               # hostd's priority tag (pcp_from_dscp)
 ETH_HLEN = 14
 IP_UDP_HLEN = 28
 #: TCP/IPv4 headers of a full segment: 20 + 20, and Linux's timestamps 12.
@@ -158,15 +159,17 @@ def tree_path(nodes, src, dst):
 # ---- frames --------------------------------------------------------------------------------
 
 def frame_sizes(kind, proto, source, mtu, dst_mtu=None, dgram=None, tagged=True,
-                hostd_frame=None):
+                hostd_frame=None, vlan=False):
     """Bytes of one full data frame of a flow: {"wire": as switchd counts it
     (Ethernet header on, FCS and wire overhead off, the l2cc tag on when the
     source's hostd tags), "measured": the part the flow's rate source
     counts (hostd's bytes_out: the frame before the tag; an iperf3 receiver
     or l2cc-flowgen: the payload), "payload": what iperf3 -b and
     l2cc-flowgen --rate count}. hostd_frame is hostd's measured bytes_out
-    per frames_out when known. None for a Poisson workload (many short TCP
-    connections: no one frame size)."""
+    per frames_out when known. vlan: the source's hostd gives the flow's
+    frames a priority tag (pcp_from_dscp and a prio), which its bytes_out
+    counts too. None for a Poisson workload (many short TCP connections:
+    no one frame size)."""
     if kind == "poisson":
         return None
     tag = TAG_LEN if tagged else 0
@@ -177,6 +180,8 @@ def frame_sizes(kind, proto, source, mtu, dst_mtu=None, dgram=None, tagged=True,
     else:
         payload = mtu - IP_TCP_HLEN
         frame = mtu + ETH_HLEN
+    if vlan:
+        frame += VLAN_HLEN
     if source == "hostd":
         if hostd_frame:
             payload = payload * hostd_frame / frame

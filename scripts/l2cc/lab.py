@@ -271,7 +271,8 @@ def lab_document(topo, rundir, pids=None):
                              "ctl": f["ctl"], "stats": f["stats"], "log": f["log"],
                              "pid": pids.get(n.name) if n.hostd else None,
                              "switch": n.switch, "port": n.port,
-                             "rate_bps": n.link.rate_bps}
+                             "rate_bps": n.link.rate_bps, "tcp_ecn": n.tcp_ecn,
+                             "tcp_window": n.tcp_window}
     links = [{"a": lk.endpoint(0), "b": lk.endpoint(1), "rate_bps": lk.rate_bps,
               "mtu": lk.mtu, "buffer": lk.buffer, "flow_control": lk.flow_control}
              for lk in topo.links]
@@ -398,6 +399,23 @@ def _host_eth0(topo, h, mtu):
     # they would arrive never computed, and the receiving stack drops them.
     _nsx(ns, "ethtool", "-K", "eth0", "tx", "off", what=w)
     _ns(ns, "link", "set", "dev", "eth0", "up", what=w)
+    for k, v in host_sysctls(h):
+        _nsx(ns, "sysctl", "-qw", "%s=%s" % (k, v), what="%s of host %s" % (k, h.name))
+
+
+def host_sysctls(h):
+    """[(sysctl, value)] of host h's TCP keys. tcp_window W: every socket's
+    buffers as SO_RCVBUF/SO_SNDBUF = W would make them (the kernel doubles
+    the value for its overhead, so 2W; about W of window), autotuning
+    included; the defaults stay where they are unless above that."""
+    out = []
+    if h.tcp_ecn is not None:
+        out.append(("net.ipv4.tcp_ecn", str(h.tcp_ecn)))
+    if h.tcp_window:
+        b = 2 * h.tcp_window
+        out.append(("net.ipv4.tcp_rmem", "4096 %d %d" % (min(131072, b), b)))
+        out.append(("net.ipv4.tcp_wmem", "4096 %d %d" % (min(16384, b), b)))
+    return out
 
 
 def _veth(a, ns_a, b, ns_b, what):
@@ -433,7 +451,7 @@ def _make_links(topo):
             _ns(a.netns, "link", "set", "dev", pa, "mtu", mtu, "up", what=what)
             _ns(b.netns, "link", "set", "dev", "cc0", "mtu", mtu, "up", what=what)
             _ns(b.netns, "link", "set", "dev", "up0", "mtu", mtu, "up", what=what)
-            _host_eth0(topo, b, lk.mtu - T.TAG_ROOM)
+            _host_eth0(topo, b, T.host_mtu(b, lk.mtu))
 
 
 def _start_daemon(topo, n, rundir, bindir):

@@ -247,20 +247,21 @@ class Run:
         return out
 
     def _hostd_confs(self):
-        """{host: {"tag": bool, "wire_overhead": bytes}} from the saved hostd
-        configs (what the fair-share oracle needs of them)."""
+        """{host: {"tag": bool, "wire_overhead": bytes, "pcp_from_dscp":
+        bool}} from the saved hostd configs (what the fair-share oracle
+        needs of them)."""
         out = {}
         for name, nd in self.nodes.items():
             if nd.get("kind") != "host" or not nd.get("hostd"):
                 continue
-            conf = {"tag": True, "wire_overhead": 0}
+            conf = {"tag": True, "wire_overhead": 0, "pcp_from_dscp": False}
             try:
                 with open(os.path.join(self.dir, "configs", name + ".conf")) as f:
                     for line in f:
-                        m = re.match(r"^\s*(tag|wire_overhead)\s*=\s*(\S+)",
+                        m = re.match(r"^\s*(tag|wire_overhead|pcp_from_dscp)\s*=\s*(\S+)",
                                      line.split("#")[0])
-                        if m and m.group(1) == "tag":
-                            conf["tag"] = m.group(2).lower() in ("yes", "true", "on", "1")
+                        if m and m.group(1) in ("tag", "pcp_from_dscp"):
+                            conf[m.group(1)] = m.group(2).lower() in ("yes", "true", "on", "1")
                         elif m:
                             conf["wire_overhead"] = int(m.group(2))
             except (OSError, ValueError):
@@ -467,6 +468,10 @@ class Run:
 
     def _flowgen_doc(self, f):
         r = (self.plan.get(f["name"], {}).get("client")) or {}
+        return _try_json(os.path.join(self.dir, r["out"])) if r.get("out") else None
+
+    def _flowgen_server_doc(self, f):
+        r = (self.plan.get(f["name"], {}).get("server")) or {}
         return _try_json(os.path.join(self.dir, r["out"])) if r.get("out") else None
 
     def _flowgen_curve(self, f):
@@ -689,6 +694,11 @@ def _flow(R, f):
             fr["goodput_bps"] = fr["iperf3"]["goodput_bps"]
     else:
         err = _flowgen_error(R, f)
+    if f["kind"] in ("onoff", "rr"):
+        fr.update(flow_delays(f["kind"], f.get("proto"), R._flowgen_doc(f),
+                              R._flowgen_server_doc(f)))
+        if f["kind"] == "rr":
+            fr["proto"] = "udp"
     if err:
         fr["error"] = err
     elif fr["mean_rate_bps"] == 0:
@@ -721,6 +731,7 @@ def _fairness(flows):
 
 def _groups(R, flows):
     rated = _rated(flows)
+    byname = {fr["name"]: fr for fr in flows}
     groups = {}
     for g, members in R.exp.get("groups", {}).items():
         rs = [rated[m] for m in members if m in rated]
@@ -729,7 +740,73 @@ def _groups(R, flows):
                      "mean_bps": sum(rs) / len(rs) if rs else None,
                      "min_bps": min(rs) if rs else None, "max_bps": max(rs) if rs else None,
                      "jain": jain(rs)}
+        groups[g].update(group_delays([byname[m] for m in members if m in byname]))
     return groups
+
+
+# ---- one-way delays and request/response (l2cc-flowgen) -----------------------------------
+
+#: A delay object of l2cc-flowgen (in us): flows[] and groups carry each as
+#: PREFIX_KEY_us (owd_mean_us, rr_p99_us, ...), plus PREFIX_count and
+#: PREFIX_lost.
+DELAY_STATS = ("mean", "p50", "p99", "max", "dev_p99", "dev_max")
+
+
+def delay_fields(prefix, st, lost=None):
+    """{PREFIX_count, PREFIX_mean_us, ..., PREFIX_lost} of an l2cc-flowgen
+    delay object st ({"count", "mean", ...}; None: nothing measured)."""
+    st = st or {}
+    out = {prefix + "_count": st.get("count") or 0}
+    for k in DELAY_STATS:
+        out["%s_%s_us" % (prefix, k)] = st.get(k)
+    if lost is not None:
+        out[prefix + "_lost"] = lost
+    return out
+
+
+def flow_delays(kind, proto, cdoc, sdoc):
+    """The delay fields of one flow's results: a UDP ON/OFF source's
+    one-way delay (owd_*, from its server's udp_streams entry, found by the
+    stream id in the client's report), or a request/response flow's round
+    trip (rr_*) and the one-way delays of its requests and responses
+    together (owd_*, from the client's report). {} for other flows."""
+    cdoc = cdoc or {}
+    if kind == "rr":
+        out = delay_fields("owd", cdoc.get("owd_us"), cdoc.get("lost"))
+        out.update(delay_fields("rr", cdoc.get("rtt_us"), cdoc.get("lost")))
+        out["owd_req_mean_us"] = (cdoc.get("req_owd_us") or {}).get("mean")
+        out["owd_resp_mean_us"] = (cdoc.get("resp_owd_us") or {}).get("mean")
+        return out
+    if kind == "onoff" and proto == "udp":
+        st = next((x for x in (sdoc or {}).get("udp_streams", [])
+                   if cdoc.get("stream") is not None and x.get("stream") == cdoc["stream"]),
+                  None)
+        return delay_fields("owd", (st or {}).get("owd_us"), (st or {}).get("lost"))
+    return {}
+
+
+def group_delays(frs):
+    """A group's delay fields from its members' (flow_delays): counts and
+    losses summed, means weighted by the members' counts, the percentiles,
+    maxima and deviations the worst member's (percentiles of several
+    streams do not combine without their samples). {} when no member has
+    any."""
+    out = {}
+    for prefix in ("owd", "rr"):
+        ms = [fr for fr in frs if fr.get(prefix + "_count")]
+        if not ms:
+            continue
+        n = sum(fr[prefix + "_count"] for fr in ms)
+        out[prefix + "_count"] = n
+        out[prefix + "_mean_us"] = sum(fr[prefix + "_mean_us"] * fr[prefix + "_count"]
+                                       for fr in ms) / n
+        for k in DELAY_STATS[1:]:
+            v = [fr["%s_%s_us" % (prefix, k)] for fr in ms
+                 if fr.get("%s_%s_us" % (prefix, k)) is not None]
+            out["%s_%s_us" % (prefix, k)] = max(v) if v else None
+        lost = [fr.get(prefix + "_lost") for fr in ms if fr.get(prefix + "_lost") is not None]
+        out[prefix + "_lost"] = sum(lost) if lost else None
+    return out
 
 
 def outq_stats(q):
@@ -990,7 +1067,8 @@ def _flow_model(R, f, source):
             hostd_frame = sum(x["bytes_out_total"] for x in fl) / frames
     proto = f.get("proto") or "tcp"
     sz = FS.frame_sizes(f["kind"], proto, source, pl.get("mtu"), pl.get("dst_mtu"),
-                        pl.get("len"), tagged=bool(hc and hc["tag"]), hostd_frame=hostd_frame)
+                        pl.get("len"), tagged=bool(hc and hc["tag"]), hostd_frame=hostd_frame,
+                        vlan=bool(hc and hc["pcp_from_dscp"] and f.get("prio")))
     offered = pl.get("rate_bps") or None
     if offered and f["kind"] == "onoff":
         on, off = f["onoff"]["on"], f["onoff"]["off"]
@@ -1340,6 +1418,8 @@ def _csv_rows(res):
         for k, v in (f.get("hostd") or {}).items():
             if k != "keys":
                 add("flow", f["name"], "hostd_" + k, v)
+        for k in sorted(k for k in f if k.startswith(("owd_", "rr_"))):
+            add("flow", f["name"], k, f[k], "us" if k.endswith("_us") else "")
         add("flow", f["name"], "error", f.get("error"))
     add("fairness", "all", "jain", res["fairness"]["jain"])
     add("fairness", "all", "jain_goodput", res["fairness"]["jain_goodput"])
@@ -1347,6 +1427,8 @@ def _csv_rows(res):
         for k in ("n", "sum_bps", "mean_bps", "min_bps", "max_bps", "jain", "fair_bps",
                   "rate_over_fair"):
             add("group", g, k, v.get(k), "bit/s" if k.endswith("bps") else "")
+        for k in sorted(k for k in v if k.startswith(("owd_", "rr_"))):
+            add("group", g, k, v[k], "us" if k.endswith("_us") else "")
     add("fair_share", "all", "efficiency", res["fair_share"]["efficiency"])
     for ph, v in res["phases"].items():
         add("phase", ph, "from_s", v["from_s"], "s")

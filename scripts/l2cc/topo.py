@@ -35,6 +35,8 @@ LINK_DEFAULTS = {"rate": "1G", "mtu": 1500, "buffer": "64K", "flow_control": "no
 #: The l2cc data tag that hostd adds to every data frame (wire-formats.md):
 #: a host behind hostd gets this much less MTU than the fabric.
 TAG_ROOM = 18
+#: The 802.1Q priority tag hostd adds with pcp_from_dscp = yes: 4 bytes more.
+VLAN_ROOM = 4
 
 FLOW_CONTROLS = ("none", "pause", "pfc", "credit")
 KINDS = ("switch", "host")
@@ -45,9 +47,16 @@ MAX_RATE = 400 * 10**9      # the daemons' rate range is 0..400G
 STATS_INTERVAL = "10ms"     # lab default: fine-grained time series for plots
 
 TOP_KEYS = ("name", "prefix", "subnet", "defaults", "nodes", "links")
-DEFAULT_KEYS = ("rate", "mtu", "buffer", "flow_control", "switch", "hostd", "law")
+DEFAULT_KEYS = ("rate", "mtu", "buffer", "flow_control", "switch", "hostd", "law", "tcp_ecn",
+                "tcp_window")
 SWITCH_KEYS = ("kind", "switch")
-HOST_KEYS = ("kind", "hostd", "addr", "mac", "law", "rates")
+HOST_KEYS = ("kind", "hostd", "addr", "mac", "law", "rates", "tcp_ecn", "tcp_window")
+#: A host's TCP stack (sysctls in its namespace): tcp_ecn is
+#: net.ipv4.tcp_ecn (0 off, 1 on, 2 only when the peer asks); tcp_window
+#: clamps every TCP socket's buffers as SO_RCVBUF/SO_SNDBUF of that size
+#: would (iperf3 -w), through tcp_rmem/tcp_wmem.
+TCP_ECN_VALUES = (0, 1, 2)
+TCP_WINDOW_MIN, TCP_WINDOW_MAX = 2048, 1 << 30
 LINK_KEYS = ("endpoints", "rate", "mtu", "buffer", "flow_control", "port")
 RATE_KEYS = ("dst", "rate", "ipd", "vlan")
 
@@ -149,6 +158,17 @@ def conf_value(v):
     if isinstance(v, bool):
         return "yes" if v else "no"
     return str(v).strip()
+
+
+def host_mtu(n, link_mtu):
+    """eth0's MTU for host node n on a link of link_mtu: the link's, less
+    hostd's l2cc tag when it runs hostd, less the priority tag too when
+    its hostd sets pcp_from_dscp (so a full frame still fits the fabric)."""
+    if not n.hostd:
+        return link_mtu
+    it = n.hostd_keys.get("pcp_from_dscp")
+    pcp = it is not None and conf_value(it.value).lower() in ("yes", "true", "on", "1")
+    return link_mtu - TAG_ROOM - (VLAN_ROOM if pcp else 0)
 
 
 def lab_mac(prefix, index):
@@ -292,6 +312,8 @@ class Node:
         # host
         self.hostd = True
         self.hostd_keys = {}        # [hostd] key -> Item
+        self.tcp_ecn = None         # net.ipv4.tcp_ecn in the host's namespace; None: as is
+        self.tcp_window = None      # bytes: tcp_rmem/tcp_wmem clamp; None: as is
         self.law_keys = {}          # [law] key -> Item
         self.rates = []             # [(label, mac, {key: Item}, line)]
         self.addr = None            # ipaddress.IPv4Address
@@ -393,6 +415,23 @@ class _Checker:
                 continue
             out[k] = Item(val, m.vline(k))
         return out
+
+    def tcp_key(self, k, v, line, what):
+        """tcp_ecn (0, 1, 2) or tcp_window (a size); None after an error."""
+        if k == "tcp_ecn":
+            if isinstance(v, bool):
+                v = int(v)      # YAML yes/no: 1/0
+            if not isinstance(v, int) or v not in TCP_ECN_VALUES:
+                self.err(line, 'tcp_ecn "%s" in %s, expected 0 (off), 1 (on) or 2 (only when '
+                         'the peer asks), as net.ipv4.tcp_ecn' % (v, what))
+                return None
+            return v
+        n = None if isinstance(v, (bool, YMap, YSeq, float)) or v is None else parse_size(v)
+        if n is None or not TCP_WINDOW_MIN <= n <= TCP_WINDOW_MAX:
+            self.err(line, 'tcp_window "%s" in %s, expected a size from 2K to 1G (e.g. 64K)'
+                     % (v, what))
+            return None
+        return n
 
     def string(self, v, line, what):
         if isinstance(v, (str, int)) and not isinstance(v, bool):
@@ -496,6 +535,8 @@ class _Checker:
                                           "hostd", "defaults.hostd")
         self.def_law = self.daemon_keys(defaults.get("law"), defaults.vline("law"),
                                         "law", "defaults.law")
+        self.def_tcp = {k: self.tcp_key(k, defaults[k], defaults.vline(k), "defaults")
+                        for k in ("tcp_ecn", "tcp_window") if k in defaults}
 
         nodes = self.mapping(top.get("nodes"), top.vline("nodes"), "nodes")
         rate_specs = []
@@ -565,6 +606,10 @@ class _Checker:
                     if k in spec:
                         self.err(spec.kline(k), "node %s has %s but hostd: false, expected "
                                  "%s only on hosts behind hostd" % (name, k, k))
+            for k in ("tcp_ecn", "tcp_window"):
+                v = self.tcp_key(k, spec[k], spec.vline(k), "node %s" % name) \
+                    if k in spec else self.def_tcp.get(k)
+                setattr(n, k, v)
             if "addr" in spec:
                 a = spec["addr"]
                 try:

@@ -109,6 +109,13 @@ def _children_cpu():
     return r.ru_utime + r.ru_stime
 
 
+def tos_of(prio):
+    """The IP TOS byte of a flow of priority prio: DSCP class selector
+    prio (CSprio = prio << 3), which hostd's pcp_from_dscp maps back to
+    PCP prio."""
+    return (prio << 3) << 2
+
+
 class Traffic:
     def __init__(self, exp, lab, out, bindir, say=print):
         self.e, self.lab, self.out, self.bindir, self.say = exp, lab, out, bindir, say
@@ -179,7 +186,12 @@ class Traffic:
                   "src_netns": self._ns(f.src), "dst_netns": self._ns(f.dst),
                   "port": f.port, "rate_bps": rate, "mtu": self._mtu(f.src),
                   "src_hostd": bool(self.nodes[f.src].get("hostd"))}
-            if f.kind == "iperf" or (f.kind == "onoff" and f.proto == "udp"):
+            if f.kind == "rr":
+                # What the oracle sees of it: the requests (UDP payload bit/s).
+                pl["rate_bps"] = f.rr["rate"] * f.rr["req"] * 8
+                pl["len"] = f.rr["req"]
+                pl["dst_mtu"] = self._mtu(f.dst)
+            elif f.kind == "iperf" or (f.kind == "onoff" and f.proto == "udp"):
                 # A datagram that fits both ends' eth0: a host behind hostd has
                 # 18 bytes less MTU than one without, and IP fragments would
                 # be counted, paced and lost as separate frames. (l2cc-flowgen
@@ -312,6 +324,10 @@ class Traffic:
                 c += ["-b", str(int(pl["rate_bps"] / f.parallel))]
             if pl["len"]:
                 c += ["-l", str(pl["len"])]
+            if f.prio is not None:
+                c += ["-S", str(tos_of(f.prio))]
+            if f.window:
+                c += ["-w", str(f.window)]
             if f.parallel > 1:
                 c += ["-P", str(f.parallel)]
             c += f.iperf_args
@@ -328,6 +344,9 @@ class Traffic:
                   "--rate", str(int(pl["rate_bps"])), "--duration", "%g" % f.duration]
             if f.proto == "udp":
                 c += ["--udp", "--chunk", str(pl["len"])]
+        elif f.kind == "rr":
+            c += ["--rr", "%g" % f.rr["rate"], "--req-size", str(f.rr["req"]),
+                  "--resp-size", str(f.rr["resp"]), "--duration", "%g" % f.duration]
         else:
             c += ["--poisson", "%g" % f.poisson["rate"], "--duration", "%g" % f.duration]
             sz = f.poisson["size"]
@@ -337,6 +356,8 @@ class Traffic:
                 c += ["--pareto", "%g,%d" % (sz["pareto"]["shape"], sz["pareto"]["mean"])]
             else:
                 c += ["--cdf", sz["cdf"]]
+        if f.prio is not None:
+            c += ["--tos", str(tos_of(f.prio))]
         c += ["--seed", str(f.seed), "--start-at", "%.6f" % t_start]
         return ["ip", "netns", "exec", pl["src_netns"]] + c, None
 

@@ -21,13 +21,27 @@
 #    (what it read plus its receive-buffer drops is the client's count,
 #    within 1%), both exit 0. To a port nobody listens on, the ICMP port
 #    unreachables are counted (refused), not fatal.
+#  - flowgen_owd: one-way delay of stamped UDP datagrams. On the bare veth
+#    the server times every datagram (no loss, p50 under 1 ms). Through a
+#    tbf of 10 Mbit/s and 50 kB on h1's eth0, a 20M source keeps the queue
+#    full: the delay is the queue's drain time (~40 ms; p50 within 25..60
+#    ms) and about half the datagrams are lost. On the bare veth the
+#    deviation from the 100 ms running mean has p99 under 2 ms.
+#    A second source starting mid-run into that queue (5M alone first,
+#    then 20M more) steps the delay up: the deviation's max is then
+#    several ms.
+#  - flowgen_rr: request/response (--rr 500/s, 64-byte datagrams): every
+#    request answered, about rate x duration of them, the two one-way
+#    delays add up to no more than the round trip; with a 20M UDP source
+#    filling the tbf on h1 (requests' direction only), the request delay
+#    is the queue's (> 20 ms) and the response delay stays under 5 ms.
 #  - flowgen_max_open: 20 flows at once with --max-open 2: all complete, the
 #    ones that waited are marked limited and late.
 #  - flowgen_refused: flows to a port nobody listens on are counted as
 #    failed, with the reason; the client does not crash; --timeout fails
 #    flows to an address that never answers.
 #  - flowgen_badargs: bad arguments exit 2 and name the option (--udp
-#    without --onoff among them).
+#    without --onoff among them, and the --rr options).
 . "$(dirname "$0")/lib.sh"
 
 FLOWGEN=${FLOWGEN:-$L2CC_ROOT/build/bin/l2cc-flowgen}
@@ -248,6 +262,97 @@ t_onoff_udp() {
 	assert_eq "$(jf "$L2T_DIR/our.json" '"error" in d')" false "an error in the report"
 }
 
+# tbf_on / tbf_off: a 10 Mbit/s, 50 kB queue on h1's eth0 (toward h2).
+tbf_on() {
+	hx h1 tc qdisc replace dev eth0 root tbf rate 10mbit burst 5k limit 50k ||
+		fail "tbf on h1 eth0"
+}
+tbf_off() {
+	hx h1 tc qdisc del dev eth0 root 2>/dev/null
+}
+
+# owd FILE KEY: the server's udp_streams entry of the client's stream, KEY of it.
+owd() {
+	"$PY" -c '
+import json, sys
+c = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+st = [x for x in s["udp_streams"] if x["stream"] == c["stream"]]
+v = eval(sys.argv[3], {"st": st[0] if st else None})
+print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)' "$1" "$2" "$3"
+}
+
+t_owd() {
+	local j=$L2T_DIR/ow.json s=$L2T_DIR/ow-srv.json
+	server ow-srv 5705
+	client ow -p 5705 --onoff 1000,0.001 --rate 5M --duration 1 --udp --seed 1
+	tbf_on
+	client ow2 -p 5705 --onoff 1000,0.001 --rate 20M --duration 1 --udp --seed 2
+	# 5M alone for 0.6 s, then 20M more into the same queue.
+	timeout 20 ip netns exec "$(ns h1)" "$FLOWGEN" client -c 10.99.0.2 -p 5705 --onoff 1000,0.001 \
+		--rate 5M --duration 1.2 --udp --seed 3 >"$L2T_DIR/ow3.json" 2>"$L2T_DIR/ow3.log" &
+	local p3=$!
+	bg_record "$p3"
+	sleep 0.6
+	client ow4 -p 5705 --onoff 1000,0.001 --rate 20M --duration 0.5 --udp --seed 4
+	wait "$p3" || fail "client ow3: $(cat "$L2T_DIR/ow3.log")"
+	tbf_off
+	server_stop ow-srv
+	info "bare veth, 5M: $(owd "$j" "$s" 'st["datagrams"]') of $(jf "$j" 'd["stamped"]') stamped datagrams timed," \
+		"owd us $(owd "$j" "$s" 'st["owd_us"]')"
+	info "tbf 10M/50k, 20M: $(owd "$L2T_DIR/ow2.json" "$s" 'st["datagrams"]') of $(jf "$L2T_DIR/ow2.json" 'd["stamped"]')," \
+		"owd us $(owd "$L2T_DIR/ow2.json" "$s" 'st["owd_us"]')"
+	info "tbf 10M/50k, 5M then 20M more: owd us $(owd "$L2T_DIR/ow3.json" "$s" 'st["owd_us"]')"
+	assert_eq "$(owd "$j" "$s" 'st is not None')" true "the server knows the client's stream"
+	assert_ge "$(jf "$j" 'd["stamped"]')" 400 "stamped datagrams sent (5M, 1 s, 1472 B)"
+	assert_eq "$(owd "$j" "$s" 'st["datagrams"]')" "$(jf "$j" 'd["stamped"]')" "datagrams timed on the bare veth"
+	assert_eq "$(owd "$j" "$s" 'st["lost"]')" 0 "lost on the bare veth"
+	assert_eq "$(owd "$j" "$s" 'st["owd_us"]["count"]')" "$(jf "$j" 'd["stamped"]')" "owd samples"
+	assert_eq "$(owd "$j" "$s" '0 < st["owd_us"]["p50"] < 1000')" true "bare veth: 0 < owd p50 < 1 ms"
+	assert_eq "$(owd "$L2T_DIR/ow2.json" "$s" '25e3 <= st["owd_us"]["p50"] <= 60e3')" true \
+		"tbf: owd p50 is the queue's drain time (25..60 ms)"
+	assert_eq "$(owd "$L2T_DIR/ow2.json" "$s" '0.3 <= st["lost"] / (st["lost"] + st["datagrams"]) <= 0.7')" true \
+		"tbf: about half of 20M lost into 10M"
+	assert_eq "$(owd "$j" "$s" 'st["owd_us"]["dev_p99"] < 2e3')" true \
+		"bare veth: deviation from the running mean p99 under 2 ms"
+	assert_eq "$(owd "$L2T_DIR/ow3.json" "$s" 'st["owd_us"]["dev_max"] > 5e3')" true \
+		"a step in the queue: deviation from the running mean over 5 ms"
+	assert_eq "$(owd "$L2T_DIR/ow3.json" "$s" 'st["owd_us"]["max"] > 20e3 and st["owd_us"]["p50"] < st["owd_us"]["max"] / 2')" true \
+		"a step in the queue: low delay first, then the queue's"
+}
+
+t_rr() {
+	local j=$L2T_DIR/rr.json s=$L2T_DIR/rr-srv.json
+	server rr-srv 5706
+	client rr -p 5706 --rr 500 --duration 1 --seed 1
+	info "rr 500/s for 1 s: $(jf "$j" 'd["requests"]') requests, $(jf "$j" 'd["responses"]') responses;" \
+		"rtt us $(jf "$j" 'd["rtt_us"]'); req $(jf "$j" 'd["req_owd_us"]["mean"]'), resp $(jf "$j" 'd["resp_owd_us"]["mean"]')"
+	assert_within 30 500 "$(jf "$j" 'd["requests"]')" "requests (500/s, 1 s)"
+	assert_eq "$(jf "$j" 'd["lost"]')" 0 "lost exchanges"
+	assert_eq "$(jf "$j" 'd["responses"]')" "$(jf "$j" 'd["requests"]')" "responses"
+	assert_eq "$(jf "$j" 'd["owd_us"]["count"]')" "$(jf "$j" '2 * d["responses"]')" "one-way samples (both directions)"
+	assert_eq "$(jf "$j" 'd["req_owd_us"]["mean"] > 0 and d["resp_owd_us"]["mean"] > 0')" true "one-way delays > 0"
+	assert_eq "$(jf "$j" 'd["req_owd_us"]["mean"] + d["resp_owd_us"]["mean"] <= d["rtt_us"]["mean"]')" true \
+		"request + response delay <= round trip"
+	# A queue on the requests' way only.
+	tbf_on
+	timeout 20 ip netns exec "$(ns h1)" "$FLOWGEN" client -c 10.99.0.2 -p 5706 --onoff 1000,0.001 \
+		--rate 20M --duration 1.5 --udp --seed 3 >"$L2T_DIR/rrbg.json" 2>"$L2T_DIR/rrbg.log" &
+	local pbg=$!
+	bg_record "$pbg"
+	sleep 0.3
+	client rrq -p 5706 --rr 200 --duration 1 --seed 2
+	wait "$pbg" || fail "background source: $(cat "$L2T_DIR/rrbg.log")"
+	tbf_off
+	server_stop rr-srv
+	j=$L2T_DIR/rrq.json
+	info "rr behind a full 10M queue: $(jf "$j" 'd["responses"]') of $(jf "$j" 'd["requests"]');" \
+		"req owd us $(jf "$j" 'd["req_owd_us"]'); resp owd us $(jf "$j" 'd["resp_owd_us"]')"
+	assert_ge "$(jf "$j" 'd["responses"]')" 20 "responses through the full queue"
+	assert_eq "$(jf "$j" 'd["req_owd_us"]["p50"] > 20e3')" true "request delay: the queue's (> 20 ms)"
+	assert_eq "$(jf "$j" 'd["resp_owd_us"]["p50"] < 5e3')" true "response delay: no queue (< 5 ms)"
+	assert_eq "$(jf "$s" 'd["rr_requests"] >= d["rr_answered"] > 0')" true "server: requests answered"
+}
+
 t_max_open() {
 	local j=$L2T_DIR/mo.json
 	server mo-srv 5703 --once 20
@@ -301,6 +406,11 @@ t_badargs() {
 	badarg "--udp needs --onoff" client -c 10.99.0.2 --flows 3 --size 1 --udp
 	badarg "--udp" server --udp
 	badarg "--chunk" client -c 10.99.0.2 --onoff 1,1 --rate 1M --duration 1 --udp --chunk 64K
+	badarg "--rr needs --duration" client -c 10.99.0.2 --rr 100
+	badarg "--req-size" client -c 10.99.0.2 --rr 100 --duration 1 --req-size 10
+	badarg "--resp-size is an --rr option" client -c 10.99.0.2 --flows 1 --size 1 --resp-size 100
+	badarg "exclude each other" client -c 10.99.0.2 --rr 100 --onoff 1,1 --rate 1M --duration 1
+	badarg "--tos" client -c 10.99.0.2 --rr 100 --duration 1 --tos 256
 	badarg "--port" server -p 0
 	badarg "--once" client --once 3 --flows 1 --size 1 --dry-run
 	badarg "-c ADDR" client --flows 3 --size 1
@@ -315,6 +425,8 @@ run_test flowgen_pareto t_pareto
 run_test flowgen_cdf t_cdf
 run_test flowgen_onoff t_onoff
 run_test flowgen_onoff_udp t_onoff_udp
+run_test flowgen_owd t_owd
+run_test flowgen_rr t_rr
 run_test flowgen_max_open t_max_open
 run_test flowgen_refused t_refused
 run_test flowgen_badargs t_badargs

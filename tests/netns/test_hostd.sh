@@ -35,6 +35,14 @@
 #  - hostd_reload: SIGHUP applies a changed [rate] section to the running
 #    flow, keeps a key bound to start-up (queue) with a warning, refuses a
 #    change that needs a restart (granularity) and leaves -v in force.
+#  - hostd_pcp_from_dscp: with pcp_from_dscp, a TCP flow whose sender
+#    marks DSCP CS5 (iperf3 -S 160) leaves the switch toward its receiver
+#    at priority 5 (switchd's per-priority tx counters), its ACKs (TOS 0)
+#    at priority 0, and the receiving host's TCP works with the VID-0
+#    priority tag left on (hostd strips only its own tag): goodput as
+#    usual. l2cc-flowgen --rr --tos 96 (CS3): requests at priority 3, and
+#    the server answers in the request's class (priority 3 the other way).
+#    Host MTU 1478: room for the priority tag and the l2cc tag.
 #  - hostd_ack_timeout: in reliable mode with a window, a receiver hostd
 #    killed and restarted never acknowledges the frames it lost; the
 #    sender's flow gives up on them after ack_timeout and goes on (without
@@ -44,6 +52,7 @@
 # L2CC_HOSTD_TESTS="cnp forged" runs a subset (names without "hostd_").
 . "$(dirname "$0")/lib.sh"
 
+FLOWGEN=${FLOWGEN:-$L2CC_ROOT/build/bin/l2cc-flowgen}
 UDP_LEN=1400
 TAG_LEN=18
 # Untagged frame bytes per UDP datagram: payload + UDP 8 + IPv4 20 + Ethernet
@@ -642,6 +651,70 @@ EOF
 	hx h1 ping -c 2 -i 0.2 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 after the malformed frames"
 }
 
+# ---- 6b. priorities from DSCP -------------------------------------------------------------
+
+# prio_tx PORT: S's per-priority tx_frames of PORT, as a JSON list.
+prio_tx() {
+	jget "$(ctl S counters "$1")" "[x['tx_frames'] for x in d['ports']['$1']['prio']]"
+}
+
+t_pcp_from_dscp() {
+	local p1a p2a p1b p2b bps j i
+	stop_all
+	for i in 1 2 3; do
+		ip -n "$(ns "h$i")" link set eth0 mtu 1478 || fail "eth0 mtu 1478 on h$i"
+	done
+	HD_COMMON="link_rate = 100M
+pcp_from_dscp = yes" daemons pcp "$(sw_conf none 100M none 100M none 100M)"
+	p1a=$(prio_tx p1)
+	p2a=$(prio_tx p2)
+	iperf_server h2 5211
+	measure_lock
+	timeout 30 ip netns exec "$(ns h1)" iperf3 -c 10.99.0.2 -p 5211 -t 2 -S 160 -J >"$L2T_DIR/pcp.json" 2>&1
+	measure_unlock
+	iperf_server_wait h2 5211
+	bps=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"])' \
+		"$L2T_DIR/pcp.json" 2>/dev/null) || fail "iperf3 -S 160 h1 -> h2 failed: $(head -c 300 "$L2T_DIR/pcp.json")"
+	p1b=$(prio_tx p1)
+	p2b=$(prio_tx p2)
+	info "iperf3 TCP -S 160 (CS5) h1 -> h2, host MTU 1478: $(mbps "$bps") Mbit/s; S tx per priority" \
+		"toward h2 $p2a -> $p2b, toward h1 $p1a -> $p1b; h1 pcp_tagged $(hd_counter h1 'd["pcp_tagged"]')"
+	assert_ge "$bps" 50e6 "TCP goodput h1 -> h2 with priority-tagged frames (bit/s)"
+	assert_ge "$("$PY" -c "print($p2b[5] - $p2a[5])")" 10000 "frames toward h2 at priority 5"
+	assert_eq "$("$PY" -c "print(($p2b[0] - $p2a[0]) < ($p2b[5] - $p2a[5]) / 100)")" True \
+		"toward h2: priority 0 under 1% of priority 5 (only ARP/ping strays)"
+	assert_eq "$("$PY" -c "print(($p1b[0] - $p1a[0]) > ($p1b[5] - $p1a[5]) * 100)")" True \
+		"toward h1 (the ACKs, TOS 0): priority 0, not 5"
+	assert_ge "$(hd_counter h1 'd["pcp_tagged"]')" "$("$PY" -c "print($p2b[5] - $p2a[5])")" \
+		"h1 hostd pcp_tagged >= frames at priority 5"
+	# Request/response in CS3: the server's responses in the same class.
+	ip netns exec "$(ns h2)" "$FLOWGEN" server -p 5212 >"$L2T_DIR/pcp-rr-srv.json" 2>&1 &
+	j=$!
+	bg_record "$j"
+	for _ in $(seq 100); do
+		hx h2 ss -Hlun "sport = :5212" | grep -q . && break
+		sleep 0.05
+	done
+	p1a=$(prio_tx p1)
+	p2a=$(prio_tx p2)
+	timeout 20 ip netns exec "$(ns h1)" "$FLOWGEN" client -c 10.99.0.2 -p 5212 --rr 200 --duration 1 \
+		--tos 96 --seed 1 >"$L2T_DIR/pcp-rr.json" 2>"$L2T_DIR/pcp-rr.log" || fail "flowgen --rr: $(cat "$L2T_DIR/pcp-rr.log")"
+	kill -TERM "$j"
+	wait "$j"
+	p1b=$(prio_tx p1)
+	p2b=$(prio_tx p2)
+	i=$(jget "$(cat "$L2T_DIR/pcp-rr.json")" 'd["responses"]')
+	info "flowgen --rr 200/s --tos 96 (CS3): $i responses, rtt us $(jget "$(cat "$L2T_DIR/pcp-rr.json")" 'd["rtt_us"]["p50"]') p50;" \
+		"S tx per priority toward h2 $p2a -> $p2b, toward h1 $p1a -> $p1b"
+	assert_ge "$i" 100 "responses"
+	assert_ge "$("$PY" -c "print($p2b[3] - $p2a[3])")" "$i" "requests toward h2 at priority 3"
+	assert_ge "$("$PY" -c "print($p1b[3] - $p1a[3])")" "$i" "responses toward h1 at priority 3"
+	stop_all
+	for i in 1 2 3; do
+		ip -n "$(ns "h$i")" link set eth0 mtu 1482 || fail "eth0 mtu 1482 on h$i"
+	done
+}
+
 # ---- 7. MTU check --------------------------------------------------------------------------
 
 t_mtu_check() {
@@ -814,6 +887,7 @@ want cnp && run_test hostd_cnp t_cnp
 want reliable_ack && run_test hostd_reliable_ack t_reliable_ack
 want forged && run_test hostd_forged t_forged
 want mtu_check && run_test hostd_mtu_check t_mtu_check
+want pcp_from_dscp && run_test hostd_pcp_from_dscp t_pcp_from_dscp
 want kill_restart && run_test hostd_kill_restart t_kill_restart
 want ack_timeout && run_test hostd_ack_timeout t_ack_timeout
 want law_persistent && run_test hostd_law_persistent t_law_persistent

@@ -14,7 +14,9 @@
 #  - lab_up_ping: `up` builds two switches and three hosts (one without
 #    hostd); every host pings every other; `status` shows every daemon
 #    running and answering; a second `up` of the same lab is refused and
-#    leaves the running lab alone.
+#    leaves the running lab alone. The host keys reach the namespaces:
+#    h1's tcp_ecn and tcp_window as its sysctls (h2 keeps the defaults),
+#    and h2, whose hostd sets pcp_from_dscp, gets 4 bytes less MTU.
 #  - lab_down_clean: `down` leaves no namespace with the lab's prefix, no
 #    veth, no process of the recorded PIDs; a second `down` succeeds.
 #  - lab_down_after_kill: after SIGKILL of a switchd and a hostd, `down`
@@ -51,8 +53,8 @@ defaults: {rate: 100M, mtu: 1500, buffer: 64K, flow_control: pause}
 nodes:
   A: {kind: switch}
   B: {kind: switch}
-  h1: {kind: host}
-  h2: {kind: host}
+  h1: {kind: host, tcp_ecn: 1, tcp_window: 64K}
+  h2: {kind: host, hostd: {pcp_from_dscp: yes}}
   h3: {kind: host, hostd: false}
 links:
   - endpoints: ["A:${P}1", "h1:eth0"]
@@ -194,6 +196,14 @@ EOF
 	assert_eq "$a" "mtu 1482" "h1 (behind hostd) eth0"
 	a=$(ip -n "$L2T-h3" -o link show eth0 | grep -o 'mtu [0-9]*')
 	assert_eq "$a" "mtu 1500" "h3 (no hostd) eth0"
+	a=$(ip -n "$L2T-h2" -o link show eth0 | grep -o 'mtu [0-9]*')
+	assert_eq "$a" "mtu 1478" "h2 (hostd with pcp_from_dscp) eth0"
+	assert_eq "$(ip netns exec "$L2T-h1" sysctl -n net.ipv4.tcp_ecn)" 1 "h1 net.ipv4.tcp_ecn (tcp_ecn: 1)"
+	assert_eq "$(ip netns exec "$L2T-h1" sysctl -n net.ipv4.tcp_rmem | tr -s '\t ' ' ')" "4096 131072 131072" \
+		"h1 net.ipv4.tcp_rmem (tcp_window: 64K)"
+	assert_eq "$(ip netns exec "$L2T-h1" sysctl -n net.ipv4.tcp_wmem | tr -s '\t ' ' ')" "4096 16384 131072" \
+		"h1 net.ipv4.tcp_wmem (tcp_window: 64K)"
+	assert_eq "$(ip netns exec "$L2T-h2" sysctl -n net.ipv4.tcp_ecn)" 2 "h2 net.ipv4.tcp_ecn (the kernel's default)"
 	ip netns exec "$L2T-h1" ethtool -k eth0 | grep -q '^tx-checksumming: off' ||
 		fail "TX checksum offload is on on h1's eth0"
 	# A second up of the running lab is refused and changes nothing.

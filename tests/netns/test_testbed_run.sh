@@ -18,6 +18,16 @@
 #    each port's outq_frames add up to its voq_frames; both phases have
 #    their flows, groups (settle_s), links and ports; the time series,
 #    results.csv and the PNGs are there and not empty.
+#  - testbed_delays: a second experiment on the same lab: a
+#    request/response flow (rr, prio 3) h1 -> h2, an always-on 10M UDP
+#    stream (prio 5) h2 -> h1 and a TCP flow with a 64K window (prio 2)
+#    h3 -> h1. results.json carries the rr flow's round trip (rr_*) and
+#    one-way delays (owd_*, each way below the round trip), the stream's
+#    one-way delay from its server (owd_*, its deviation from the running
+#    mean, nothing lost), their group's delays (counts summed), and the
+#    TCP flow ran with iperf3 -w 65536 -S 64. The lab's hostds set
+#    pcp_from_dscp (eth0 MTU 1478), which the incast run (TOS 0) does not
+#    notice.
 #  - testbed_plot: `l2cc-lab plot DIR --results` redraws a deleted PNG.
 #  - testbed_down: `l2cc-lab down` removes the lab's namespaces.
 #
@@ -52,7 +62,8 @@ setup() {
 name: $L2T
 prefix: $L2T
 subnet: 10.98.0.0/24
-defaults: {rate: 100M, mtu: 1500, buffer: 64K, flow_control: pause}
+defaults: {rate: 100M, mtu: 1500, buffer: 64K, flow_control: pause,
+           hostd: {pcp_from_dscp: yes}}
 nodes:
   S: {kind: switch}
   h1: {kind: host}
@@ -184,6 +195,72 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
+t_delays() {
+	local rc out=$L2T_DIR/result-delays
+	[ -x "$L2CC_ROOT/build/bin/l2cc-flowgen" ] || skip "build/bin/l2cc-flowgen is missing (make)"
+	cat >"$L2T_DIR/delays.yaml" <<EOF
+name: delays
+duration: 3
+warmup: 1
+flows:
+  - {name: ipc, src: h1, dst: h2, rr: {rate: 200, req: 100, resp: 200}, prio: 3, group: lat}
+  - {name: video, src: h2, dst: h1, onoff: {on: 1000, off: 0.001}, proto: udp, rate: 10M,
+     prio: 5, group: lat}
+  - {name: db, src: h3, dst: h1, window: 64K, prio: 2}
+EOF
+	measure_lock
+	lab run "$L2T_DIR/delays.yaml" --lab "$L2T" --rundir "$RUNDIR" --out "$out" >"$L2T_DIR/run-delays.log" 2>&1
+	rc=$?
+	measure_unlock
+	sed 's/^/    #   /' "$L2T_DIR/run-delays.log"
+	[ "$rc" -eq 0 ] || fail "l2cc-lab run exited $rc: $(tail -1 "$L2T_DIR/run-delays.log")"
+	"$PY" - "$out/results.json" "$out/run.json" <<'EOF' || fail "results.json delays are not sane (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+run = json.load(open(sys.argv[2]))
+bad = []
+def check(ok, what):
+    print("    # %s %s" % ("ok " if ok else "BAD", what))
+    if not ok:
+        bad.append(what)
+fl = {f["name"]: f for f in r["flows"]}
+ipc, video, db = fl["ipc"], fl["video"], fl["db"]
+check(not ipc.get("error") and ipc["rr_count"] >= 0.6 * 200 * 3 and ipc["rr_lost"] == 0,
+      "ipc: %s exchanges, %s lost" % (ipc.get("rr_count"), ipc.get("rr_lost")))
+check(0 < ipc["owd_mean_us"] < ipc["rr_mean_us"] and ipc["owd_count"] == 2 * ipc["rr_count"],
+      "ipc: rtt mean %s us p99 %s, one-way mean %s us (req %s, resp %s), dev p99 %s"
+      % (ipc["rr_mean_us"], ipc["rr_p99_us"], ipc["owd_mean_us"], ipc["owd_req_mean_us"],
+         ipc["owd_resp_mean_us"], ipc["owd_dev_p99_us"]))
+check(ipc["owd_req_mean_us"] + ipc["owd_resp_mean_us"] <= ipc["rr_mean_us"],
+      "ipc: request + response delay <= round trip")
+check(not video.get("error") and video["owd_count"] >= 0.9 * 10e6 / 8 * 3 / 1500
+      and video["owd_lost"] == 0 and video["owd_dev_p99_us"] is not None,
+      "video: %s datagrams timed, %s lost, owd mean %s us p99 %s, dev p99 %s max %s"
+      % (video.get("owd_count"), video.get("owd_lost"), video.get("owd_mean_us"),
+         video.get("owd_p99_us"), video.get("owd_dev_p99_us"), video.get("owd_dev_max_us")))
+check(0 < video["owd_mean_us"] <= video["owd_p99_us"] <= video["owd_max_us"],
+      "video: mean <= p99 <= max")
+g = r["groups"]["lat"]
+check(g["owd_count"] == ipc["owd_count"] + video["owd_count"] and
+      g["owd_p99_us"] == max(ipc["owd_p99_us"], video["owd_p99_us"]) and
+      g["rr_count"] == ipc["rr_count"],
+      "group lat: owd_count %s, owd_mean_us %s, owd_p99_us %s, rr_mean_us %s"
+      % (g.get("owd_count"), g.get("owd_mean_us"), g.get("owd_p99_us"), g.get("rr_mean_us")))
+cmd = run["flows"]["db"]["client_cmd"]
+cmd = cmd[cmd.index("iperf3"):]
+check(cmd[cmd.index("-w") + 1] == "65536" and cmd[cmd.index("-S") + 1] == "64"
+      and (db["mean_rate_bps"] or 0) > 0 and not db.get("error"),
+      "db: iperf3 -w %s -S %s, %.1f Mbit/s" % (cmd[cmd.index("-w") + 1],
+                                               cmd[cmd.index("-S") + 1],
+                                               (db["mean_rate_bps"] or 0) / 1e6))
+for n in ("ipc", "video"):
+    c = run["flows"][n]["client_cmd"]
+    check(c[c.index("--tos") + 1] == {"ipc": "96", "video": "160"}[n], "%s: --tos %s"
+          % (n, c[c.index("--tos") + 1]))
+sys.exit(1 if bad else 0)
+EOF
+}
+
 t_plot() {
 	local out
 	rm -f "$OUT/plots/queues.png"
@@ -202,6 +279,7 @@ t_down() {
 run_setup setup
 run_test testbed_run_check t_check
 run_test testbed_run t_run
+run_test testbed_delays t_delays
 run_test testbed_plot t_plot
 run_test testbed_down t_down
 tests_done

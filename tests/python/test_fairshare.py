@@ -152,6 +152,15 @@ class TestFrames(unittest.TestCase):
                          {"wire": 1514, "measured": 1448, "payload": 1448})
         self.assertIsNone(F.frame_sizes("poisson", "tcp", "l2cc-flowgen", 1500))
 
+    def test_priority_tag(self):
+        # pcp_from_dscp: eth0 MTU 1478, a full TCP frame 1492 + 4 in hostd's
+        # bytes_out, + 18 on the wire.
+        self.assertEqual(F.frame_sizes("iperf", "tcp", "hostd", 1478, 1478, vlan=True),
+                         {"wire": 1514, "measured": 1496, "payload": 1426})
+        self.assertEqual(F.frame_sizes("rr", "udp", "l2cc-flowgen", 1478, 1478, 100,
+                                       vlan=True),
+                         {"wire": 164, "measured": 100, "payload": 100})
+
     def test_epochs(self):
         e = F.epochs({"a": (0, 10), "b": (4, 6), "c": (12, 14)}, 1, 8)
         self.assertEqual(e, [(1, 4, ["a"]), (4, 6, ["a", "b"]), (6, 8, ["a"])])

@@ -67,6 +67,8 @@ MUTANTS=(
 "qcn_no_rmin@@hostd/rp_qcn_inc.c@@s/s->rc = rc_new < c->rpg_min_rate \? c->rpg_min_rate : rc_new;/s->rc = rc_new;/@@test_dcqcn@@test_qcn_inc_guard_floor_release"
 "dcqcn_receiver_interval_ignored@@hostd/hd_path.c@@s/if \(h->cfg->cnp_interval \|\| !h->rpo->cnp_interval\)/if (1)/@@test_dcqcn@@test_dcqcn_core_receiver"
 "credit_count_untold@@hostd/hd_path.c@@s/fc_rx_sent_changed\(&h->frx, h->now\);//@@test_hostd_core@@test_hd_core_credits"
+"pcp_from_ecn_bits@@hostd/hd_path.c@@s/cls = p\[ei->hlen \+ 1\] >> 5;/cls = (p[ei->hlen + 1] >> 2) \& 7;/@@test_hostd_core@@test_hd_core_pcp_from_dscp"
+"pcp_no_room_check@@hostd/hd_path.c@@s/if \(!cls \|\| headroom < L2CC_VLAN_HLEN \+ \(h->cfg->tag \? L2CC_TAG_LEN : 0\)\)/if (!cls)/@@test_hostd_core@@test_hd_core_pcp_from_dscp"
 "ibcc_no_hysteresis@@switchd/cp_ibcc.c@@s/op->thr_high > hyst \? op->thr_high - hyst : 0/op->thr_high/@@test_switch_ibcc@@test_ibcc_enter_leave"
 "ibcc_victims_enter@@switchd/cp_ibcc.c@@s/\(op->victim \|\| \(!v->held && sw_out_is_root\(cp->h.s, out, prio\)\)\)/(1)/@@test_switch_ibcc@@test_ibcc_root_victim"
 "ibcc_victim_mask_auto_off@@switchd/cp_ibcc.c@@s/\(k->victim_mask == IBCC_VICTIM_AUTO && g.host\)/0/@@test_switch_ibcc@@test_ibcc_root_victim"

@@ -637,11 +637,148 @@ static void test_hd_core_rp_services(void)
 	hdt_destroy(&t);
 }
 
+/* ---- pcp_from_dscp ---------------------------------------------------------- */
+
+/* An IPv4 (ethertype 0x0800, tos) or IPv6 (0x86DD, traffic class) frame
+ * from the host, 300 bytes, its IP header's first bytes set; at `headroom`
+ * into its UMEM frame (the kernel's is XPORT_UMEM_HEADROOM). */
+static void pcp_host(struct hdt *t, bool v6, uint8_t tclass, int prio, uint32_t headroom)
+{
+	struct vt_eth e = { .dst = B, .src = ME, .prio = prio, .len = 300,
+			    .ethertype = v6 ? 0x86DD : 0x0800 };
+	uint32_t l, off = prio >= 0 ? 18 : 14;
+	uint64_t addr = vt_frame_make(t->u, &e, &l);
+	uint8_t *p = umem_data(t->u, addr);
+
+	if (v6) {
+		p[off] = (uint8_t)(0x60 | tclass >> 4);
+		p[off + 1] = (uint8_t)(tclass << 4);
+	} else {
+		p[off] = 0x45;
+		p[off + 1] = tclass;
+	}
+	p[off + 9] = 0xab;	/* a byte to find again */
+	if (headroom != XPORT_UMEM_HEADROOM) {
+		uint64_t a2 = addr - XPORT_UMEM_HEADROOM + headroom;
+
+		memmove(umem_data(t->u, a2), p, l);
+		addr = a2;
+	}
+	hd_rx_host_frame(t->h, addr, l);
+}
+
+/* The frames on the uplink, in order: logged frame i. */
+static const struct vt_frame *pcp_up(struct hdt *t, int i)
+{
+	for (uint32_t k = 0; k < t->k.n; k++)
+		if (t->k.log[k].port == P_UP && !i--)
+			return &t->k.log[k];
+	return NULL;
+}
+
+/* With pcp_from_dscp, an untagged IP frame of DSCP class N (not 0) leaves
+ * as DA SA 8100 (PCP N, VID 0) 88B5 <l2cc tag> <its ethertype> <its IP
+ * header unchanged>; class 0, frames tagged already, non-IP frames and a
+ * frame without the headroom leave as they came (only the l2cc tag
+ * added); without the key nothing is given a priority. */
+static void test_hd_core_pcp_from_dscp(void)
+{
+	static const struct { bool v6; uint8_t tc; int prio; uint32_t room; int pcp; } c[] = {
+		{ false, 0xa0, -1, XPORT_UMEM_HEADROOM, 5 },	/* CS5: TOS 160 */
+		{ false, 0xb8, -1, XPORT_UMEM_HEADROOM, 5 },	/* EF (46): class 5 */
+		{ true, 0x60, -1, XPORT_UMEM_HEADROOM, 3 },	/* IPv6 CS3 */
+		{ false, 0x1c, -1, XPORT_UMEM_HEADROOM, -1 },	/* AF12 (12): class 0 */
+		{ false, 0xe0, 2, XPORT_UMEM_HEADROOM, 2 },	/* tagged: its own PCP stays */
+		{ false, 0xa0, -1, L2CC_TAG_LEN + 3, -1 },	/* no room for both tags */
+	};
+	const size_t n = sizeof(c) / sizeof(c[0]);
+	struct hdt t;
+
+	hdt_create(&t, "pcp_from_dscp = yes\n");
+	for (size_t i = 0; i < n; i++)
+		pcp_host(&t, c[i].v6, c[i].tc, c[i].prio, c[i].room);
+	hdt_run(&t, 100000000);
+	CHECK_EQ(t.h->st.pcp_tagged, 3);
+	CHECK_EQ(t.h->st.tagged, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct vt_frame *f = pcp_up(&t, (int)i);
+		const uint8_t *d;
+		struct eth_info ei;
+		uint32_t ip;
+
+		CHECK(f != NULL);
+		if (!f)
+			break;
+		d = f->data;
+		CHECK_EQ(wire_parse_eth(d, f->len, &ei), 0);
+		CHECK_EQ(ei.ethertype, L2CC_ETH_P_DATA_TAG);
+		CHECK_EQ(ei.ntags, c[i].pcp >= 0 ? 1 : 0);
+		CHECK_EQ(f->len, 300 + L2CC_TAG_LEN + (c[i].pcp >= 0 && c[i].prio < 0 ? 4 : 0));
+		if (c[i].pcp >= 0) {
+			CHECK_EQ(d[12], 0x81);
+			CHECK_EQ(d[13], 0x00);
+			CHECK_EQ(ei.prio, c[i].pcp);
+			CHECK_EQ(ei.vid, 0);
+		}
+		/* The MACs moved intact, the l2cc tag's inner type and the IP
+		 * header are the frame's own. */
+		CHECK_EQ(d[5], B);
+		CHECK_EQ(d[11], ME);
+		ip = ei.hlen + L2CC_TAG_LEN;
+		CHECK_EQ(d[ip - 2], c[i].v6 ? 0x86 : 0x08);
+		CHECK_EQ(d[ip - 1], c[i].v6 ? 0xDD : 0x00);
+		CHECK_EQ(d[ip + 1], c[i].v6 ? (uint8_t)(c[i].tc << 4) : c[i].tc);
+		CHECK_EQ(d[ip + 9], 0xab);
+	}
+	hdt_destroy(&t);
+
+	/* Without the key: no priority tag. */
+	hdt_create(&t, "");
+	pcp_host(&t, false, 0xa0, -1, XPORT_UMEM_HEADROOM);
+	hdt_run(&t, 10000000);
+	CHECK_EQ(t.h->st.pcp_tagged, 0);
+	CHECK(pcp_up(&t, 0) && pcp_up(&t, 0)->len == 300 + L2CC_TAG_LEN &&
+	      pcp_up(&t, 0)->data[12] == 0x88);
+	hdt_destroy(&t);
+}
+
+/* The receiving side: a frame with the priority tag and the l2cc tag
+ * reaches the host with the l2cc tag stripped and the priority tag kept
+ * (Linux takes VID 0 as untagged, 802.1Q's priority tagging). */
+static void test_hd_core_pcp_rx(void)
+{
+	struct vt_eth e = { .dst = ME, .src = B, .prio = 5, .len = 300, .tag = true, .flow = 3 };
+	struct hdt t;
+	uint32_t l;
+	uint64_t addr;
+	const struct vt_frame *f = NULL;
+
+	hdt_create(&t, "pcp_from_dscp = yes\n");
+	addr = vt_frame_make(t.u, &e, &l);
+	CHECK(hd_rx_up_frame(t.h, addr, l));
+	hdt_run(&t, 1000000);
+	for (uint32_t k = 0; k < t.k.n; k++)
+		if (t.k.log[k].port == P_HOST)
+			f = &t.k.log[k];
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ(f->len, 300);
+		CHECK_EQ(f->data[12], 0x81);
+		CHECK_EQ(f->data[14] >> 5, 5);
+		CHECK_EQ(f->data[16], 0x08);
+		CHECK_EQ(f->data[17], 0x00);
+	}
+	CHECK_EQ(t.h->st.stripped, 1);
+	hdt_destroy(&t);
+}
+
 int main(void)
 {
 	log_set_level(LOG_LVL_WARN);
 	RUN(test_hd_core_tag_and_pace);
 	RUN(test_hd_core_forged_from_host);
+	RUN(test_hd_core_pcp_from_dscp);
+	RUN(test_hd_core_pcp_rx);
 	RUN(test_hd_core_cnp_coalescing);
 	RUN(test_hd_core_acks);
 	RUN(test_hd_core_window);
