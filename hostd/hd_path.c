@@ -1139,6 +1139,8 @@ void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 		h->frames[idx].addr = addr;
 		frame = umem_data(h->umem, addr);
 		h->st.pcp_tagged++;
+		/* its priority is the new tag's: the flow queues it there */
+		ei.prio = frame[14] >> 5;
 	}
 	if (len + tag > h->max_frame) {
 		why = HD_DROP_OVERSIZE;

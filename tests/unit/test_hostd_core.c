@@ -695,8 +695,12 @@ static void test_hd_core_pcp_from_dscp(void)
 	struct hdt t;
 
 	hdt_create(&t, "pcp_from_dscp = yes\n");
-	for (size_t i = 0; i < n; i++)
+	/* One at a time: queued together, the path would send its higher
+	 * priorities first. */
+	for (size_t i = 0; i < n; i++) {
 		pcp_host(&t, c[i].v6, c[i].tc, c[i].prio, c[i].room);
+		hdt_run(&t, (i + 1) * 10000000);
+	}
 	hdt_run(&t, 100000000);
 	CHECK_EQ(t.h->st.pcp_tagged, 3);
 	CHECK_EQ(t.h->st.tagged, n);
