@@ -697,8 +697,6 @@ def _flow(R, f):
     if f["kind"] in ("onoff", "rr"):
         fr.update(flow_delays(f["kind"], f.get("proto"), R._flowgen_doc(f),
                               R._flowgen_server_doc(f)))
-        if f["kind"] == "rr":
-            fr["proto"] = "udp"
     if err:
         fr["error"] = err
     elif fr["mean_rate_bps"] == 0:
@@ -1552,6 +1550,14 @@ def summary_text(res):
                 g, (gv["sum_bps"] or 0) / 1e6, _f3(gv["jain"]),
                 "settled after %.2f s" % gv["settle_s"] if gv["settled"] else "not settled")
                 for g, gv in v["groups"].items() if gv["sum_bps"] is not None)))
+    for f in res["flows"]:
+        if f.get("owd_count"):
+            L.append("  delay %-14s one-way n=%d mean %.0f us, p99 %.0f us, dev p99 %s us%s"
+                     % (f["name"], f["owd_count"], f["owd_mean_us"], f["owd_p99_us"],
+                        "%.0f" % f["owd_dev_p99_us"] if f["owd_dev_p99_us"] is not None
+                        else "-", "; round trip mean %.0f us, p99 %.0f us, %d lost"
+                        % (f["rr_mean_us"], f["rr_p99_us"], f["rr_lost"] or 0)
+                        if f.get("rr_count") else ""))
     fct = res.get("fct")
     if fct:
         for b in fct["buckets"]:
