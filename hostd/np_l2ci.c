@@ -6,7 +6,9 @@
  *    the switches left it), so the source learns hops, path speed and RTT.
  *  - Every path whose data reaches us gets a FEEDBACK per fb_bytes of it
  *    (8 KB: the paper's "about 1 % of the bandwidth"), no closer than
- *    fb_min and, while its data arrives, at least every fb_max. It leaves
+ *    fb_min, and at least every fb_max while the path is active (data
+ *    within L2CI_IDLE_GAPS fb_max): a slow path must hear as often as a
+ *    fast one, or it would climb back slower than it was cut. It leaves
  *    with our own level, which each switch on the way back raises to its
  *    own when that is higher. Ours is 0: hostd hands frames to the host as
  *    they come, with no queue of its own between the fabric and the host
@@ -20,9 +22,13 @@
 
 #include <string.h>
 
+/* A path with no data for this many fb_max is idle: no more feedback. */
+#define L2CI_IDLE_GAPS 20
+
 struct l2ci_peer {
 	uint64_t last_ns;           /* our last FEEDBACK for the path */
-	uint32_t bytes;             /* data since then */
+	uint64_t data_ns;           /* its last data frame */
+	uint32_t bytes;             /* data since our last FEEDBACK */
 	uint32_t seq;               /* FEEDBACKs sent for the path */
 	bool timer;                 /* queued in the FIFO */
 };
@@ -50,6 +56,15 @@ static void l2ci_send(struct np *np, struct hd_peer *p, uint64_t now)
 	np_send(np->h, p, L2CC_CTRL_FEEDBACK, &m);
 }
 
+/* The path's timer runs every fb_max / 2 while it is active: a FEEDBACK
+ * is then never more than fb_max after the last. (FIFO: every push is
+ * now + the same delay, so the times are in order.) */
+static void l2ci_arm(struct np *np, const struct flow *pf, struct l2ci_peer *c, uint64_t now)
+{
+	c->timer = true;
+	tfifo_push(&np->fifo, pf->id, pf->gen, now + l2ci_keys(np)->fb_max / 2);
+}
+
 static void l2ci_on_data(struct np *np, struct hd_peer *p, const struct flow *pf,
 			 const struct wire_tag *t, uint32_t len, bool marked)
 {
@@ -58,14 +73,11 @@ static void l2ci_on_data(struct np *np, struct hd_peer *p, const struct flow *pf
 	uint64_t now = np_now(np->h), since = now - c->last_ns;
 
 	c->bytes = c->bytes + len < c->bytes ? UINT32_MAX : c->bytes + len;
-	if ((c->bytes >= k->fb_bytes && since >= k->fb_min) || since >= k->fb_max || !c->seq) {
+	c->data_ns = now;
+	if ((c->bytes >= k->fb_bytes && since >= k->fb_min) || since >= k->fb_max || !c->seq)
 		l2ci_send(np, p, now);
-	} else if (!c->timer) {
-		/* The path's last bytes before it goes quiet get their
-		 * feedback within fb_max too. */
-		c->timer = true;
-		tfifo_push(&np->fifo, pf->id, pf->gen, now + k->fb_max);
-	}
+	if (!c->timer)
+		l2ci_arm(np, pf, c, now);
 }
 
 static void l2ci_on_timer(struct np *np, uint64_t now)
@@ -78,14 +90,11 @@ static void l2ci_on_timer(struct np *np, uint64_t now)
 		struct l2ci_peer *c = l2ci_of(p);
 
 		c->timer = false;
-		if (!c->bytes)
-			continue;
-		if (now - c->last_ns >= k->fb_min) {
+		if (now - c->data_ns > L2CI_IDLE_GAPS * k->fb_max)
+			continue;       /* idle: the next data frame starts it again */
+		if (now - c->last_ns >= k->fb_max / 2 && now - c->last_ns >= k->fb_min)
 			l2ci_send(np, p, now);
-		} else {
-			c->timer = true;
-			tfifo_push(&np->fifo, pf->id, pf->gen, now + k->fb_max);
-		}
+		l2ci_arm(np, pf, c, now);
 	}
 }
 
@@ -100,7 +109,7 @@ static void l2ci_on_ctrl(struct np *np, const uint8_t src[6], const uint8_t dst[
 const struct np_ops np_l2ci_ops = {
 	.name = "l2ci",
 	.help = "L2CI egress: echo DISCOVERs at once, a FEEDBACK per fb_bytes of each path's "
-		"data (within fb_min .. fb_max)",
+		"data, at least fb_min apart and at most fb_max while the path is active",
 	.every_frame = true,
 	.create = np_fifo_create,
 	.destroy = np_fifo_destroy,
