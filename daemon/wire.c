@@ -824,3 +824,39 @@ int wire_ip_set_ce(uint8_t *frame, uint32_t len)
 	}
 	return -ENOENT;
 }
+
+bool wire_tcp_pure_ack(const uint8_t *frame, uint32_t len)
+{
+	struct eth_info ei;
+	const uint8_t *ip, *tcp;
+	uint32_t ihl, tot, doff;
+
+	if (!frame || wire_parse_eth(frame, len, &ei) != 0)
+		return false;
+	ip = frame + ei.hlen;
+	if (ei.ethertype == 0x0800) {
+		if (len < ei.hlen + 20u || (ip[0] >> 4) != 4 || ip[9] != 6)
+			return false;
+		ihl = (ip[0] & 0x0f) * 4u;
+		tot = get_be16(ip + 2);
+		/* a fragment after the first has no TCP header */
+		if (ihl < 20 || (get_be16(ip + 6) & 0x1fff) || tot < ihl + 20 ||
+		    len < ei.hlen + ihl + 20)
+			return false;
+		tcp = ip + ihl;
+		tot -= ihl;
+	} else if (ei.ethertype == 0x86DD) {
+		/* no extension headers: a TCP ACK has none */
+		if (len < ei.hlen + 60u || (ip[0] >> 4) != 6 || ip[6] != 6)
+			return false;
+		tcp = ip + 40;
+		tot = get_be16(ip + 4);
+		if (tot < 20)
+			return false;
+	} else {
+		return false;
+	}
+	doff = (tcp[12] >> 4) * 4u;
+	/* ACK set; SYN, FIN, RST clear; no payload past the header */
+	return doff >= 20 && tot == doff && (tcp[13] & 0x17) == 0x10;
+}

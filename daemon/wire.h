@@ -156,6 +156,14 @@ int wire_tag_set_fecn(uint8_t *frame, uint32_t len);
  */
 int wire_ip_set_ce(uint8_t *frame, uint32_t len);
 
+/*
+ * Is the frame (untagged by l2cc, after at most two VLAN tags) a pure TCP
+ * ACK: IPv4 (first fragment) or IPv6 without extension headers, TCP with
+ * ACK set, SYN, FIN and RST clear, and no payload? What hostd sends ahead
+ * of the data of its priority (`ack_first`). Never reads past len.
+ */
+bool wire_tcp_pure_ack(const uint8_t *frame, uint32_t len);
+
 /* ---- CNP and ACK (0x88B6 types 2 and 3) --------------------------------- */
 
 struct wire_cnp {

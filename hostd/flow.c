@@ -415,18 +415,18 @@ struct flow *flow_default(const struct flow_table *t)
 
 /* ---- per-flow queue ------------------------------------------------------ */
 
-/* The highest priority with frames (pmask != 0). */
+/* The highest lane with frames (lmask != 0). */
 static inline int flow_top(const struct flow_queue *q)
 {
-	return 31 - __builtin_clz(q->pmask);
+	return 31 - __builtin_clz(q->lmask);
 }
 
-int flow_enqueue_prio(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len,
-		      int prio)
+int flow_enqueue_lane(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len,
+		      int lane)
 {
 	struct flow_queue *q = &f->q;
 
-	if (frame >= t->nframes || prio < 0 || prio > 7)
+	if (frame >= t->nframes || lane < 0 || lane >= FLOW_LANES)
 		return -EINVAL;
 	if (q->bytes + len > q->limit) {
 		f->cnt.drops++;
@@ -435,13 +435,13 @@ int flow_enqueue_prio(struct flow_table *t, struct flow *f, uint32_t frame, uint
 	}
 	t->frames[frame].next = FLOW_FRAME_NONE;
 	t->frames[frame].len = len;
-	if (q->pmask & (1u << prio))
-		t->frames[q->pt[prio]].next = frame;
+	if (q->lmask & (1u << lane))
+		t->frames[q->lt[lane]].next = frame;
 	else
-		q->ph[prio] = frame;
-	q->pt[prio] = frame;
-	q->pmask |= (uint8_t)(1u << prio);
-	q->head = q->ph[flow_top(q)];
+		q->lh[lane] = frame;
+	q->lt[lane] = frame;
+	q->lmask |= (uint16_t)(1u << lane);
+	q->head = q->lh[flow_top(q)];
 	q->frames++;
 	f->q.bytes += len;
 	f->cnt.frames_in++;
@@ -451,7 +451,7 @@ int flow_enqueue_prio(struct flow_table *t, struct flow *f, uint32_t frame, uint
 
 int flow_enqueue(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len)
 {
-	return flow_enqueue_prio(t, f, frame, len, 0);
+	return flow_enqueue_lane(t, f, frame, len, 0);
 }
 
 uint32_t flow_dequeue(struct flow_table *t, struct flow *f, uint64_t now, uint32_t *len)
@@ -464,11 +464,11 @@ uint32_t flow_dequeue(struct flow_table *t, struct flow *f, uint64_t now, uint32
 		struct flow_queue *q = &f->q;
 		int p = flow_top(q);
 
-		frame = q->ph[p];
-		q->ph[p] = t->frames[frame].next;
-		if (q->ph[p] == FLOW_FRAME_NONE)
-			q->pmask &= (uint8_t)~(1u << p);
-		q->head = q->pmask ? q->ph[flow_top(q)] : FLOW_FRAME_NONE;
+		frame = q->lh[p];
+		q->lh[p] = t->frames[frame].next;
+		if (q->lh[p] == FLOW_FRAME_NONE)
+			q->lmask &= (uint16_t)~(1u << p);
+		q->head = q->lmask ? q->lh[flow_top(q)] : FLOW_FRAME_NONE;
 	}
 	l = t->frames[frame].len;
 	f->q.frames--;

@@ -100,16 +100,20 @@ struct flow_counters {
 	uint64_t cnm_in;                /* 802.1Qau CNMs (BCN, QCN) about the flow */
 };
 
-/* A flow's queue: one FIFO per 802.1Q priority, served highest first (a
- * path of several priorities sends its higher ones first: McAlpine 2005
- * §8, video and IPC ahead of the DB traffic on the same path). */
+/* A flow's queue: FIFO lanes served highest first, two per 802.1Q
+ * priority p: 2p + 1 for its pure TCP ACKs, 2p for the rest. A path of
+ * several priorities sends its higher ones first (McAlpine 2005 §8, video
+ * and IPC ahead of the DB traffic on the same path), and within a
+ * priority the ACKs of the other direction's connections do not wait
+ * behind a rate-limited window of data. */
+#define FLOW_LANES 16
 struct flow_queue {
 	uint32_t head;          /* the frame to send next; meaningful when frames > 0 */
 	uint32_t frames;
 	uint64_t bytes;
 	uint64_t limit;         /* bytes; flow_enqueue refuses what would exceed it */
-	uint8_t pmask;          /* bit p: priority p has frames */
-	uint32_t ph[8], pt[8];  /* per priority: head and tail */
+	uint16_t lmask;         /* bit l: lane l has frames */
+	uint32_t lh[FLOW_LANES], lt[FLOW_LANES];        /* per lane: head and tail */
 };
 
 struct flow {
@@ -199,10 +203,10 @@ static inline void flow_touch(struct flow *f, uint64_t now) { f->last_seen_ns = 
  * free), -EINVAL for a frame index >= nframes. A frame must be in one queue at
  * most: the `next` links are shared. */
 int flow_enqueue(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len);
-/* The same at 802.1Q priority prio (0..7): behind the frames of its priority,
- * ahead of every lower one's. */
-int flow_enqueue_prio(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len,
-		      int prio);
+/* The same in lane 0..FLOW_LANES-1 (2 x priority, + 1 for a pure ACK):
+ * behind the frames of its lane, ahead of every lower lane's. */
+int flow_enqueue_lane(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len,
+		      int lane);
 /* Take the head of f's queue, its highest priority's oldest frame (FLOW_FRAME_NONE if empty), its length in *len if
  * len is not NULL. Refreshes last_seen_ns: a flow that was paused for long is
  * not forgotten the moment its queue drains. */

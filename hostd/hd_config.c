@@ -103,6 +103,9 @@ static const struct cfg_item hd_items[] = {
 	  "give an untagged IPv4/IPv6 data frame whose DSCP class (DSCP >> 3) is not 0 an 802.1Q "
 	  "priority tag (VID 0, PCP = the class), so the fabric queues it at that priority; the "
 	  "host's MTU must leave 4 more bytes", RESTART),
+	H("ack_first", CFG_BOOL, ack_first, "yes", 1, 0,
+	  "a flow sends pure TCP ACKs ahead of the data of their priority waiting in its queue, "
+	  "so the other direction's connections are not clocked by this one's rate limit", LIVE),
 	HE("mode", mode, "unreliable", mode_names,
 	   "congestion feedback: unreliable (receivers send CNPs for marked frames) or reliable "
 	   "(receivers send ACKs echoing the marks)", RESTART),

@@ -1169,7 +1169,8 @@ void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 		goto drop;
 	}
 	was_idle = !f->q.frames;
-	if (flow_enqueue_prio(h->flows, f, idx, len, ei.prio)) {
+	if (flow_enqueue_lane(h->flows, f, idx, len,
+			      2 * ei.prio + (h->cfg->ack_first && wire_tcp_pure_ack(frame, len)))) {
 		why = HD_DROP_QUEUE_FULL;
 		goto drop;
 	}

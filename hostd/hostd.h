@@ -55,6 +55,7 @@ struct hd_cfg {
 	uint64_t pass_queue;        /* frames: ARP/ND/broadcast/multicast queue */
 	bool tag;                   /* tag data frames (every peer runs hostd) */
 	bool pcp_from_dscp;         /* untagged IP frames with a DSCP class get an 802.1p tag */
+	bool ack_first;             /* pure TCP ACKs ahead of their priority's data in a flow */
 	int mode;                   /* enum hd_mode */
 	uint64_t cnp_interval;      /* ns; 0 = one CNP per marked frame */
 	uint64_t ack_every;         /* reliable: an ACK per this many frames ... */

@@ -22,7 +22,7 @@
  * congested point's level at the target T, the paper's one stated knob
  * ("a queue depth target for equilibrium"), with a P+D step per feedback,
  *   Fb = (T - L) - w (L - L'),
- *   Fb >= 0: R += Gi (Fb/100) path_bps (to path_bps at most),
+ *   Fb >= 0: R += Gi (Fb/100) U (to path_bps at most; U our link rate),
  *   Fb <  0: R *= 1 - min(Dmax, Gd |Fb|/100) (to path_bps/rmin_div at least),
  * the shape of BCN's (Bergamasco 2005) and QCN's feedback Fb = -(Q_off +
  * w Q_delta), in levels rather than bytes. Additive increase scaled by the
@@ -188,8 +188,8 @@ static void prc_step_level(struct rp *rp, struct flow *f, struct prc_flow *s, ui
 	s->level = level;
 	if (f->pinned)
 		return;
-	s->rate = prc_step(rp->k, s->rate, s->path_bps, s->level / 100.0, s->prev / 100.0,
-			   dt_ns);
+	s->rate = prc_step(rp->k, s->rate, s->path_bps, rp->env.link_bps, s->level / 100.0,
+			   s->prev / 100.0, dt_ns);
 }
 
 static void prc_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb *fb,

@@ -37,9 +37,14 @@ struct prc_law_cfg {
  * One feedback step, in percent (level and prev) and bit/s, over dt_ns
  * since the path's previous feedback: with s = dt / tau (1 for a path's
  * first feedback), Fb = (T - L) - w (L - L') / s and, s at most PRC_S_MAX,
- *   Fb >= 0: R += s (Gi Fb/100 + (L < T ? ai : 0)) path_bps, up to path_bps;
+ *   Fb >= 0: R += s (Gi Fb/100 + (L < T ? ai : 0)) U, up to path_bps;
  *   Fb <  0: R *= 1 - min(Dmax, s (Gd |Fb|/100 + (L > T ? md : 0))),
  *            down to path_bps / rmin_div.
+ * U, the unit of increase, is the same for every path (hostd gives its
+ * own link rate): paths of different speeds that share a bottleneck then
+ * climb alike and share it equally; an increase in units of the path's
+ * own speed gave a path behind a 10:1 slower link a tenth of the others'
+ * share at a bottleneck they all cross (the McAlpine system's server 3).
  * Scaling by dt makes the law a rate of change in time, whatever the
  * feedback frequency: the egress answers per bytes, so a fast path hears
  * more often and would otherwise climb faster than a slow one. ai and md
@@ -48,7 +53,7 @@ struct prc_law_cfg {
  * multiplicative decrease: Chiu and Jain 1989).
  */
 static inline uint64_t prc_step(const struct prc_law_cfg *k, uint64_t rate, uint64_t path_bps,
-				double level, double prev, uint64_t dt_ns)
+				uint64_t unit_bps, double level, double prev, uint64_t dt_ns)
 {
 	double r = (double)rate, cut, rmin = (double)path_bps / (double)k->rmin_div;
 	double s = dt_ns && k->tau ? (double)dt_ns / (double)k->tau : 1.0, fb;
@@ -59,7 +64,7 @@ static inline uint64_t prc_step(const struct prc_law_cfg *k, uint64_t rate, uint
 		s = PRC_S_MAX;
 	if (fb >= 0) {
 		r += s * (k->gi * (fb / 100.0) + (level < k->target ? k->ai : 0)) *
-		     (double)path_bps;
+		     (double)unit_bps;
 		if (r > (double)path_bps)
 			r = (double)path_bps;
 	} else {

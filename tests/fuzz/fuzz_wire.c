@@ -394,6 +394,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_tag(data, size);
 	fuzz_cnm(any_src, data, size);
 	fuzz_l2ci_transit(data, size);
+	(void)wire_tcp_pure_ack(data, (uint32_t)size);
 
 	if (wire_parse_eth(data, size, &ei) != 0)
 		return 0;

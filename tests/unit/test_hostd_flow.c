@@ -783,7 +783,8 @@ out:
 	flow_table_destroy(t);
 }
 
-/* A path's priorities: each FIFO, the highest first (McAlpine 2005 §8). */
+/* A path's lanes (2 per priority): each FIFO, the highest first (McAlpine
+ * 2005 §8), a priority's pure ACKs ahead of its data. */
 static void test_queue_priorities(void)
 {
 	struct flow_table_config cfg = base_cfg(8, 0);
@@ -796,21 +797,21 @@ static void test_queue_priorities(void)
 	CHECK_EQ(flow_lookup_or_create(t, &ka, 0, &a), 1);
 	if (!a)
 		goto out;
-	CHECK_EQ(flow_enqueue_prio(t, a, 1, 100, 2), 0);
-	CHECK_EQ(flow_enqueue_prio(t, a, 2, 100, 2), 0);
+	CHECK_EQ(flow_enqueue_lane(t, a, 1, 100, 4), 0);
+	CHECK_EQ(flow_enqueue_lane(t, a, 2, 100, 4), 0);
 	CHECK_EQ(flow_head(a), 1);
-	CHECK_EQ(flow_enqueue_prio(t, a, 3, 200, 5), 0);
+	CHECK_EQ(flow_enqueue_lane(t, a, 3, 200, 10), 0);
 	CHECK_EQ(flow_head(a), 3);
-	CHECK_EQ(flow_enqueue_prio(t, a, 4, 300, 3), 0);
-	CHECK_EQ(flow_enqueue_prio(t, a, 5, 200, 5), 0);
-	CHECK_EQ(flow_enqueue_prio(t, a, 6, 100, 8), -EINVAL);
+	CHECK_EQ(flow_enqueue_lane(t, a, 4, 300, 6), 0);
+	CHECK_EQ(flow_enqueue_lane(t, a, 5, 200, 10), 0);
+	CHECK_EQ(flow_enqueue_lane(t, a, 6, 100, 16), -EINVAL);
 	CHECK_EQ(a->q.frames, 5);
 	CHECK_EQ(a->q.bytes, 900);
 	CHECK_EQ(flow_dequeue(t, a, 1, &len), 3);
 	CHECK_EQ(len, 200);
 	CHECK_EQ(flow_dequeue(t, a, 1, &len), 5);
 	/* A later higher one overtakes what waits below it. */
-	CHECK_EQ(flow_enqueue_prio(t, a, 7, 100, 7), 0);
+	CHECK_EQ(flow_enqueue_lane(t, a, 7, 100, 14), 0);
 	CHECK_EQ(flow_dequeue(t, a, 1, &len), 7);
 	CHECK_EQ(flow_dequeue(t, a, 1, &len), 4);
 	CHECK_EQ(len, 300);
@@ -819,7 +820,14 @@ static void test_queue_priorities(void)
 	CHECK_EQ(flow_dequeue(t, a, 1, &len), FLOW_FRAME_NONE);
 	CHECK_EQ(flow_head(a), FLOW_FRAME_NONE);
 	CHECK_EQ(a->q.bytes, 0);
-	CHECK_EQ(a->q.pmask, 0);
+	CHECK_EQ(a->q.lmask, 0);
+	/* A pure ACK (lane 2p + 1) goes ahead of its priority's data only. */
+	CHECK_EQ(flow_enqueue_lane(t, a, 1, 1000, 4), 0);
+	CHECK_EQ(flow_enqueue_lane(t, a, 2, 60, 5), 0);
+	CHECK_EQ(flow_enqueue_lane(t, a, 3, 1000, 6), 0);
+	CHECK_EQ(flow_dequeue(t, a, 1, &len), 3);
+	CHECK_EQ(flow_dequeue(t, a, 1, &len), 2);
+	CHECK_EQ(flow_dequeue(t, a, 1, &len), 1);
 out:
 	flow_table_destroy(t);
 }

@@ -190,21 +190,25 @@ static void test_prc_step(void)
 	const uint64_t P = 100000000;
 
 	/* L = L' = 10: Fb = 15, R += 0.05 * 0.15 * P = 0.75M */
-	CHECK_EQ(prc_step(&k, 50000000, P, 10, 10, 0), 50750000);
+	CHECK_EQ(prc_step(&k, 50000000, P, P, 10, 10, 0), 50750000);
 	/* L = 10 falling from 20: Fb = 15 + 30 = 45: R += 2.25M */
-	CHECK_EQ(prc_step(&k, 50000000, P, 10, 20, 0), 52250000);
+	CHECK_EQ(prc_step(&k, 50000000, P, P, 10, 20, 0), 52250000);
 	/* capped at the path speed */
-	CHECK_EQ(prc_step(&k, P - 1, P, 0, 0, 0), P);
+	CHECK_EQ(prc_step(&k, P - 1, P, P, 0, 0, 0), P);
 	/* L = L' = 45: Fb = -20, cut 10 % */
-	CHECK_EQ(prc_step(&k, 50000000, P, 45, 45, 0), 45000000);
+	CHECK_EQ(prc_step(&k, 50000000, P, P, 45, 45, 0), 45000000);
 	/* L = 45 rising from 35: Fb = -20 - 30 = -50, cut 25 % */
-	CHECK_EQ(prc_step(&k, 40000000, P, 45, 35, 0), 30000000);
+	CHECK_EQ(prc_step(&k, 40000000, P, P, 45, 35, 0), 30000000);
 	/* a cut of more than Dmax is Dmax */
-	CHECK_EQ(prc_step(&k, 40000000, P, 300, 100, 0), 20000000);
+	CHECK_EQ(prc_step(&k, 40000000, P, P, 300, 100, 0), 20000000);
 	/* never below Rmin */
-	CHECK_EQ(prc_step(&k, 400000, P, 300, 100, 0), P / 256);
+	CHECK_EQ(prc_step(&k, 400000, P, P, 300, 100, 0), P / 256);
 	/* at the target and still: nothing changes */
-	CHECK_EQ(prc_step(&k, 12345678, P, 25, 25, 0), 12345678);
+	CHECK_EQ(prc_step(&k, 12345678, P, P, 25, 25, 0), 12345678);
+	/* The increase is in units of U whatever the path's speed: a 10M
+	 * path climbs as a 100M one does (to its own speed at most). */
+	CHECK_EQ(prc_step(&k, 1000000, P / 10, P, 10, 10, 0), 1750000);
+	CHECK_EQ(prc_step(&k, 9900000, P / 10, P, 10, 10, 0), P / 10);
 
 	/* The floor terms: ai below the target, md above it. */
 	{
@@ -212,18 +216,18 @@ static void test_prc_step(void)
 
 		k2.ai = 0.002;
 		k2.md = 0.01;
-		CHECK_EQ(prc_step(&k2, 50000000, P, 10, 10, 0), 50950000);
-		CHECK_EQ(prc_step(&k2, 50000000, P, 45, 45, 0), 44500000);
-		CHECK_EQ(prc_step(&k2, 12345678, P, 25, 25, 0), 12345678);
+		CHECK_EQ(prc_step(&k2, 50000000, P, P, 10, 10, 0), 50950000);
+		CHECK_EQ(prc_step(&k2, 50000000, P, P, 45, 45, 0), 44500000);
+		CHECK_EQ(prc_step(&k2, 12345678, P, P, 25, 25, 0), 12345678);
 		/* dt = 3 tau: three steps' worth, and the D term per tau
 		 * (L 10 from 40 over 3 tau: Fb = 15 + 3 * 30 / 3 = 45, so
 		 * 3 * (0.05 * 0.45 + 0.002) of the path). */
 		k2.tau = 1000000;
-		CHECK_EQ(prc_step(&k2, 50000000, P, 10, 10, 3000000), 52850000);
-		CHECK_EQ(prc_step(&k2, 50000000, P, 10, 40, 3000000), 57350000);
+		CHECK_EQ(prc_step(&k2, 50000000, P, P, 10, 10, 3000000), 52850000);
+		CHECK_EQ(prc_step(&k2, 50000000, P, P, 10, 40, 3000000), 57350000);
 		/* ... but never more than PRC_S_MAX of them */
-		CHECK_EQ(prc_step(&k2, 50000000, P, 10, 10, 100000000),
-			 prc_step(&k2, 50000000, P, 10, 10, 10000000));
+		CHECK_EQ(prc_step(&k2, 50000000, P, P, 10, 10, 100000000),
+			 prc_step(&k2, 50000000, P, P, 10, 10, 10000000));
 	}
 }
 
@@ -277,7 +281,7 @@ static void prc_model(int n, double target, double *mean_level, double *util, do
 			if (t < i * 0.2 || (acc[i] < k.fb_bytes && t - last[i] < 5e-3))
 				continue;
 			acc[i] = 0;
-			r[i] = prc_step(&k, r[i], (uint64_t)C, seen, prev[i],
+			r[i] = prc_step(&k, r[i], (uint64_t)C, (uint64_t)C, seen, prev[i],
 					(uint64_t)((t - last[i]) * 1e9));
 			prev[i] = seen;
 			last[i] = t;

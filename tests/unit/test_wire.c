@@ -1275,6 +1275,81 @@ static void test_l2ci_transit(void)
 	CHECK_EQ(f[25], 255);
 }
 
+/* A TCP segment in an Ethernet frame: IPv4 (or IPv6), flags, payload bytes. */
+static uint32_t tcp_frame(uint8_t *f, bool v6, int vlan, uint8_t flags, uint32_t payload,
+			  uint16_t frag)
+{
+	uint32_t off = 12, iplen = v6 ? 40 : 20, n;
+	uint8_t *ip, *tcp;
+
+	memset(f, 0, 200);
+	memcpy(f, dst_mac, 6);
+	memcpy(f + 6, src_mac, 6);
+	if (vlan >= 0) {
+		f[12] = 0x81;
+		f[14] = (uint8_t)(vlan << 5);
+		off = 16;
+	}
+	f[off] = v6 ? 0x86 : 0x08;
+	f[off + 1] = v6 ? 0xdd : 0x00;
+	ip = f + off + 2;
+	tcp = ip + iplen;
+	if (v6) {
+		ip[0] = 0x60;
+		ip[4] = (uint8_t)((20 + payload) >> 8);
+		ip[5] = (uint8_t)(20 + payload);
+		ip[6] = 6;
+	} else {
+		ip[0] = 0x45;
+		ip[2] = (uint8_t)((40 + payload) >> 8);
+		ip[3] = (uint8_t)(40 + payload);
+		ip[6] = (uint8_t)(frag >> 8);
+		ip[7] = (uint8_t)frag;
+		ip[9] = 6;
+	}
+	tcp[12] = 0x50;                 /* data offset 5 words */
+	tcp[13] = flags;
+	n = off + 2 + iplen + 20 + payload;
+	return n < 60 ? 60 : n;
+}
+
+static void test_tcp_pure_ack(void)
+{
+	uint8_t f[200];
+	uint32_t n;
+
+	n = tcp_frame(f, false, -1, 0x10, 0, 0);        /* ACK */
+	CHECK(wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, false, -1, 0x18, 0, 0);        /* PSH ACK, no data */
+	CHECK(wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, false, 5, 0x10, 0, 0);         /* behind a priority tag */
+	CHECK(wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, true, -1, 0x10, 0, 0);         /* IPv6 */
+	CHECK(wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, false, -1, 0x10, 100, 0);      /* ACK with data */
+	CHECK(!wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, true, -1, 0x10, 1, 0);
+	CHECK(!wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, false, -1, 0x12, 0, 0);        /* SYN ACK */
+	CHECK(!wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, false, -1, 0x11, 0, 0);        /* FIN ACK */
+	CHECK(!wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, false, -1, 0x14, 0, 0);        /* RST ACK */
+	CHECK(!wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, false, -1, 0x00, 0, 0);        /* no ACK */
+	CHECK(!wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, false, -1, 0x10, 0, 0x0010);   /* a later fragment */
+	CHECK(!wire_tcp_pure_ack(f, n));
+	n = tcp_frame(f, false, -1, 0x10, 0, 0);
+	f[23] = 17;                                     /* UDP */
+	CHECK(!wire_tcp_pure_ack(f, n));
+	/* Cut short before the TCP flags: never read past len. */
+	n = tcp_frame(f, false, -1, 0x10, 0, 0);
+	CHECK(!wire_tcp_pure_ack(f, 14 + 20 + 13));
+	CHECK(!wire_tcp_pure_ack(f, 10));
+	CHECK(!wire_tcp_pure_ack(NULL, 60));
+}
+
 static void test_cnm_round_trip(void)
 {
 	struct wire_cnm c = cnm21, got;
@@ -1552,6 +1627,7 @@ int main(void)
 	RUN(test_l2ci_round_trip);
 	RUN(test_l2ci_invalid);
 	RUN(test_l2ci_transit);
+	RUN(test_tcp_pure_ack);
 	RUN(test_cnm_round_trip);
 	RUN(test_cnm_vlan_and_short);
 	RUN(test_cnm_invalid);
