@@ -77,6 +77,10 @@ static const struct cfg_item sw_items[] = {
 	G("cpu_share", CFG_UINT, cpu_share, "10", 1, 100,
 	  "percent of an output's rate that frames from the CPU pseudo-port may take, so "
 	  "notifications never starve data", LIVE),
+	G("flood_queue", CFG_UINT, flood_queue, "64", 1, 1048576,
+	  "flood copies (broadcast, multicast, unknown unicast) that may wait for one output; "
+	  "more are dropped (flood_limit), so a slow or paused port cannot hold the pool",
+	  LIVE, .reload_ok = sw_umem_ok),
 	GE("log_level", log_level, "info", level_names, "least severe message logged", LIVE),
 };
 
@@ -340,7 +344,7 @@ uint32_t sw_cfg_umem_need(const struct sw_cfg *cfg)
 	uint64_t n = 64 + cfg->cpu_queue * L2CC_NPRIO;
 
 	for (int i = 0; i < cfg->nports; i++)
-		n += sw_port_frames(cfg, &cfg->ports[i]);
+		n += sw_port_frames(cfg, &cfg->ports[i]) + cfg->flood_queue;
 	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
 }
 

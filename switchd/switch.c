@@ -33,6 +33,8 @@ const char *const sw_drop_names[SW_DROP_MAX] = {
 	[SW_DROP_UNSUPPORTED] = "unsupported",
 	[SW_DROP_NO_FRAME] = "no_frame",
 	[SW_DROP_CP] = "congestion_point",
+	[SW_DROP_FLOOD_LIMIT] = "flood_limit",
+	[SW_DROP_RESERVE] = "reserve",
 };
 
 static inline struct voq_frame *sw_frame(const struct sw *s, uint32_t idx)
@@ -266,12 +268,12 @@ static void sw_occ(const struct sw *s, uint32_t out, int prio, struct cp_occ *o)
 }
 
 static void sw_enqueue(struct sw *s, struct sw_port *in, uint32_t out, int prio,
-		       uint32_t idx, uint32_t len, bool charged)
+		       uint32_t idx, uint32_t len, uint8_t flags)
 {
 	struct voq_frame *f = sw_frame(s, idx);
 	struct sw_port *op = &s->ports[out];
 
-	f->flags = charged ? VOQ_F_CHARGED : 0;
+	f->flags = flags;
 	f->cp = 0;
 	voq_push(s->voq, in->idx, out, prio, idx, len);
 	/* The output may have gone to sleep with nothing to send. */
@@ -286,39 +288,80 @@ static void sw_enqueue(struct sw *s, struct sw_port *in, uint32_t out, int prio,
 }
 
 /* Unknown unicast, broadcast, multicast: a copy to every other port. The
- * original frame goes to the first port; copies are new frames (flooding is
- * rare, and it keeps every frame in exactly one place). Only the original
- * counts in the input buffer, as one frame would in a real switch. */
+ * original frame goes to the first port that takes one; copies are new
+ * frames (flooding is rare, and it keeps every frame in exactly one place).
+ * The frame counts once in its input buffer, as one frame would in a
+ * shared-memory switch, until its last copy leaves (sw_leave): a host that
+ * floods toward a slow or paused output fills its own buffer, not the pool.
+ * Two bounds keep the pool for what must not wait: an output takes at most
+ * flood_queue copies, and a copy never takes one of the reserve's frames. */
 static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, uint32_t len)
 {
 	const void *src = sw_frame_data(s, idx);
-	bool placed = false;
+	uint32_t g = s->flood_free[--s->nflood_free];
+	bool placed = false, others = false;
 
+	s->floods[g] = (struct sw_flood){ .refs = 0, .len = (uint16_t)len };
 	for (int o = 0; o < s->nports; o++) {
-		int64_t c;
+		struct sw_port *op = &s->ports[o];
+		int64_t c = idx;
 
 		if ((uint32_t)o == p->idx)
 			continue;
-		if (!placed) {
-			sw_enqueue(s, p, o, prio, idx, len, true);
-			placed = true;
+		others = true;
+		if (op->flood_waiting >= s->cfg->flood_queue) {
+			p->st.drop[SW_DROP_FLOOD_LIMIT]++;
+			op->st.flood_refused++;
 			continue;
 		}
-		c = umem_alloc(s->umem);
-		if (c < 0) {
-			p->st.drop[SW_DROP_NO_FRAME]++;
-			continue;
+		if (placed) {
+			if (s->umem->nfree <= s->reserve) {
+				p->st.drop[SW_DROP_RESERVE]++;
+				continue;
+			}
+			c = umem_alloc(s->umem);
+			sw_frame(s, c)->addr = umem_addr(s->umem, c);
+			memcpy(sw_frame_data(s, c), src, len);
+			p->st.flood_tx++;
 		}
-		sw_frame(s, c)->addr = umem_addr(s->umem, c);
-		memcpy(sw_frame_data(s, c), src, len);
-		sw_enqueue(s, p, o, prio, c, len, false);
-		p->st.flood_tx++;
+		s->flood_of[c] = g;
+		s->floods[g].refs++;
+		op->flood_waiting++;
+		sw_enqueue(s, p, o, prio, c, len, VOQ_F_FLOOD);
+		placed = true;
 	}
-	if (!placed) {
-		/* A one-port switch: nowhere to go. */
-		sw_release(s, p, prio, len, true);
+	if (placed) {
+		p->flood_held++;
+		return;
+	}
+	/* Nowhere to go: a one-port switch, or every output refused it
+	 * (counted there). */
+	s->flood_free[s->nflood_free++] = g;
+	sw_release(s, p, prio, len, true);
+	if (others)
+		umem_free(s->umem, idx);
+	else
 		sw_drop_frame(s, p, idx, SW_DROP_FILTERED);
+}
+
+/* A queued frame of input ip left output `out` (sent or dropped): its
+ * input buffer gets its room back, for a flood copy only with the last. */
+static void sw_leave(struct sw *s, struct sw_port *ip, uint32_t out, int prio, uint32_t idx,
+		     uint32_t len)
+{
+	uint8_t flags = sw_frame(s, idx)->flags;
+
+	if (flags & VOQ_F_FLOOD) {
+		uint32_t g = s->flood_of[idx];
+
+		s->ports[out].flood_waiting--;
+		if (--s->floods[g].refs)
+			return;
+		len = s->floods[g].len;
+		s->flood_free[s->nflood_free++] = g;
+		ip->flood_held--;
 	}
+	sw_release(s, ip, prio, len, flags & (VOQ_F_CHARGED | VOQ_F_FLOOD));
 }
 
 /* With PAUSE or PFC, a frame that finds its buffer full stays in the RX
@@ -397,7 +440,7 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 	if (out >= 0) {
 		if (s->transit_types && ei.ethertype == L2CC_ETH_P_CTRL)
 			sw_transit(s, p->idx, out, frame, len, &ei);
-		sw_enqueue(s, p, out, prio, idx, len, true);
+		sw_enqueue(s, p, out, prio, idx, len, VOQ_F_CHARGED);
 	} else {
 		sw_flood(s, p, prio, idx, len);
 	}
@@ -507,7 +550,7 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 		if (sw_mark(s, p, prio, idx, len) == CP_DROP) {
 			/* Counted where it arrived, as every drop is; the
 			 * wire stays free for the next frame. */
-			sw_release(s, ip, prio, len, sw_frame(s, idx)->flags & VOQ_F_CHARGED);
+			sw_leave(s, ip, p->idx, prio, idx, len);
 			sw_drop_frame(s, ip, idx, SW_DROP_CP);
 			continue;
 		}
@@ -515,7 +558,7 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 		sent_data = true;
 		p->st.prio[prio].tx_frames++;
 		p->st.prio[prio].tx_bytes += len;
-		sw_release(s, ip, prio, len, sw_frame(s, idx)->flags & VOQ_F_CHARGED);
+		sw_leave(s, ip, p->idx, prio, idx, len);
 		space--;
 		sent++;
 	}
@@ -664,7 +707,7 @@ int sw_emit(struct sw *s, int prio, const void *frame, uint32_t len)
 	cpu->st.rx_frames++;
 	cpu->st.rx_bytes += len;
 	op->st.cpu_tx++;
-	sw_enqueue(s, cpu, out, prio, idx, len, true);
+	sw_enqueue(s, cpu, out, prio, idx, len, VOQ_F_CHARGED);
 	return 0;
 }
 
@@ -870,6 +913,9 @@ void sw_core_destroy(struct sw *s)
 		voq_drain(s->voq, sw_voq_free, s);
 	voq_destroy(s->voq);
 	fdb_destroy(s->fdb);
+	free(s->floods);
+	free(s->flood_of);
+	free(s->flood_free);
 	free(s);
 }
 
@@ -896,6 +942,23 @@ int sw_core_create(struct sw **out, struct sw_cfg *cfg, struct umem *umem,
 	err = voq_create(&s->voq, cfg->nports + 1, umem->nframes, cfg->sched);
 	if (err)
 		goto err;
+	/* Each flooded frame in flight holds at least one UMEM frame. */
+	s->floods = calloc(umem->nframes, sizeof(*s->floods));
+	s->flood_of = calloc(umem->nframes, sizeof(*s->flood_of));
+	s->flood_free = calloc(umem->nframes, sizeof(*s->flood_free));
+	if (!s->floods || !s->flood_of || !s->flood_free) {
+		err = -ENOMEM;
+		goto err;
+	}
+	for (uint32_t g = 0; g < umem->nframes; g++)
+		s->flood_free[g] = umem->nframes - 1 - g;
+	s->nflood_free = umem->nframes;
+	/* As hostd keeps: a ring's worth of frames to refill the fill rings,
+	 * and the few control frames each port may be building (the 16 per
+	 * port of sw_cfg_umem_need); never more than half a small pool. */
+	s->reserve = (uint32_t)cfg->ring_size + 16u * (uint32_t)cfg->nports;
+	if (s->reserve > umem->nframes / 2)
+		s->reserve = umem->nframes / 2;
 	for (i = 0; i < cfg->nports; i++) {
 		struct sw_port *p = &s->ports[i];
 

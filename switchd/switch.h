@@ -72,6 +72,7 @@ struct sw_cfg {
 	_Alignas(8) unsigned char cp_cfg[SW_CP_CFG_MAX];
 	uint64_t cpu_queue;         /* frames the CPU pseudo-port may have queued */
 	uint64_t cpu_share;         /* percent of an output's rate CPU frames may take */
+	uint64_t flood_queue;       /* flood copies that may wait for one output */
 	int log_level;
 	struct port_cfg ports[SW_MAX_PORTS];
 	int nports;
