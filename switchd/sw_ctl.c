@@ -75,6 +75,10 @@ PORT_GET(g_flood_tx, p->st.flood_tx)
 PORT_GET(g_flood_refused, p->st.flood_refused)
 PORT_GET(g_flood_waiting, p->flood_waiting)
 PORT_GET(g_flood_held, p->flood_held)
+PORT_GET(g_storms, p->st.pause_storms)
+PORT_GET(g_storm_restores, p->st.pause_storm_restores)
+PORT_GET(g_storm_drops, p->st.pause_storm_drops)
+PORT_GET(g_storm_mask, p->wd_storm)
 PORT_GET(g_rx_holds, p->st.rx_holds)
 PORT_GET(g_ctrl_tx, p->st.ctrl_tx_frames)
 
@@ -103,6 +107,15 @@ static const struct ctr port_ctrs[] = {
 	CTR_GET("voq_frames", "voq_frames", CTR_GAUGE, CTR_TS, "Frames queued for this output",
 		g_voq),
 	CTR_GET("xoff_mask", NULL, CTR_GAUGE, CTR_TS, "Priorities held paused upstream", g_xoff_mask),
+	CTR_GET("pause_storms", "pause_storms_total", CTR_COUNTER, CTR_TS,
+	  "Pause storms the watchdog found on this output (a priority paused with frames waiting "
+	  "for pause_watchdog)", g_storms),
+	CTR_GET("pause_storm_restores", "pause_storm_restores_total", CTR_COUNTER, CTR_TS,
+	  "Pause storms over (no pause for pause_watchdog_restore)", g_storm_restores),
+	CTR_GET("pause_storm_drops", "pause_storm_drops_total", CTR_COUNTER, CTR_TS,
+	  "Frames for this output dropped by the pause watchdog (action drop)", g_storm_drops),
+	CTR_GET("pause_storm_mask", NULL, CTR_GAUGE, CTR_TS,
+	  "Priorities of this output in a pause storm now", g_storm_mask),
 	CTR_GET("marked", "marked_total", CTR_COUNTER, CTR_TS, "Data frames sent with FECN set",
 		g_marked),
 	CTR_GET("mark_untagged", "mark_untagged_total", CTR_COUNTER, CTR_TS,
@@ -271,6 +284,7 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		jw_u64(w, "xon", p->frx.cfg.xon);
 		jw_u64(w, "paused_mask", paused);
 		jw_u64(w, "xoff_mask", p->frx.xoff_mask);
+		jw_u64(w, "pause_storm_mask", p->wd_storm);
 		jw_str(w, "marking", p->cpo ? p->cpo->name : "none");
 		if (p->cfg->fc == FC_CREDIT) {
 			int64_t avail[L2CC_NPRIO];

@@ -35,7 +35,10 @@ const char *const sw_drop_names[SW_DROP_MAX] = {
 	[SW_DROP_CP] = "congestion_point",
 	[SW_DROP_FLOOD_LIMIT] = "flood_limit",
 	[SW_DROP_RESERVE] = "reserve",
+	[SW_DROP_WATCHDOG] = "pause_watchdog",
 };
+
+static const char *const sw_wd_action_names[] = { "drop", "forward", "alert" };
 
 static inline struct voq_frame *sw_frame(const struct sw *s, uint32_t idx)
 {
@@ -195,6 +198,11 @@ static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const uint8_t *pl, si
 			return;
 		}
 	}
+	/* A storm lasts until no pause has come for the restoration time. */
+	for (int i = 0; i < L2CC_NPRIO; i++)
+		if (mc.opcode == L2CC_MACCTRL_PAUSE ? mc.quanta[0] != 0
+		    : (mc.class_enable & (1u << i)) && mc.quanta[i])
+			p->wd_last_pause[i] = s->now;
 	fc_tx_macctrl(&p->etx, &mc, p->cfg->rate, s->now);
 }
 
@@ -475,6 +483,101 @@ static void sw_set_blocked(struct sw *s, struct sw_port *p, uint8_t blocked)
 		p->cpo->blocked(p->cp, p->idx, blocked);
 }
 
+/* ---- pause watchdog ------------------------------------------------------ */
+
+static inline void sw_min(uint64_t *d, uint64_t t)
+{
+	if (t < *d)
+		*d = t;
+}
+
+/*
+ * SONiC's PFC watchdog, for PAUSE and PFC: a priority of output p that has
+ * been paused with frames waiting for the detection time (pause_watchdog)
+ * is in a storm, a peer that will not take frames however long we wait;
+ * left alone, the frames for it fill the input buffers they came from and
+ * pause innocent senders in turn. In a storm the port stops honouring that
+ * priority's pauses and drops its queue (or sends it anyway: forward; or
+ * only counts and logs: alert), until no pause has arrived for the
+ * restoration time. Returns the priorities whose pauses are ignored now.
+ */
+static uint8_t sw_watchdog(struct sw *s, struct sw_port *p, uint8_t open)
+{
+	const struct port_cfg *c = p->cfg;
+	uint8_t waiting;
+
+	p->wd_next = UINT64_MAX;
+	if (!c->pause_watchdog || (c->fc != FC_PAUSE && c->fc != FC_PFC)) {
+		p->wd_storm = 0;    /* (turned off by a reload) */
+		return 0;
+	}
+	waiting = sw_waiting(s, p, (uint8_t)~open);
+	for (int i = 0; i < L2CC_NPRIO; i++) {
+		uint8_t bit = 1u << i;
+
+		if (p->wd_storm & bit) {
+			uint64_t end = p->wd_last_pause[i] + c->pause_watchdog_restore;
+
+			if (s->now < end) {
+				sw_min(&p->wd_next, end);
+				continue;
+			}
+			p->wd_storm &= ~bit;
+			p->wd_since[i] = 0;
+			p->st.pause_storm_restores++;
+			pr_info_rl("port %s priority %d: no pause for %llu ms, pause storm over\n",
+				   c->name, i, (unsigned long long)(c->pause_watchdog_restore / 1000000));
+		}
+		if (!(waiting & bit)) {
+			p->wd_since[i] = 0;
+			continue;
+		}
+		if (!p->wd_since[i])
+			p->wd_since[i] = s->now;
+		if (s->now - p->wd_since[i] < c->pause_watchdog) {
+			sw_min(&p->wd_next, p->wd_since[i] + c->pause_watchdog);
+			continue;
+		}
+		p->wd_storm |= bit;
+		p->st.pause_storms++;
+		sw_min(&p->wd_next, p->wd_last_pause[i] + c->pause_watchdog_restore);
+		pr_warn_rl("port %s priority %d: paused for %llu ms with %u frames waiting: pause "
+			   "storm, action %s until no pause for %llu ms\n", c->name, i,
+			   (unsigned long long)((s->now - p->wd_since[i]) / 1000000),
+			   s->voq->out_frames[(size_t)p->idx * VOQ_NPRIO + i],
+			   sw_wd_action_names[c->pause_watchdog_action],
+			   (unsigned long long)(c->pause_watchdog_restore / 1000000));
+	}
+	return c->pause_watchdog_action == SW_WD_ALERT ? 0 : p->wd_storm;
+}
+
+/* Action drop: every frame queued for p in the stormed priorities goes, and
+ * the input buffers they held get their room back. */
+static void sw_watchdog_drop(struct sw *s, struct sw_port *p, uint8_t prios)
+{
+	for (int prio = 0; prio < L2CC_NPRIO; prio++) {
+		if (!(prios & (1u << prio)))
+			continue;
+		for (uint32_t in = 0; in < s->voq->nports; in++) {
+			uint32_t idx;
+
+			while ((idx = voq_pop(s->voq, in, p->idx, prio)) != VOQ_NONE) {
+				uint32_t len = sw_frame(s, idx)->len;
+
+				if (p->cpo && p->cpo->dequeue) {
+					struct cp_occ o;
+
+					sw_occ(s, p->idx, prio, &o);
+					p->cpo->dequeue(p->cp, p->idx, prio, idx, &o);
+				}
+				sw_leave(s, &s->ports[in], p->idx, prio, idx, len);
+				sw_drop_frame(s, &s->ports[in], idx, SW_DROP_WATCHDOG);
+				p->st.pause_storm_drops++;
+			}
+		}
+	}
+}
+
 /* Set FECN in a frame leaving p if its congestion point (or `mark` by
  * hand) wants it. Only tagged frames can carry a mark; the others are
  * counted. A frame the congestion point marks does not use up a mark by
@@ -505,12 +608,16 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 {
 	uint32_t space = dp_space(&s->sink, p->idx), sent;
 	bool credit_refused = false, sent_data = false;
-	uint8_t open, mask, refused = 0;
+	uint8_t open, mask, refused = 0, storm;
 
 	p->next_tx_ns = UINT64_MAX;
 	sent = sw_tx_ctrl(s, p, space);
 	space -= sent;
-	open = mask = fc_tx_open_mask(&p->etx, s->now);
+	open = fc_tx_open_mask(&p->etx, s->now);
+	storm = sw_watchdog(s, p, open);
+	if (storm && p->cfg->pause_watchdog_action == SW_WD_DROP)
+		sw_watchdog_drop(s, p, storm);
+	open = mask = open | storm;
 	/* Paused with frames waiting: a victim now, not a root. */
 	sw_set_blocked(s, p, sw_waiting(s, p, (uint8_t)~open));
 	/* Held by flow control at the end of the last pass: the wire resumes
@@ -637,12 +744,6 @@ bool sw_pass(struct sw *s)
 	return work;
 }
 
-static inline void sw_min(uint64_t *d, uint64_t t)
-{
-	if (t < *d)
-		*d = t;
-}
-
 uint64_t sw_credit_stall_ns(const struct sw_port *p, uint64_t now)
 {
 	return p->credit_stall_acc + (p->credit_stall_start ? now - p->credit_stall_start : 0);
@@ -661,6 +762,7 @@ uint64_t sw_core_deadline(const struct sw *s)
 		const struct sw_port *p = &s->ports[i];
 
 		sw_min(&d, p->next_tx_ns);
+		sw_min(&d, p->wd_next);
 		if (p->frx.cfg.mode != FC_RX_NONE)
 			sw_min(&d, fc_rx_next(&p->frx));
 	}
@@ -966,6 +1068,7 @@ int sw_core_create(struct sw **out, struct sw_cfg *cfg, struct umem *umem,
 		p->cfg = &cfg->ports[i];
 		p->idx = i;
 		p->ipv6_was = -1;
+		p->wd_next = UINT64_MAX;
 		memcpy(p->mac, macs[i], 6);
 		p->if_mtu = mtus[i];
 		sw_port_apply_cfg(s, p);

@@ -32,6 +32,7 @@ enum sw_drop {
 	SW_DROP_CP,             /* dropped at its output by the congestion point (RED) */
 	SW_DROP_FLOOD_LIMIT,    /* a flood copy for an output with flood_queue copies waiting */
 	SW_DROP_RESERVE,        /* a flood copy that would take a frame of the reserve */
+	SW_DROP_WATCHDOG,       /* queued for an output in a pause storm (action drop) */
 	SW_DROP_MAX
 };
 extern const char *const sw_drop_names[SW_DROP_MAX];
@@ -57,6 +58,9 @@ struct sw_port_stats {
 	uint64_t cpu_tx;            /* frames the CPU pseudo-port queued for this output */
 	uint64_t cpu_drops;         /* ... and refused: over cpu_share, queue or pool full */
 	uint64_t flood_refused;     /* as output: flood copies refused, flood_queue waiting */
+	uint64_t pause_storms;      /* the pause watchdog found a priority in a storm */
+	uint64_t pause_storm_restores; /* ... and the storm over */
+	uint64_t pause_storm_drops; /* frames for this output the watchdog dropped */
 	struct sw_prio_stats prio[L2CC_NPRIO];
 };
 
@@ -86,6 +90,13 @@ struct sw_port {
 	 * of credits (the credit analogue of paused time). */
 	uint64_t credit_stall_start, credit_stall_acc;
 	bool fc_held;               /* the last TX pass ended held by flow control */
+	/* Pause watchdog: since when each priority has been paused with
+	 * frames waiting (0: it is not), when a pause for it last arrived, the
+	 * priorities in a storm, and when the watchdog next has something to
+	 * decide (UINT64_MAX: nothing). */
+	uint64_t wd_since[L2CC_NPRIO], wd_last_pause[L2CC_NPRIO];
+	uint8_t wd_storm;
+	uint64_t wd_next;
 	uint8_t blocked;            /* priorities with frames that flow control holds */
 	/* CPU-originated frames toward this output: at most cpu_share of its rate. */
 	struct wclock cpu_wc;

@@ -396,13 +396,13 @@ static void test_core_egress_pause(void)
  * p0: host A, which floods (unknown unicast, 60 bytes). p1: host B, 10M,
  * PAUSE toward B with short pauses (refreshed every ~25 ms). p2: host V,
  * which has paused the switch (65535 quanta at 10M: 3.4 s), so whatever is
- * queued for it stays.
+ * queued for it stays (the pause watchdog is off there).
  */
 #define FLOOD_CONF(sw_extra, p0_extra) \
 	"[switch]\nfdb_aging = 0\n" sw_extra \
 	"[port p0]\nrate = 10M\n" p0_extra \
 	"[port p1]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\npause_quanta = 1000\n" \
-	"[port p2]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\n"
+	"[port p2]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\npause_watchdog = 0\n"
 
 static const int flood_hosts[][2] = { { H_A, 0 }, { H_B, 1 }, { H_V, 2 } };
 static const uint8_t flood_peer[6] = { 2, 0, 0, 0, 0, 0x66 };
@@ -491,9 +491,9 @@ static void test_core_flood_reserve(void)
 	uint32_t low;
 
 	swt_create(&t, FLOOD_CONF("flood_queue = 1048576\n", "buffer = 800frames\n")
-		   "[port p3]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\n"
-		   "[port p4]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\n"
-		   "[port p5]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\n");
+		   "[port p3]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\npause_watchdog = 0\n"
+		   "[port p4]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\npause_watchdog = 0\n"
+		   "[port p5]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\npause_watchdog = 0\n");
 	swt_learn(&t, flood_hosts, 3);
 	p1 = &t.s->ports[1];
 	for (int p = 2; p < 6; p++)
@@ -517,6 +517,194 @@ static void test_core_flood_reserve(void)
 	swt_run(&t, 2000000000);
 	CHECK_EQ(t.s->ports[0].occ[0], 0);
 	CHECK_EQ(t.s->ports[0].flood_held, 0);
+	swt_destroy(&t);
+}
+
+/* ---- the pause watchdog ------------------------------------------------------ */
+
+/*
+ * p0: host A (PAUSE toward it, an 8-frame buffer). p1: host B. p2: host V,
+ * which refreshes a 100 ms PAUSE every 50 ms for as long as the test says
+ * (1953 quanta at 10M = 99.99 ms), with the watchdog's keys in wd.
+ */
+#define WD_CONF(wd) \
+	"[switch]\nfdb_aging = 0\n" \
+	"[port p0]\nrate = 10M\nbuffer = 8frames\nflow_control = pause\n" \
+	"[port p1]\nrate = 10M\nbuffer = 4frames\n" \
+	"[port p2]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\n" wd
+
+static const int wd_hosts[][2] = { { H_A, 0 }, { H_B, 1 }, { H_V, 2 } };
+
+/* V pauses p2 from `from` to `until` ns (a PAUSE every 50 ms), the switch
+ * running meanwhile. */
+static void wd_storm(struct swt *t, uint64_t from, uint64_t until)
+{
+	for (uint64_t at = from; at < until; at += 50000000) {
+		swt_run(t, at);
+		flood_pause(t, 2, 1953);
+	}
+	swt_run(t, until);
+}
+
+static void wd_send(struct swt *t, int dst, int n)
+{
+	for (int i = 0; i < n; i++)
+		CHECK(swt_rx(t, 0, (struct vt_eth){ .dst = (uint8_t)dst, .src = H_A, .prio = -1,
+						    .len = 1000 }));
+}
+
+/*
+ * Action drop (the default): V's endless PAUSE holds 4 frames of A's in
+ * A's buffer until the detection time (200 ms) has passed; then the storm
+ * is counted and they are dropped, A's buffer is free again, and what A
+ * sends V during the storm is dropped too while A's frames to B go. 200 ms
+ * after V's last PAUSE, pauses are honoured again and frames reach V.
+ */
+static void test_core_watchdog_drop(void)
+{
+	struct swt t;
+	struct sw_port *p0, *p2;
+	uint32_t from;
+
+	swt_create(&t, WD_CONF(""));
+	swt_learn(&t, wd_hosts, 3);
+	p0 = &t.s->ports[0];
+	p2 = &t.s->ports[2];
+	flood_pause(&t, 2, 1953);
+	from = t.k.n;
+	wd_send(&t, H_V, 4);
+	wd_storm(&t, 0, 190000000);
+	CHECK_EQ(p0->occ[0], 4);
+	CHECK_EQ(p2->st.pause_storms, 0);
+	wd_storm(&t, 190000000, 300000000);
+	CHECK_EQ(p2->st.pause_storms, 1);
+	CHECK_EQ(p2->wd_storm, 1);
+	CHECK_EQ(p0->occ[0], 0);
+	CHECK_EQ(p0->st.drop[SW_DROP_WATCHDOG], 4);
+	CHECK_EQ(p2->st.pause_storm_drops, 4);
+	CHECK_EQ(vt_count(&t.k, from, 2), 0);
+	/* During the storm: to V dropped, to B sent. */
+	wd_send(&t, H_V, 2);
+	wd_send(&t, H_B, 2);
+	wd_storm(&t, 300000000, 1000000000);
+	CHECK_EQ(p0->st.drop[SW_DROP_WATCHDOG], 6);
+	CHECK_EQ(vt_count(&t.k, from, 1), 2);
+	CHECK_EQ(vt_count(&t.k, from, 2), 0);
+	CHECK_EQ(p0->occ[0], 0);
+	CHECK_EQ(p2->st.pause_storms, 1);
+	CHECK_EQ(p2->st.pause_storm_restores, 0);
+	/* V's last PAUSE came at 950 ms: the storm is over at 1150 ms. */
+	swt_run(&t, 1140000000);
+	CHECK_EQ(p2->wd_storm, 1);
+	swt_run(&t, 1160000000);
+	CHECK_EQ(p2->wd_storm, 0);
+	CHECK_EQ(p2->st.pause_storm_restores, 1);
+	wd_send(&t, H_V, 2);
+	swt_run(&t, 1200000000);
+	CHECK_EQ(vt_count(&t.k, from, 2), 2);
+	CHECK_EQ(p0->st.drop[SW_DROP_WATCHDOG], 6);
+	swt_destroy(&t);
+}
+
+/* Action forward: the storm's frames go to V despite its pauses. */
+static void test_core_watchdog_forward(void)
+{
+	struct swt t;
+	struct sw_port *p0, *p2;
+	uint32_t from;
+
+	swt_create(&t, WD_CONF("pause_watchdog = 100ms\npause_watchdog_action = forward\n"));
+	swt_learn(&t, wd_hosts, 3);
+	p0 = &t.s->ports[0];
+	p2 = &t.s->ports[2];
+	flood_pause(&t, 2, 1953);
+	from = t.k.n;
+	wd_send(&t, H_V, 4);
+	wd_storm(&t, 0, 90000000);
+	CHECK_EQ(vt_count(&t.k, from, 2), 0);
+	CHECK_EQ(p0->occ[0], 4);
+	wd_storm(&t, 90000000, 150000000);
+	CHECK_EQ(p2->st.pause_storms, 1);
+	CHECK_EQ(vt_count(&t.k, from, 2), 4);
+	CHECK_EQ(p0->occ[0], 0);
+	CHECK_EQ(p0->st.drop[SW_DROP_WATCHDOG], 0);
+	wd_send(&t, H_V, 2);
+	wd_storm(&t, 150000000, 300000000);
+	CHECK_EQ(vt_count(&t.k, from, 2), 6);
+	swt_destroy(&t);
+}
+
+/* Action alert: the storm is counted (and logged), the pauses still hold. */
+static void test_core_watchdog_alert(void)
+{
+	struct swt t;
+	struct sw_port *p0, *p2;
+	uint32_t from;
+
+	swt_create(&t, WD_CONF("pause_watchdog_action = alert\npause_watchdog_restore = 100ms\n"));
+	swt_learn(&t, wd_hosts, 3);
+	p0 = &t.s->ports[0];
+	p2 = &t.s->ports[2];
+	flood_pause(&t, 2, 1953);
+	from = t.k.n;
+	wd_send(&t, H_V, 4);
+	wd_storm(&t, 0, 500000000);
+	CHECK_EQ(p2->st.pause_storms, 1);
+	CHECK_EQ(p2->wd_storm, 1);
+	CHECK_EQ(vt_count(&t.k, from, 2), 0);
+	CHECK_EQ(p0->occ[0], 4);
+	CHECK_EQ(p0->st.drop[SW_DROP_WATCHDOG], 0);
+	/* Last PAUSE at 450 ms, for 100 ms: the frames go at 550 ms, and the
+	 * storm is over then too (restoration time 100 ms). */
+	swt_run(&t, 600000000);
+	CHECK_EQ(vt_count(&t.k, from, 2), 4);
+	CHECK_EQ(p2->wd_storm, 0);
+	CHECK_EQ(p2->st.pause_storm_restores, 1);
+	swt_destroy(&t);
+}
+
+/*
+ * Pauses that come and go are flow control, not a storm: V pauses for
+ * 150 ms at a time with frames waiting, then resumes and the frames go;
+ * four rounds make 600 ms paused, but never 200 ms in one stretch. The
+ * watchdog off (0) never acts on a pause however long.
+ */
+static void test_core_watchdog_short_pauses(void)
+{
+	struct swt t;
+	struct sw_port *p2;
+	uint32_t from;
+
+	swt_create(&t, WD_CONF(""));
+	swt_learn(&t, wd_hosts, 3);
+	p2 = &t.s->ports[2];
+	from = t.k.n;
+	for (int r = 0; r < 4; r++) {
+		uint64_t at = (uint64_t)r * 200000000;
+
+		wd_storm(&t, at, at + 150000000);
+		wd_send(&t, H_V, 2);
+		wd_storm(&t, at + 150000000, at + 150000000);
+		flood_pause(&t, 2, 1953);
+		swt_run(&t, at + 190000000);
+		flood_pause(&t, 2, 0);
+		swt_run(&t, at + 200000000);
+	}
+	CHECK_EQ(p2->st.pause_storms, 0);
+	CHECK_EQ(vt_count(&t.k, from, 2), 8);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_WATCHDOG], 0);
+	swt_destroy(&t);
+
+	swt_create(&t, WD_CONF("pause_watchdog = 0\n"));
+	swt_learn(&t, wd_hosts, 3);
+	flood_pause(&t, 2, 1953);
+	wd_send(&t, H_V, 4);
+	wd_storm(&t, 0, 2000000000);
+	CHECK_EQ(t.s->ports[2].st.pause_storms, 0);
+	CHECK_EQ(t.s->ports[0].occ[0], 4);
+	flood_pause(&t, 2, 0);
+	swt_run(&t, 2100000000);
+	CHECK_EQ(t.s->ports[0].occ[0], 0);
 	swt_destroy(&t);
 }
 
@@ -884,6 +1072,7 @@ static void test_core_qcn_sampling(void)
 	swt_create(&t, "[switch]\nfdb_aging = 0\ncpu_share = 100\n"
 		       "[port p0]\nrate = 10M\nbuffer = 256frames\n"
 		       "[port p1]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\n"
+		       "pause_watchdog = 0\n"
 		       "marking = qcn\nset_point = 4000\nmin_sample_base = 15000\n");
 	swt_learn(&t, hosts, 2);
 	prev = 0;
@@ -1101,6 +1290,10 @@ int main(void)
 	RUN(test_core_egress_pause);
 	RUN(test_core_flood_bounded_charged);
 	RUN(test_core_flood_reserve);
+	RUN(test_core_watchdog_drop);
+	RUN(test_core_watchdog_forward);
+	RUN(test_core_watchdog_alert);
+	RUN(test_core_watchdog_short_pauses);
 	RUN(test_core_santos_root_marks_cnt1);
 	RUN(test_core_santos_blocked_revokes);
 	RUN(test_core_naive_marks_victims);
