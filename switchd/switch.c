@@ -506,9 +506,13 @@ static uint8_t sw_watchdog(struct sw *s, struct sw_port *p, uint8_t open)
 	const struct port_cfg *c = p->cfg;
 	uint8_t waiting;
 
+	/* Every pass of every port comes here: nothing paused, nothing
+	 * timed, no storm is the case to make cheap. */
+	if (open == 0xff && !p->wd_storm && !p->wd_timing)
+		return 0;
 	p->wd_next = UINT64_MAX;
 	if (!c->pause_watchdog || (c->fc != FC_PAUSE && c->fc != FC_PFC)) {
-		p->wd_storm = 0;    /* (turned off by a reload) */
+		p->wd_storm = p->wd_timing = 0;     /* (turned off by a reload) */
 		return 0;
 	}
 	waiting = sw_waiting(s, p, (uint8_t)~open);
@@ -523,17 +527,19 @@ static uint8_t sw_watchdog(struct sw *s, struct sw_port *p, uint8_t open)
 				continue;
 			}
 			p->wd_storm &= ~bit;
-			p->wd_since[i] = 0;
+			p->wd_timing &= ~bit;
 			p->st.pause_storm_restores++;
 			pr_info_rl("port %s priority %d: no pause for %llu ms, pause storm over\n",
 				   c->name, i, (unsigned long long)(c->pause_watchdog_restore / 1000000));
 		}
 		if (!(waiting & bit)) {
-			p->wd_since[i] = 0;
+			p->wd_timing &= ~bit;
 			continue;
 		}
-		if (!p->wd_since[i])
+		if (!(p->wd_timing & bit)) {
+			p->wd_timing |= bit;
 			p->wd_since[i] = s->now;
+		}
 		if (s->now - p->wd_since[i] < c->pause_watchdog) {
 			sw_min(&p->wd_next, p->wd_since[i] + c->pause_watchdog);
 			continue;

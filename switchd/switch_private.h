@@ -90,12 +90,12 @@ struct sw_port {
 	 * of credits (the credit analogue of paused time). */
 	uint64_t credit_stall_start, credit_stall_acc;
 	bool fc_held;               /* the last TX pass ended held by flow control */
-	/* Pause watchdog: since when each priority has been paused with
-	 * frames waiting (0: it is not), when a pause for it last arrived, the
-	 * priorities in a storm, and when the watchdog next has something to
-	 * decide (UINT64_MAX: nothing). */
+	/* Pause watchdog: the priorities paused with frames waiting (timing)
+	 * and since when, when a pause for each last arrived, the priorities in
+	 * a storm, and when the watchdog next has something to decide
+	 * (UINT64_MAX: nothing). */
 	uint64_t wd_since[L2CC_NPRIO], wd_last_pause[L2CC_NPRIO];
-	uint8_t wd_storm;
+	uint8_t wd_timing, wd_storm;
 	uint64_t wd_next;
 	uint8_t blocked;            /* priorities with frames that flow control holds */
 	/* CPU-originated frames toward this output: at most cpu_share of its rate. */

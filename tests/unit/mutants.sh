@@ -33,7 +33,7 @@ MUTANTS=(
 "flood_into_reserve@@switchd/switch.c@@s/if \(s->umem->nfree <= s->reserve\)/if (!s->umem->nfree)/@@test_switch_core@@test_core_flood_reserve"
 "wd_never_detects@@switchd/switch.c@@s/if \(s->now - p->wd_since\[i\] < c->pause_watchdog\) \{/if (1) {/@@test_switch_core@@test_core_watchdog_drop"
 "wd_default_detect_100ms@@switchd/sw_config.c@@s/pause_watchdog, \x22200ms\x22/pause_watchdog, \x22100ms\x22/@@test_switch_core@@test_core_watchdog_drop"
-"wd_pauses_add_up@@switchd/switch.c@@s/if \(!\(waiting & bit\)\) \{\n\t\t\tp->wd_since\[i\] = 0;/if (!(waiting & bit)) {/@@test_switch_core@@test_core_watchdog_short_pauses"
+"wd_pauses_add_up@@switchd/switch.c@@s/if \(!\(waiting & bit\)\) \{\n\t\t\tp->wd_timing &= ~bit;/if (!(waiting & bit)) {/@@test_switch_core@@test_core_watchdog_short_pauses"
 "wd_never_restores@@switchd/switch.c@@s/if \(s->now < end\) \{/if (1) {/@@test_switch_core@@test_core_watchdog_drop"
 "wd_restore_ignores_refresh@@switchd/switch.c@@s/\t\t\tp->wd_last_pause\[i\] = s->now;\n//@@test_switch_core@@test_core_watchdog_drop"
 "wd_forward_drops@@switchd/switch.c@@s/if \(storm && p->cfg->pause_watchdog_action == SW_WD_DROP\)/if (storm)/@@test_switch_core@@test_core_watchdog_forward"
