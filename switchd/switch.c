@@ -295,6 +295,17 @@ static void sw_enqueue(struct sw *s, struct sw_port *in, uint32_t out, int prio,
 	}
 }
 
+/* Frame idx left output p's queue (its congestion point hears of it). */
+static void sw_dequeued(struct sw *s, struct sw_port *p, int prio, uint32_t idx)
+{
+	if (p->cpo && p->cpo->dequeue) {
+		struct cp_occ o;
+
+		sw_occ(s, p->idx, prio, &o);
+		p->cpo->dequeue(p->cp, p->idx, prio, idx, &o);
+	}
+}
+
 /* Unknown unicast, broadcast, multicast: a copy to every other port. The
  * original frame goes to the first port that takes one; copies are new
  * frames (flooding is rare, and it keeps every frame in exactly one place).
@@ -568,15 +579,8 @@ static void sw_watchdog_drop(struct sw *s, struct sw_port *p, uint8_t prios)
 			uint32_t idx;
 
 			while ((idx = voq_pop(s->voq, in, p->idx, prio)) != VOQ_NONE) {
-				uint32_t len = sw_frame(s, idx)->len;
-
-				if (p->cpo && p->cpo->dequeue) {
-					struct cp_occ o;
-
-					sw_occ(s, p->idx, prio, &o);
-					p->cpo->dequeue(p->cp, p->idx, prio, idx, &o);
-				}
-				sw_leave(s, &s->ports[in], p->idx, prio, idx, len);
+				sw_dequeued(s, p, prio, idx);
+				sw_leave(s, &s->ports[in], p->idx, prio, idx, sw_frame(s, idx)->len);
 				sw_drop_frame(s, &s->ports[in], idx, SW_DROP_WATCHDOG);
 				p->st.pause_storm_drops++;
 			}
@@ -653,12 +657,7 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 			fc_tx_credit_charge(&p->etx, prio, len);
 		}
 		voq_pop(s->voq, in, p->idx, prio);
-		if (p->cpo && p->cpo->dequeue) {
-			struct cp_occ o;
-
-			sw_occ(s, p->idx, prio, &o);
-			p->cpo->dequeue(p->cp, p->idx, prio, idx, &o);
-		}
+		sw_dequeued(s, p, prio, idx);
 		ip = &s->ports[in];
 		if (sw_mark(s, p, prio, idx, len) == CP_DROP) {
 			/* Counted where it arrived, as every drop is; the

@@ -553,6 +553,23 @@ static void wd_send(struct swt *t, int dst, int n)
 						    .len = 1000 }));
 }
 
+/* The switch of conf with V pausing p2 and 4 of A's frames for V waiting:
+ * the sink's log index before those frames, or -1 if it did not start. */
+static int64_t wd_start(struct swt *t, const char *conf)
+{
+	int e = swt_create_(t, conf);
+	uint32_t from;
+
+	CHECK_EQ(e, 0);
+	if (e)
+		return -1;
+	swt_learn(t, wd_hosts, 3);
+	flood_pause(t, 2, 1953);
+	from = t->k.n;
+	wd_send(t, H_V, 4);
+	return from;
+}
+
 /*
  * Action drop (the default): V's endless PAUSE holds 4 frames of A's in
  * A's buffer until the detection time (200 ms) has passed; then the storm
@@ -564,15 +581,12 @@ static void test_core_watchdog_drop(void)
 {
 	struct swt t;
 	struct sw_port *p0, *p2;
-	uint32_t from;
+	int64_t from = wd_start(&t, WD_CONF(""));
 
-	swt_create(&t, WD_CONF(""));
-	swt_learn(&t, wd_hosts, 3);
+	if (from < 0)
+		return;
 	p0 = &t.s->ports[0];
 	p2 = &t.s->ports[2];
-	flood_pause(&t, 2, 1953);
-	from = t.k.n;
-	wd_send(&t, H_V, 4);
 	wd_storm(&t, 0, 190000000);
 	CHECK_EQ(p0->occ[0], 4);
 	CHECK_EQ(p2->st.pause_storms, 0);
@@ -611,15 +625,12 @@ static void test_core_watchdog_forward(void)
 {
 	struct swt t;
 	struct sw_port *p0, *p2;
-	uint32_t from;
+	int64_t from = wd_start(&t, WD_CONF("pause_watchdog = 100ms\npause_watchdog_action = forward\n"));
 
-	swt_create(&t, WD_CONF("pause_watchdog = 100ms\npause_watchdog_action = forward\n"));
-	swt_learn(&t, wd_hosts, 3);
+	if (from < 0)
+		return;
 	p0 = &t.s->ports[0];
 	p2 = &t.s->ports[2];
-	flood_pause(&t, 2, 1953);
-	from = t.k.n;
-	wd_send(&t, H_V, 4);
 	wd_storm(&t, 0, 90000000);
 	CHECK_EQ(vt_count(&t.k, from, 2), 0);
 	CHECK_EQ(p0->occ[0], 4);
@@ -639,15 +650,12 @@ static void test_core_watchdog_alert(void)
 {
 	struct swt t;
 	struct sw_port *p0, *p2;
-	uint32_t from;
+	int64_t from = wd_start(&t, WD_CONF("pause_watchdog_action = alert\npause_watchdog_restore = 100ms\n"));
 
-	swt_create(&t, WD_CONF("pause_watchdog_action = alert\npause_watchdog_restore = 100ms\n"));
-	swt_learn(&t, wd_hosts, 3);
+	if (from < 0)
+		return;
 	p0 = &t.s->ports[0];
 	p2 = &t.s->ports[2];
-	flood_pause(&t, 2, 1953);
-	from = t.k.n;
-	wd_send(&t, H_V, 4);
 	wd_storm(&t, 0, 500000000);
 	CHECK_EQ(p2->st.pause_storms, 1);
 	CHECK_EQ(p2->wd_storm, 1);
@@ -695,10 +703,8 @@ static void test_core_watchdog_short_pauses(void)
 	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_WATCHDOG], 0);
 	swt_destroy(&t);
 
-	swt_create(&t, WD_CONF("pause_watchdog = 0\n"));
-	swt_learn(&t, wd_hosts, 3);
-	flood_pause(&t, 2, 1953);
-	wd_send(&t, H_V, 4);
+	if (wd_start(&t, WD_CONF("pause_watchdog = 0\n")) < 0)
+		return;
 	wd_storm(&t, 0, 2000000000);
 	CHECK_EQ(t.s->ports[2].st.pause_storms, 0);
 	CHECK_EQ(t.s->ports[0].occ[0], 4);
