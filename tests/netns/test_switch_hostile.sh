@@ -16,10 +16,19 @@
 #    p3, so only the flood bounds act): at most flood_queue (64) copies wait
 #    for p3, the UMEM's free pool stays above the reserve, and afterwards
 #    every port forwards.
+#  - frozen_credit_peer: s's port up is a credit link to switch B (h4 behind
+#    it); h1 sends UDP to h4 and B is stopped (SIGSTOP). Once the credits B
+#    granted are spent, s sends B no data, only its CREDIT keepalives (every
+#    50 ms), and when B continues the traffic flows again. (A note of the
+#    audit saw ~780 frames/s toward a frozen credit peer; not so here.)
 . "$(dirname "$0")/lib.sh"
 
 setup() {
 	mk_star s 3
+	mk_switch B
+	mk_host h4
+	link_host B p4 h4 4
+	link_switches s up B down
 }
 
 # start_s P3EXTRA: the switch, p1 and p3 with PAUSE, 100M ports.
@@ -162,7 +171,54 @@ while time.monotonic() < end:
 	stop_switchd s || fail "stop switchd"
 }
 
+# tx_frames ctrl_tx_frames of s's port up
+up_tx() { jget "$(ctl s counters up)" "(lambda p: '%d %d' % (p['tx_frames'], p['ctrl_tx_frames']))(d['ports']['up'])"; }
+
+t_frozen_credit_peer() {
+	local a b c tx0 ctrl0 tx1 ctrl1 tx2
+	start_switchd s "
+[port p1]
+ifname = $(ifn p1)
+rate = 100M
+[port up]
+ifname = $(ifn up)
+rate = 100M
+role = switch
+flow_control = credit"
+	start_switchd B "
+[port down]
+ifname = $(ifn down)
+rate = 100M
+role = switch
+flow_control = credit
+[port p4]
+ifname = $(ifn p4)
+rate = 100M"
+	hx h1 ping -c 2 -i 0.2 -W 2 10.99.0.4 >/dev/null || fail "ping h1 -> h4 before the freeze"
+	udp_bg h1 10.99.0.4 5 4000
+	sleep 1
+	kill -STOP "$(sw_pid B)" || fail "SIGSTOP B"
+	sleep 0.5   # what B had granted is spent
+	read -r tx0 ctrl0 <<<"$(up_tx)"
+	sleep 2
+	read -r tx1 ctrl1 <<<"$(up_tx)"
+	kill -CONT "$(sw_pid B)" || fail "SIGCONT B"
+	sleep 1
+	read -r tx2 _ <<<"$(up_tx)"
+	a=$((tx1 - tx0 - (ctrl1 - ctrl0)))
+	b=$((ctrl1 - ctrl0))
+	c=$((tx2 - tx1))
+	info "s up toward frozen B, 2 s: $a data frames, $b control frames; after SIGCONT, 1 s: $c frames"
+	assert_eq "$a" 0 "data frames sent toward a frozen credit peer after its credits were spent"
+	assert_le "$b" 60 "control frames (CREDIT keepalives, 20/s) toward a frozen credit peer in 2 s"
+	assert_ge "$c" 1000 "frames sent once B continues"
+	assert_eq "$(jget "$(ctl s status)" "d['umem']['conserved']")" true "umem conserved"
+	stop_switchd s || fail "stop switchd s"
+	stop_switchd B || fail "stop switchd B"
+}
+
 run_setup setup
 run_test pause_storm t_pause_storm
 run_test flood_paused t_flood_paused
+run_test frozen_credit_peer t_frozen_credit_peer
 tests_done
