@@ -124,6 +124,20 @@ t_pause_storm() {
 	grep -q "port p3 priority 0: paused for .* pause storm, action drop" "$L2T_DIR/s.log" ||
 		fail "no pause storm warning in the log: $(tail -3 "$L2T_DIR/s.log")"
 	grep -q '"pause_storms":1' "$L2T_DIR/s.stats" || fail "no pause_storms in the time series"
+	ctl s metrics >"$L2T_DIR/s.prom" || fail "l2ccctl s metrics"
+	for m in l2cc_switch_pause_storms_total l2cc_switch_pause_storm_restores_total \
+		l2cc_switch_pause_storm_drops_total l2cc_switch_flood_refused_total \
+		l2cc_switch_flood_waiting_frames l2cc_switch_flood_held_frames \
+		l2cc_switch_umem_reserve_frames; do
+		grep -q "^# TYPE $m " "$L2T_DIR/s.prom" || fail "switchd's metrics have no $m"
+	done
+	grep -q '^l2cc_switch_pause_storms_total{switch="s",port="p3"} 1$' "$L2T_DIR/s.prom" ||
+		fail "l2cc_switch_pause_storms_total of p3 is not 1: $(grep '^l2cc_switch_pause_storms_total' "$L2T_DIR/s.prom" | tr '\n' ' ')"
+	if command -v promtool >/dev/null 2>&1; then
+		out=$(promtool check metrics <"$L2T_DIR/s.prom" 2>&1) || fail "promtool check metrics: $out"
+	else
+		info "promtool not installed: metric names not checked by it"
+	fi
 	assert_eq "$(jget "$(ctl s status)" "d['umem']['conserved']")" true "umem conserved"
 	stop_switchd s || fail "stop switchd"
 }
