@@ -19,6 +19,7 @@ static const char *const role_names[] = { "host", "switch", NULL };
 static const char *const sched_names[] = { "strict", "rr", NULL };
 static const char *const xdp_mode_names[] = { "native", "skb", NULL };
 static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
+static const char *const wd_action_names[] = { "drop", "forward", "alert", NULL };
 
 static int sw_umem_ok(const struct cfg_change *c, char *err, size_t errlen);
 static int sw_buffer_ok(const struct cfg_change *c, char *err, size_t errlen);
@@ -77,6 +78,10 @@ static const struct cfg_item sw_items[] = {
 	G("cpu_share", CFG_UINT, cpu_share, "10", 1, 100,
 	  "percent of an output's rate that frames from the CPU pseudo-port may take, so "
 	  "notifications never starve data", LIVE),
+	G("flood_queue", CFG_UINT, flood_queue, "64", 1, 1048576,
+	  "flood copies (broadcast, multicast, unknown unicast) that may wait for one output; "
+	  "more are dropped (flood_limit), so a slow or paused port cannot hold the pool",
+	  LIVE, .reload_ok = sw_umem_ok),
 	GE("log_level", log_level, "info", level_names, "least severe message logged", LIVE),
 };
 
@@ -108,6 +113,16 @@ static const struct cfg_item port_items[] = {
 	P("reaction_time", CFG_DURATION, reaction_time, "500us", 0, 100000000,
 	  "PAUSE/PFC headroom allowance for the daemons' scheduling delay (frames keep arriving meanwhile)",
 	  LIVE),
+	P("pause_watchdog", CFG_DURATION, pause_watchdog, "200ms", 0, 60000000000LL,
+	  "output: a priority paused by the peer (PAUSE/PFC) with frames waiting this long is in "
+	  "a pause storm (SONiC's pfcwd detection time); 0 = no watchdog", LIVE),
+	P("pause_watchdog_restore", CFG_DURATION, pause_watchdog_restore, "200ms", 1000000,
+	  600000000000LL, "output: a pause storm is over when no pause for its priority has "
+	  "arrived for this long (restoration time)", LIVE),
+	PE("pause_watchdog_action", pause_watchdog_action, "drop", wd_action_names,
+	   "output: during a pause storm, drop = ignore the pauses and drop the priority's "
+	   "queued and arriving frames (pause_watchdog drops), forward = ignore the pauses and "
+	   "send, alert = keep honouring them and only count and log", LIVE),
 	P("credit_interval", CFG_DURATION, credit_interval, "1ms", 10000, 1000000000,
 	  "credit mode: how often changed credits are re-advertised (lost updates heal this fast)", LIVE),
 	PE("role", role, "host", role_names,
@@ -340,7 +355,7 @@ uint32_t sw_cfg_umem_need(const struct sw_cfg *cfg)
 	uint64_t n = 64 + cfg->cpu_queue * L2CC_NPRIO;
 
 	for (int i = 0; i < cfg->nports; i++)
-		n += sw_port_frames(cfg, &cfg->ports[i]);
+		n += sw_port_frames(cfg, &cfg->ports[i]) + cfg->flood_queue;
 	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
 }
 

@@ -72,6 +72,13 @@ PORT_GET(g_full_events, p->st.buffer_full_events)
 PORT_GET(g_cpu_tx, p->st.cpu_tx)
 PORT_GET(g_cpu_drops, p->st.cpu_drops)
 PORT_GET(g_flood_tx, p->st.flood_tx)
+PORT_GET(g_flood_refused, p->st.flood_refused)
+PORT_GET(g_flood_waiting, p->flood_waiting)
+PORT_GET(g_flood_held, p->flood_held)
+PORT_GET(g_storms, p->st.pause_storms)
+PORT_GET(g_storm_restores, p->st.pause_storm_restores)
+PORT_GET(g_storm_drops, p->st.pause_storm_drops)
+PORT_GET(g_storm_mask, p->wd_storm)
 PORT_GET(g_rx_holds, p->st.rx_holds)
 PORT_GET(g_ctrl_tx, p->st.ctrl_tx_frames)
 
@@ -100,6 +107,15 @@ static const struct ctr port_ctrs[] = {
 	CTR_GET("voq_frames", "voq_frames", CTR_GAUGE, CTR_TS, "Frames queued for this output",
 		g_voq),
 	CTR_GET("xoff_mask", NULL, CTR_GAUGE, CTR_TS, "Priorities held paused upstream", g_xoff_mask),
+	CTR_GET("pause_storms", "pause_storms_total", CTR_COUNTER, CTR_TS,
+	  "Pause storms the watchdog found on this output (a priority paused with frames waiting "
+	  "for pause_watchdog)", g_storms),
+	CTR_GET("pause_storm_restores", "pause_storm_restores_total", CTR_COUNTER, CTR_TS,
+	  "Pause storms over (no pause for pause_watchdog_restore)", g_storm_restores),
+	CTR_GET("pause_storm_drops", "pause_storm_drops_total", CTR_COUNTER, CTR_TS,
+	  "Frames for this output dropped by the pause watchdog (action drop)", g_storm_drops),
+	CTR_GET("pause_storm_mask", NULL, CTR_GAUGE, CTR_TS,
+	  "Priorities of this output in a pause storm now", g_storm_mask),
 	CTR_GET("marked", "marked_total", CTR_COUNTER, CTR_TS, "Data frames sent with FECN set",
 		g_marked),
 	CTR_GET("mark_untagged", "mark_untagged_total", CTR_COUNTER, CTR_TS,
@@ -115,6 +131,12 @@ static const struct ctr port_ctrs[] = {
 		g_cpu_drops),
 	CTR_GET("flood_tx", "flood_tx_total", CTR_COUNTER, 0,
 	  "Flood copies made of frames received on this port", g_flood_tx),
+	CTR_GET("flood_refused", "flood_refused_total", CTR_COUNTER, CTR_TS,
+	  "Flood copies this output refused: flood_queue copies were waiting for it", g_flood_refused),
+	CTR_GET("flood_waiting", "flood_waiting_frames", CTR_GAUGE, CTR_TS,
+	  "Flood copies waiting for this output", g_flood_waiting),
+	CTR_GET("flood_held", "flood_held_frames", CTR_GAUGE, CTR_TS,
+	  "Flooded frames this input buffer holds until their last copy leaves", g_flood_held),
 	CTR_GET("rx_holds", "rx_holds_total", CTR_COUNTER, 0,
 	  "Passes that left frames in the RX ring (input buffer full)", g_rx_holds),
 	CTR_GET("ctrl_tx_frames", "ctrl_tx_frames_total", CTR_COUNTER, 0,
@@ -262,6 +284,7 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		jw_u64(w, "xon", p->frx.cfg.xon);
 		jw_u64(w, "paused_mask", paused);
 		jw_u64(w, "xoff_mask", p->frx.xoff_mask);
+		jw_u64(w, "pause_storm_mask", p->wd_storm);
 		jw_str(w, "marking", p->cpo ? p->cpo->name : "none");
 		if (p->cfg->fc == FC_CREDIT) {
 			int64_t avail[L2CC_NPRIO];
@@ -451,6 +474,7 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	jw_u64(w, "frames", s->umem->nframes);
 	jw_u64(w, "frame_size", s->umem->frame_size);
 	jw_u64(w, "free", s->umem->nfree);
+	jw_u64(w, "reserve", s->reserve);
 	jw_u64(w, "held", s->umem->held);
 	jw_u64(w, "fill", fill);
 	jw_u64(w, "tx", tx);
@@ -608,6 +632,9 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 	prom_sample_u64(w, "l2cc_switch_fdb_entries", labels, s->fdb->count);
 	prom_family(w, "l2cc_switch_umem_free_frames", "gauge", "Frames in the free pool");
 	prom_sample_u64(w, "l2cc_switch_umem_free_frames", labels, s->umem->nfree);
+	prom_family(w, "l2cc_switch_umem_reserve_frames", "gauge",
+		    "Free frames kept for fill rings and control frames: flood copies may not take them");
+	prom_sample_u64(w, "l2cc_switch_umem_reserve_frames", labels, s->reserve);
 	return 0;
 }
 

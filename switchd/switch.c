@@ -33,7 +33,12 @@ const char *const sw_drop_names[SW_DROP_MAX] = {
 	[SW_DROP_UNSUPPORTED] = "unsupported",
 	[SW_DROP_NO_FRAME] = "no_frame",
 	[SW_DROP_CP] = "congestion_point",
+	[SW_DROP_FLOOD_LIMIT] = "flood_limit",
+	[SW_DROP_RESERVE] = "reserve",
+	[SW_DROP_WATCHDOG] = "pause_watchdog",
 };
+
+static const char *const sw_wd_action_names[] = { "drop", "forward", "alert" };
 
 static inline struct voq_frame *sw_frame(const struct sw *s, uint32_t idx)
 {
@@ -193,6 +198,11 @@ static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const uint8_t *pl, si
 			return;
 		}
 	}
+	/* A storm lasts until no pause has come for the restoration time. */
+	for (int i = 0; i < L2CC_NPRIO; i++)
+		if (mc.opcode == L2CC_MACCTRL_PAUSE ? mc.quanta[0] != 0
+		    : (mc.class_enable & (1u << i)) && mc.quanta[i])
+			p->wd_last_pause[i] = s->now;
 	fc_tx_macctrl(&p->etx, &mc, p->cfg->rate, s->now);
 }
 
@@ -266,12 +276,12 @@ static void sw_occ(const struct sw *s, uint32_t out, int prio, struct cp_occ *o)
 }
 
 static void sw_enqueue(struct sw *s, struct sw_port *in, uint32_t out, int prio,
-		       uint32_t idx, uint32_t len, bool charged)
+		       uint32_t idx, uint32_t len, uint8_t flags)
 {
 	struct voq_frame *f = sw_frame(s, idx);
 	struct sw_port *op = &s->ports[out];
 
-	f->flags = charged ? VOQ_F_CHARGED : 0;
+	f->flags = flags;
 	f->cp = 0;
 	voq_push(s->voq, in->idx, out, prio, idx, len);
 	/* The output may have gone to sleep with nothing to send. */
@@ -285,40 +295,92 @@ static void sw_enqueue(struct sw *s, struct sw_port *in, uint32_t out, int prio,
 	}
 }
 
+/* Frame idx left output p's queue (its congestion point hears of it). */
+static void sw_dequeued(struct sw *s, struct sw_port *p, int prio, uint32_t idx)
+{
+	if (p->cpo && p->cpo->dequeue) {
+		struct cp_occ o;
+
+		sw_occ(s, p->idx, prio, &o);
+		p->cpo->dequeue(p->cp, p->idx, prio, idx, &o);
+	}
+}
+
 /* Unknown unicast, broadcast, multicast: a copy to every other port. The
- * original frame goes to the first port; copies are new frames (flooding is
- * rare, and it keeps every frame in exactly one place). Only the original
- * counts in the input buffer, as one frame would in a real switch. */
+ * original frame goes to the first port that takes one; copies are new
+ * frames (flooding is rare, and it keeps every frame in exactly one place).
+ * The frame counts once in its input buffer, as one frame would in a
+ * shared-memory switch, until its last copy leaves (sw_leave): a host that
+ * floods toward a slow or paused output fills its own buffer, not the pool.
+ * Two bounds keep the pool for what must not wait: an output takes at most
+ * flood_queue copies, and a copy never takes one of the reserve's frames. */
 static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, uint32_t len)
 {
 	const void *src = sw_frame_data(s, idx);
-	bool placed = false;
+	uint32_t g = s->flood_free[--s->nflood_free];
+	bool placed = false, others = false;
 
+	s->floods[g] = (struct sw_flood){ .refs = 0, .len = (uint16_t)len };
 	for (int o = 0; o < s->nports; o++) {
-		int64_t c;
+		struct sw_port *op = &s->ports[o];
+		int64_t c = idx;
 
 		if ((uint32_t)o == p->idx)
 			continue;
-		if (!placed) {
-			sw_enqueue(s, p, o, prio, idx, len, true);
-			placed = true;
+		others = true;
+		if (op->flood_waiting >= s->cfg->flood_queue) {
+			p->st.drop[SW_DROP_FLOOD_LIMIT]++;
+			op->st.flood_refused++;
 			continue;
 		}
-		c = umem_alloc(s->umem);
-		if (c < 0) {
-			p->st.drop[SW_DROP_NO_FRAME]++;
-			continue;
+		if (placed) {
+			if (s->umem->nfree <= s->reserve) {
+				p->st.drop[SW_DROP_RESERVE]++;
+				continue;
+			}
+			c = umem_alloc(s->umem);
+			sw_frame(s, c)->addr = umem_addr(s->umem, c);
+			memcpy(sw_frame_data(s, c), src, len);
+			p->st.flood_tx++;
 		}
-		sw_frame(s, c)->addr = umem_addr(s->umem, c);
-		memcpy(sw_frame_data(s, c), src, len);
-		sw_enqueue(s, p, o, prio, c, len, false);
-		p->st.flood_tx++;
+		s->flood_of[c] = g;
+		s->floods[g].refs++;
+		op->flood_waiting++;
+		sw_enqueue(s, p, o, prio, c, len, VOQ_F_FLOOD);
+		placed = true;
 	}
-	if (!placed) {
-		/* A one-port switch: nowhere to go. */
-		sw_release(s, p, prio, len, true);
+	if (placed) {
+		p->flood_held++;
+		return;
+	}
+	/* Nowhere to go: a one-port switch, or every output refused it
+	 * (counted there). */
+	s->flood_free[s->nflood_free++] = g;
+	sw_release(s, p, prio, len, true);
+	if (others)
+		umem_free(s->umem, idx);
+	else
 		sw_drop_frame(s, p, idx, SW_DROP_FILTERED);
+}
+
+/* A queued frame of input ip left output `out` (sent or dropped): its
+ * input buffer gets its room back, for a flood copy only with the last. */
+static void sw_leave(struct sw *s, struct sw_port *ip, uint32_t out, int prio, uint32_t idx,
+		     uint32_t len)
+{
+	uint8_t flags = sw_frame(s, idx)->flags;
+
+	if (flags & VOQ_F_FLOOD) {
+		uint32_t g = s->flood_of[idx];
+
+		s->ports[out].flood_waiting--;
+		if (--s->floods[g].refs)
+			return;
+		len = s->floods[g].len;
+		s->flood_free[s->nflood_free++] = g;
+		ip->flood_held--;
 	}
+	sw_release(s, ip, prio, len, flags & (VOQ_F_CHARGED | VOQ_F_FLOOD));
 }
 
 /* With PAUSE or PFC, a frame that finds its buffer full stays in the RX
@@ -397,7 +459,7 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 	if (out >= 0) {
 		if (s->transit_types && ei.ethertype == L2CC_ETH_P_CTRL)
 			sw_transit(s, p->idx, out, frame, len, &ei);
-		sw_enqueue(s, p, out, prio, idx, len, true);
+		sw_enqueue(s, p, out, prio, idx, len, VOQ_F_CHARGED);
 	} else {
 		sw_flood(s, p, prio, idx, len);
 	}
@@ -432,6 +494,100 @@ static void sw_set_blocked(struct sw *s, struct sw_port *p, uint8_t blocked)
 		p->cpo->blocked(p->cp, p->idx, blocked);
 }
 
+/* ---- pause watchdog ------------------------------------------------------ */
+
+static inline void sw_min(uint64_t *d, uint64_t t)
+{
+	if (t < *d)
+		*d = t;
+}
+
+/*
+ * SONiC's PFC watchdog, for PAUSE and PFC: a priority of output p that has
+ * been paused with frames waiting for the detection time (pause_watchdog)
+ * is in a storm, a peer that will not take frames however long we wait;
+ * left alone, the frames for it fill the input buffers they came from and
+ * pause innocent senders in turn. In a storm the port stops honouring that
+ * priority's pauses and drops its queue (or sends it anyway: forward; or
+ * only counts and logs: alert), until no pause has arrived for the
+ * restoration time. Returns the priorities whose pauses are ignored now.
+ */
+static uint8_t sw_watchdog(struct sw *s, struct sw_port *p, uint8_t open)
+{
+	const struct port_cfg *c = p->cfg;
+	uint8_t waiting;
+
+	/* Every pass of every port comes here: nothing paused, nothing
+	 * timed, no storm is the case to make cheap. */
+	if (open == 0xff && !p->wd_storm && !p->wd_timing)
+		return 0;
+	p->wd_next = UINT64_MAX;
+	if (!c->pause_watchdog || (c->fc != FC_PAUSE && c->fc != FC_PFC)) {
+		p->wd_storm = p->wd_timing = 0;     /* (turned off by a reload) */
+		return 0;
+	}
+	waiting = sw_waiting(s, p, (uint8_t)~open);
+	for (int i = 0; i < L2CC_NPRIO; i++) {
+		uint8_t bit = 1u << i;
+
+		if (p->wd_storm & bit) {
+			uint64_t end = p->wd_last_pause[i] + c->pause_watchdog_restore;
+
+			if (s->now < end) {
+				sw_min(&p->wd_next, end);
+				continue;
+			}
+			p->wd_storm &= ~bit;
+			p->wd_timing &= ~bit;
+			p->st.pause_storm_restores++;
+			pr_info_rl("port %s priority %d: no pause for %llu ms, pause storm over\n",
+				   c->name, i, (unsigned long long)(c->pause_watchdog_restore / 1000000));
+		}
+		if (!(waiting & bit)) {
+			p->wd_timing &= ~bit;
+			continue;
+		}
+		if (!(p->wd_timing & bit)) {
+			p->wd_timing |= bit;
+			p->wd_since[i] = s->now;
+		}
+		if (s->now - p->wd_since[i] < c->pause_watchdog) {
+			sw_min(&p->wd_next, p->wd_since[i] + c->pause_watchdog);
+			continue;
+		}
+		p->wd_storm |= bit;
+		p->st.pause_storms++;
+		sw_min(&p->wd_next, p->wd_last_pause[i] + c->pause_watchdog_restore);
+		pr_warn_rl("port %s priority %d: paused for %llu ms with %u frames waiting: pause "
+			   "storm, action %s until no pause for %llu ms\n", c->name, i,
+			   (unsigned long long)((s->now - p->wd_since[i]) / 1000000),
+			   s->voq->out_frames[(size_t)p->idx * VOQ_NPRIO + i],
+			   sw_wd_action_names[c->pause_watchdog_action],
+			   (unsigned long long)(c->pause_watchdog_restore / 1000000));
+	}
+	return c->pause_watchdog_action == SW_WD_ALERT ? 0 : p->wd_storm;
+}
+
+/* Action drop: every frame queued for p in the stormed priorities goes, and
+ * the input buffers they held get their room back. */
+static void sw_watchdog_drop(struct sw *s, struct sw_port *p, uint8_t prios)
+{
+	for (int prio = 0; prio < L2CC_NPRIO; prio++) {
+		if (!(prios & (1u << prio)))
+			continue;
+		for (uint32_t in = 0; in < s->voq->nports; in++) {
+			uint32_t idx;
+
+			while ((idx = voq_pop(s->voq, in, p->idx, prio)) != VOQ_NONE) {
+				sw_dequeued(s, p, prio, idx);
+				sw_leave(s, &s->ports[in], p->idx, prio, idx, sw_frame(s, idx)->len);
+				sw_drop_frame(s, &s->ports[in], idx, SW_DROP_WATCHDOG);
+				p->st.pause_storm_drops++;
+			}
+		}
+	}
+}
+
 /* Set FECN in a frame leaving p if its congestion point (or `mark` by
  * hand) wants it. Only tagged frames can carry a mark; the others are
  * counted. A frame the congestion point marks does not use up a mark by
@@ -462,12 +618,16 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 {
 	uint32_t space = dp_space(&s->sink, p->idx), sent;
 	bool credit_refused = false, sent_data = false;
-	uint8_t open, mask, refused = 0;
+	uint8_t open, mask, refused = 0, storm;
 
 	p->next_tx_ns = UINT64_MAX;
 	sent = sw_tx_ctrl(s, p, space);
 	space -= sent;
-	open = mask = fc_tx_open_mask(&p->etx, s->now);
+	open = fc_tx_open_mask(&p->etx, s->now);
+	storm = sw_watchdog(s, p, open);
+	if (storm && p->cfg->pause_watchdog_action == SW_WD_DROP)
+		sw_watchdog_drop(s, p, storm);
+	open = mask = open | storm;
 	/* Paused with frames waiting: a victim now, not a root. */
 	sw_set_blocked(s, p, sw_waiting(s, p, (uint8_t)~open));
 	/* Held by flow control at the end of the last pass: the wire resumes
@@ -497,17 +657,12 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 			fc_tx_credit_charge(&p->etx, prio, len);
 		}
 		voq_pop(s->voq, in, p->idx, prio);
-		if (p->cpo && p->cpo->dequeue) {
-			struct cp_occ o;
-
-			sw_occ(s, p->idx, prio, &o);
-			p->cpo->dequeue(p->cp, p->idx, prio, idx, &o);
-		}
+		sw_dequeued(s, p, prio, idx);
 		ip = &s->ports[in];
 		if (sw_mark(s, p, prio, idx, len) == CP_DROP) {
 			/* Counted where it arrived, as every drop is; the
 			 * wire stays free for the next frame. */
-			sw_release(s, ip, prio, len, sw_frame(s, idx)->flags & VOQ_F_CHARGED);
+			sw_leave(s, ip, p->idx, prio, idx, len);
 			sw_drop_frame(s, ip, idx, SW_DROP_CP);
 			continue;
 		}
@@ -515,7 +670,7 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 		sent_data = true;
 		p->st.prio[prio].tx_frames++;
 		p->st.prio[prio].tx_bytes += len;
-		sw_release(s, ip, prio, len, sw_frame(s, idx)->flags & VOQ_F_CHARGED);
+		sw_leave(s, ip, p->idx, prio, idx, len);
 		space--;
 		sent++;
 	}
@@ -594,12 +749,6 @@ bool sw_pass(struct sw *s)
 	return work;
 }
 
-static inline void sw_min(uint64_t *d, uint64_t t)
-{
-	if (t < *d)
-		*d = t;
-}
-
 uint64_t sw_credit_stall_ns(const struct sw_port *p, uint64_t now)
 {
 	return p->credit_stall_acc + (p->credit_stall_start ? now - p->credit_stall_start : 0);
@@ -618,6 +767,7 @@ uint64_t sw_core_deadline(const struct sw *s)
 		const struct sw_port *p = &s->ports[i];
 
 		sw_min(&d, p->next_tx_ns);
+		sw_min(&d, p->wd_next);
 		if (p->frx.cfg.mode != FC_RX_NONE)
 			sw_min(&d, fc_rx_next(&p->frx));
 	}
@@ -664,7 +814,7 @@ int sw_emit(struct sw *s, int prio, const void *frame, uint32_t len)
 	cpu->st.rx_frames++;
 	cpu->st.rx_bytes += len;
 	op->st.cpu_tx++;
-	sw_enqueue(s, cpu, out, prio, idx, len, true);
+	sw_enqueue(s, cpu, out, prio, idx, len, VOQ_F_CHARGED);
 	return 0;
 }
 
@@ -871,6 +1021,9 @@ void sw_core_destroy(struct sw *s)
 		voq_drain(s->voq, sw_voq_free, s);
 	voq_destroy(s->voq);
 	fdb_destroy(s->fdb);
+	free(s->floods);
+	free(s->flood_of);
+	free(s->flood_free);
 	free(s);
 }
 
@@ -897,6 +1050,23 @@ int sw_core_create(struct sw **out, struct sw_cfg *cfg, struct umem *umem,
 	err = voq_create(&s->voq, cfg->nports + 1, umem->nframes, cfg->sched);
 	if (err)
 		goto err;
+	/* Each flooded frame in flight holds at least one UMEM frame. */
+	s->floods = calloc(umem->nframes, sizeof(*s->floods));
+	s->flood_of = calloc(umem->nframes, sizeof(*s->flood_of));
+	s->flood_free = calloc(umem->nframes, sizeof(*s->flood_free));
+	if (!s->floods || !s->flood_of || !s->flood_free) {
+		err = -ENOMEM;
+		goto err;
+	}
+	for (uint32_t g = 0; g < umem->nframes; g++)
+		s->flood_free[g] = umem->nframes - 1 - g;
+	s->nflood_free = umem->nframes;
+	/* As hostd keeps: a ring's worth of frames to refill the fill rings,
+	 * and the few control frames each port may be building (the 16 per
+	 * port of sw_cfg_umem_need); never more than half a small pool. */
+	s->reserve = (uint32_t)cfg->ring_size + 16u * (uint32_t)cfg->nports;
+	if (s->reserve > umem->nframes / 2)
+		s->reserve = umem->nframes / 2;
 	for (i = 0; i < cfg->nports; i++) {
 		struct sw_port *p = &s->ports[i];
 
@@ -904,6 +1074,7 @@ int sw_core_create(struct sw **out, struct sw_cfg *cfg, struct umem *umem,
 		p->cfg = &cfg->ports[i];
 		p->idx = i;
 		p->ipv6_was = -1;
+		p->wd_next = UINT64_MAX;
 		memcpy(p->mac, macs[i], 6);
 		p->if_mtu = mtus[i];
 		sw_port_apply_cfg(s, p);

@@ -17,6 +17,8 @@
 enum fc_mode { FC_NONE = 0, FC_PAUSE, FC_PFC, FC_CREDIT };
 enum port_role { ROLE_HOST = 0, ROLE_SWITCH };
 enum xdp_mode { XDP_MODE_NATIVE = 0, XDP_MODE_SKB };
+/* What the pause watchdog does with a stormed priority of an output. */
+enum sw_wd_action { SW_WD_DROP = 0, SW_WD_FORWARD, SW_WD_ALERT };
 /* A port's `marking`: index into cp_port_names (cp.h): SW_MARK_SWITCH
  * follows the [switch] setting, i names the congestion point cp_names[i - 1]. */
 #define SW_MARK_SWITCH 0
@@ -40,6 +42,11 @@ struct port_cfg {
 	uint64_t pause_quanta;
 	uint64_t credit_interval;   /* ns: periodic credit refresh */
 	uint64_t reaction_time;     /* ns: how late we may react to our buffer (PAUSE headroom) */
+	/* Pause watchdog (SONiC's pfcwd): an output priority paused with frames
+	 * waiting for `pause_watchdog` ns is a storm; the action applies until
+	 * no pause has arrived for `pause_watchdog_restore` ns. 0 = off. */
+	uint64_t pause_watchdog, pause_watchdog_restore;
+	int pause_watchdog_action;  /* enum sw_wd_action */
 	int xdp_mode;
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
 	int marking;                /* congestion point: SW_MARK_SWITCH or 1 + cp_names index */
@@ -72,6 +79,7 @@ struct sw_cfg {
 	_Alignas(8) unsigned char cp_cfg[SW_CP_CFG_MAX];
 	uint64_t cpu_queue;         /* frames the CPU pseudo-port may have queued */
 	uint64_t cpu_share;         /* percent of an output's rate CPU frames may take */
+	uint64_t flood_queue;       /* flood copies that may wait for one output */
 	int log_level;
 	struct port_cfg ports[SW_MAX_PORTS];
 	int nports;

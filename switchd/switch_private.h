@@ -30,6 +30,9 @@ enum sw_drop {
 	SW_DROP_UNSUPPORTED,    /* unknown MAC control opcode or l2cc control type/version */
 	SW_DROP_NO_FRAME,       /* no free frame for a flood copy or a control frame */
 	SW_DROP_CP,             /* dropped at its output by the congestion point (RED) */
+	SW_DROP_FLOOD_LIMIT,    /* a flood copy for an output with flood_queue copies waiting */
+	SW_DROP_RESERVE,        /* a flood copy that would take a frame of the reserve */
+	SW_DROP_WATCHDOG,       /* queued for an output in a pause storm (action drop) */
 	SW_DROP_MAX
 };
 extern const char *const sw_drop_names[SW_DROP_MAX];
@@ -54,6 +57,10 @@ struct sw_port_stats {
 	uint64_t buffer_full_events; /* this input buffer became full (any priority) */
 	uint64_t cpu_tx;            /* frames the CPU pseudo-port queued for this output */
 	uint64_t cpu_drops;         /* ... and refused: over cpu_share, queue or pool full */
+	uint64_t flood_refused;     /* as output: flood copies refused, flood_queue waiting */
+	uint64_t pause_storms;      /* the pause watchdog found a priority in a storm */
+	uint64_t pause_storm_restores; /* ... and the storm over */
+	uint64_t pause_storm_drops; /* frames for this output the watchdog dropped */
 	struct sw_prio_stats prio[L2CC_NPRIO];
 };
 
@@ -83,9 +90,20 @@ struct sw_port {
 	 * of credits (the credit analogue of paused time). */
 	uint64_t credit_stall_start, credit_stall_acc;
 	bool fc_held;               /* the last TX pass ended held by flow control */
+	/* Pause watchdog: the priorities paused with frames waiting (timing)
+	 * and since when, when a pause for each last arrived, the priorities in
+	 * a storm, and when the watchdog next has something to decide
+	 * (UINT64_MAX: nothing). */
+	uint64_t wd_since[L2CC_NPRIO], wd_last_pause[L2CC_NPRIO];
+	uint8_t wd_timing, wd_storm;
+	uint64_t wd_next;
 	uint8_t blocked;            /* priorities with frames that flow control holds */
 	/* CPU-originated frames toward this output: at most cpu_share of its rate. */
 	struct wclock cpu_wc;
+	/* As output: flood copies waiting for it (at most cfg flood_queue). As
+	 * input: flooded frames it holds in its buffer until their last copy
+	 * leaves. */
+	uint32_t flood_waiting, flood_held;
 
 	/* When this port's transmit pass should run again: the wire clock, a
 	 * pause running out, a full TX ring; UINT64_MAX when nothing can go
@@ -117,9 +135,25 @@ struct sw_cp {
 	struct cp *cp;
 };
 
+/* A flooded frame: its copies (the original among them) still queued. The
+ * frame stays charged to its input buffer until the last one leaves. */
+struct sw_flood {
+	uint32_t refs;
+	uint16_t len;
+};
+
 struct sw {
 	struct sw_cfg *cfg;
 	struct umem *umem;
+	/* Free frames flood copies may not take: what the fill rings need to
+	 * keep receiving and control frames (PAUSE, PFC, CREDIT) to be built,
+	 * whatever floods are waiting. */
+	uint32_t reserve;
+	/* Flooded frames in flight, at most one per frame held: the group of
+	 * frame i's copies is flood_of[i], free groups on a stack. */
+	struct sw_flood *floods;
+	uint32_t *flood_of;
+	uint32_t *flood_free, nflood_free;
 	/* Ports [0, nports) are the real ones; ports[nports] is the CPU
 	 * pseudo-port, an input with no wire (sw_emit). */
 	struct sw_port ports[SW_MAX_PORTS + 1];

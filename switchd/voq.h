@@ -32,8 +32,11 @@ struct voq_frame {
 	uint8_t flags;          /* VOQ_F_* */
 	uint8_t cp;             /* the congestion point's own bits for this frame */
 };
-/* Counted in its input buffer: released when it leaves (a flood copy is not). */
+/* Counted in its input buffer: released when it leaves. */
 #define VOQ_F_CHARGED 0x01
+/* One of the copies of a flooded frame: the frame is counted in its input
+ * buffer once, for all of them, until the last one leaves (switch.c). */
+#define VOQ_F_FLOOD 0x02
 
 struct voq_q {
 	uint32_t head, tail;

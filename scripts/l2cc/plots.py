@@ -267,10 +267,11 @@ def _events(R, out, xlim):
     for sw in sorted(R.sw):
         s = R.sw[sw]
         for p, arr in s["ports"].items():
-            for k, label in (("pause_tx", "PAUSE"), ("pfc_tx", "PFC")):
+            for k, label in (("pause_tx", "PAUSE sent by"), ("pfc_tx", "PFC sent by"),
+                             ("pause_storms", "pause storms (watchdog) at")):
                 y = results.Curve(s["t"], arr[k]).per_bin(ga, EVENT_BIN)
                 if y.sum() > 0:
-                    a1.step(grid, y, where="post", lw=0.9, label="%s sent by %s:%s"
+                    a1.step(grid, y, where="post", lw=0.9, label="%s %s:%s"
                             % (label, sw, p))
                     n1 += 1
     _style(a1, R, xlim, "frames per %g ms" % (EVENT_BIN * 1e3),

@@ -34,7 +34,7 @@ FCT_BUCKET_KEYS = {"<10K": "lt10k", "10K-100K": "10k_100k", "100K-1M": "100k_1m"
 HD_TS_MAX_FLOWS = 256      # flows per hostd time-series line (hostd/hd_ctl.c)
 SW_COUNTERS = ("rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "drops", "pause_tx",
                "pause_rx", "pfc_tx", "pfc_rx", "credit_tx", "credit_rx", "fc_ignored",
-               "paused_ns", "credit_stall_ns", "marked", "mark_untagged")
+               "paused_ns", "credit_stall_ns", "marked", "mark_untagged", "pause_storms")
 HD_COUNTERS = ("pause_rx", "pfc_rx", "credit_rx", "credit_tx", "fc_ignored", "fc_blocked",
                "window_blocked", "fecn_rx", "cnp_tx", "cnp_rx", "ack_tx", "ack_rx",
                "notify_drops", "seq_gaps")

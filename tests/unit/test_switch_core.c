@@ -390,21 +390,347 @@ static void test_core_egress_pause(void)
 	swt_destroy(&t);
 }
 
+/* ---- flooding: bounded, charged, never into the reserve --------------------- */
+
+/*
+ * p0: host A, which floods (unknown unicast, 60 bytes). p1: host B, 10M,
+ * PAUSE toward B with short pauses (refreshed every ~25 ms). p2: host V,
+ * which has paused the switch (65535 quanta at 10M: 3.4 s), so whatever is
+ * queued for it stays (the pause watchdog is off there).
+ */
+#define FLOOD_CONF(sw_extra, p0_extra) \
+	"[switch]\nfdb_aging = 0\n" sw_extra \
+	"[port p0]\nrate = 10M\n" p0_extra \
+	"[port p1]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\npause_quanta = 1000\n" \
+	"[port p2]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\npause_watchdog = 0\n"
+
+static const int flood_hosts[][2] = { { H_A, 0 }, { H_B, 1 }, { H_V, 2 } };
+static const uint8_t flood_peer[6] = { 2, 0, 0, 0, 0, 0x66 };
+
+/* The host on port p pauses (quanta > 0) or resumes (0) the switch. */
+static void flood_pause(struct swt *t, int p, uint16_t quanta)
+{
+	uint8_t buf[64];
+	int len = wire_build_pause(buf, sizeof(buf), flood_peer, quanta);
+
+	swt_rx_raw(t, p, buf, len);
+}
+
+/* A floods from `from` to `until` ns: up to 32 frames every 100 us (far
+ * more than 10M carries), while the test's pool (the RX rings) has frames
+ * to give. Returns the fewest free frames the pool had at a pass. */
+static uint32_t flood_run(struct swt *t, uint64_t from, uint64_t until)
+{
+	const struct vt_eth e = { .dst = 0x77, .src = H_A, .prio = -1, .len = 60 };
+	uint32_t low = t->u->nfree;
+
+	for (uint64_t at = from; at < until; at += 100000) {
+		for (int i = 0; i < 32 && t->u->nfree > 4; i++)
+			if (!swt_rx(t, 0, e))
+				break;
+		swt_run(t, at);
+		if (t->u->nfree < low)
+			low = t->u->nfree;
+		if (t->k.n > VT_MAX_LOG / 2)
+			t->k.n = 0;
+	}
+	return low;
+}
+
+/*
+ * Flood copies toward a paused output: at most flood_queue (64) of them wait
+ * there, the others are refused and counted; each waiting copy keeps its
+ * frame charged to A's input buffer until it leaves (the copy to p1 left long
+ * ago); and when V resumes, everything drains and every charge is released.
+ */
+static void test_core_flood_bounded_charged(void)
+{
+	struct swt t;
+	struct sw_port *p0;
+	uint32_t low;
+
+	swt_create(&t, FLOOD_CONF("", ""));
+	swt_learn(&t, flood_hosts, 3);
+	p0 = &t.s->ports[0];
+	flood_pause(&t, 2, 65535);
+	low = flood_run(&t, 0, 300000000);
+	swt_run(&t, 320000000);         /* p1 sends what it has */
+	CHECK_EQ(t.s->voq->out_total[1], 0);
+	CHECK_EQ(t.s->voq->out_total[2], 64);
+	/* The 64 floods waiting for p2 are still in A's buffer. */
+	CHECK_EQ(p0->occ[0], 64 * 60);
+	/* Every flood frame waits in one of two flood queues of 64. */
+	CHECK(low >= 4096 - 2 * 64 - 32);
+	CHECK_EQ(p0->st.drop[SW_DROP_FLOOD_LIMIT],
+		 t.s->ports[1].st.flood_refused + t.s->ports[2].st.flood_refused);
+	CHECK(p0->st.drop[SW_DROP_FLOOD_LIMIT] > 1000);
+	CHECK_EQ(p0->st.drop[SW_DROP_RESERVE], 0);
+	CHECK_EQ(p0->flood_held, 64);
+	CHECK_EQ(t.s->ports[2].flood_waiting, 64);
+	flood_pause(&t, 2, 0);
+	swt_run(&t, 400000000);
+	CHECK_EQ(t.s->voq->out_total[2], 0);
+	CHECK_EQ(p0->occ[0], 0);
+	swt_destroy(&t);
+}
+
+/*
+ * With no bound per output (flood_queue at its maximum), A's frames fanned
+ * out to four paused outputs (p2..p5) would hold four frames per unit of
+ * A's 800-frame buffer, more than the pool has: what stops them is the
+ * reserve. The pool goes below it only by the frames A's buffer still
+ * admits (the test's pool is also its RX rings) and one step's 32, and
+ * p1's PAUSE refreshes toward B (every 25 ms, each a new frame) are still
+ * built while the flood goes on.
+ */
+static void test_core_flood_reserve(void)
+{
+	struct swt t;
+	struct sw_port *p1;
+	uint64_t pause0;
+	uint32_t low;
+
+	swt_create(&t, FLOOD_CONF("flood_queue = 1048576\n", "buffer = 800frames\n")
+		   "[port p3]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\npause_watchdog = 0\n"
+		   "[port p4]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\npause_watchdog = 0\n"
+		   "[port p5]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\npause_watchdog = 0\n");
+	swt_learn(&t, flood_hosts, 3);
+	p1 = &t.s->ports[1];
+	for (int p = 2; p < 6; p++)
+		flood_pause(&t, p, 65535);
+	/* B's frames for V fill p1's buffer: p1 pauses B and must keep doing so. */
+	for (int i = 0; i < 4; i++)
+		CHECK(swt_rx(&t, 1, (struct vt_eth){ .dst = H_V, .src = H_B, .prio = -1, .len = 60 }));
+	swt_run(&t, 1000000);
+	CHECK(p1->frx.xoff_mask & 1);
+	pause0 = p1->frx.st.pause_tx;
+	low = flood_run(&t, 2000000, 500000000);
+	/* The reserve: a ring's worth (1024) and 16 control frames per port. */
+	CHECK_EQ(t.s->reserve, 1024 + 6 * 16);
+	CHECK(low + 800 / 4 + 32 >= t.s->reserve);
+	CHECK(t.s->ports[0].st.drop[SW_DROP_RESERVE] > 1000);
+	for (int i = 0; i < 6; i++)
+		CHECK_EQ(t.s->ports[i].st.drop[SW_DROP_NO_FRAME], 0);
+	CHECK(p1->frx.st.pause_tx - pause0 >= 15);
+	for (int p = 2; p < 6; p++)
+		flood_pause(&t, p, 0);
+	swt_run(&t, 2000000000);
+	CHECK_EQ(t.s->ports[0].occ[0], 0);
+	CHECK_EQ(t.s->ports[0].flood_held, 0);
+	swt_destroy(&t);
+}
+
+/* ---- the pause watchdog ------------------------------------------------------ */
+
+/*
+ * p0: host A (PAUSE toward it, an 8-frame buffer). p1: host B. p2: host V,
+ * which refreshes a 100 ms PAUSE every 50 ms for as long as the test says
+ * (1953 quanta at 10M = 99.99 ms), with the watchdog's keys in wd.
+ */
+#define WD_CONF(wd) \
+	"[switch]\nfdb_aging = 0\n" \
+	"[port p0]\nrate = 10M\nbuffer = 8frames\nflow_control = pause\n" \
+	"[port p1]\nrate = 10M\nbuffer = 4frames\n" \
+	"[port p2]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\n" wd
+
+static const int wd_hosts[][2] = { { H_A, 0 }, { H_B, 1 }, { H_V, 2 } };
+
+/* V pauses p2 from `from` to `until` ns (a PAUSE every 50 ms), the switch
+ * running meanwhile. */
+static void wd_storm(struct swt *t, uint64_t from, uint64_t until)
+{
+	for (uint64_t at = from; at < until; at += 50000000) {
+		swt_run(t, at);
+		flood_pause(t, 2, 1953);
+	}
+	swt_run(t, until);
+}
+
+static void wd_send(struct swt *t, int dst, int n)
+{
+	for (int i = 0; i < n; i++)
+		CHECK(swt_rx(t, 0, (struct vt_eth){ .dst = (uint8_t)dst, .src = H_A, .prio = -1,
+						    .len = 1000 }));
+}
+
+/* The switch of conf with V pausing p2 and 4 of A's frames for V waiting:
+ * the sink's log index before those frames, or -1 if it did not start. */
+static int64_t wd_start(struct swt *t, const char *conf)
+{
+	int e = swt_create_(t, conf);
+	uint32_t from;
+
+	CHECK_EQ(e, 0);
+	if (e)
+		return -1;
+	swt_learn(t, wd_hosts, 3);
+	flood_pause(t, 2, 1953);
+	from = t->k.n;
+	wd_send(t, H_V, 4);
+	return from;
+}
+
+/*
+ * Action drop (the default): V's endless PAUSE holds 4 frames of A's in
+ * A's buffer until the detection time (200 ms) has passed; then the storm
+ * is counted and they are dropped, A's buffer is free again, and what A
+ * sends V during the storm is dropped too while A's frames to B go. 200 ms
+ * after V's last PAUSE, pauses are honoured again and frames reach V.
+ */
+static void test_core_watchdog_drop(void)
+{
+	struct swt t;
+	struct sw_port *p0, *p2;
+	int64_t from = wd_start(&t, WD_CONF(""));
+
+	if (from < 0)
+		return;
+	p0 = &t.s->ports[0];
+	p2 = &t.s->ports[2];
+	wd_storm(&t, 0, 190000000);
+	CHECK_EQ(p0->occ[0], 4);
+	CHECK_EQ(p2->st.pause_storms, 0);
+	wd_storm(&t, 190000000, 300000000);
+	CHECK_EQ(p2->st.pause_storms, 1);
+	CHECK_EQ(p2->wd_storm, 1);
+	CHECK_EQ(p0->occ[0], 0);
+	CHECK_EQ(p0->st.drop[SW_DROP_WATCHDOG], 4);
+	CHECK_EQ(p2->st.pause_storm_drops, 4);
+	CHECK_EQ(vt_count(&t.k, from, 2), 0);
+	/* During the storm: to V dropped, to B sent. */
+	wd_send(&t, H_V, 2);
+	wd_send(&t, H_B, 2);
+	wd_storm(&t, 300000000, 1000000000);
+	CHECK_EQ(p0->st.drop[SW_DROP_WATCHDOG], 6);
+	CHECK_EQ(vt_count(&t.k, from, 1), 2);
+	CHECK_EQ(vt_count(&t.k, from, 2), 0);
+	CHECK_EQ(p0->occ[0], 0);
+	CHECK_EQ(p2->st.pause_storms, 1);
+	CHECK_EQ(p2->st.pause_storm_restores, 0);
+	/* V's last PAUSE came at 950 ms: the storm is over at 1150 ms. */
+	swt_run(&t, 1140000000);
+	CHECK_EQ(p2->wd_storm, 1);
+	swt_run(&t, 1160000000);
+	CHECK_EQ(p2->wd_storm, 0);
+	CHECK_EQ(p2->st.pause_storm_restores, 1);
+	wd_send(&t, H_V, 2);
+	swt_run(&t, 1200000000);
+	CHECK_EQ(vt_count(&t.k, from, 2), 2);
+	CHECK_EQ(p0->st.drop[SW_DROP_WATCHDOG], 6);
+	swt_destroy(&t);
+}
+
+/* Action forward: the storm's frames go to V despite its pauses. */
+static void test_core_watchdog_forward(void)
+{
+	struct swt t;
+	struct sw_port *p0, *p2;
+	int64_t from = wd_start(&t, WD_CONF("pause_watchdog = 100ms\npause_watchdog_action = forward\n"));
+
+	if (from < 0)
+		return;
+	p0 = &t.s->ports[0];
+	p2 = &t.s->ports[2];
+	wd_storm(&t, 0, 90000000);
+	CHECK_EQ(vt_count(&t.k, from, 2), 0);
+	CHECK_EQ(p0->occ[0], 4);
+	wd_storm(&t, 90000000, 150000000);
+	CHECK_EQ(p2->st.pause_storms, 1);
+	CHECK_EQ(vt_count(&t.k, from, 2), 4);
+	CHECK_EQ(p0->occ[0], 0);
+	CHECK_EQ(p0->st.drop[SW_DROP_WATCHDOG], 0);
+	wd_send(&t, H_V, 2);
+	wd_storm(&t, 150000000, 300000000);
+	CHECK_EQ(vt_count(&t.k, from, 2), 6);
+	swt_destroy(&t);
+}
+
+/* Action alert: the storm is counted (and logged), the pauses still hold. */
+static void test_core_watchdog_alert(void)
+{
+	struct swt t;
+	struct sw_port *p0, *p2;
+	int64_t from = wd_start(&t, WD_CONF("pause_watchdog_action = alert\npause_watchdog_restore = 100ms\n"));
+
+	if (from < 0)
+		return;
+	p0 = &t.s->ports[0];
+	p2 = &t.s->ports[2];
+	wd_storm(&t, 0, 500000000);
+	CHECK_EQ(p2->st.pause_storms, 1);
+	CHECK_EQ(p2->wd_storm, 1);
+	CHECK_EQ(vt_count(&t.k, from, 2), 0);
+	CHECK_EQ(p0->occ[0], 4);
+	CHECK_EQ(p0->st.drop[SW_DROP_WATCHDOG], 0);
+	/* Last PAUSE at 450 ms, for 100 ms: the frames go at 550 ms, and the
+	 * storm is over then too (restoration time 100 ms). */
+	swt_run(&t, 600000000);
+	CHECK_EQ(vt_count(&t.k, from, 2), 4);
+	CHECK_EQ(p2->wd_storm, 0);
+	CHECK_EQ(p2->st.pause_storm_restores, 1);
+	swt_destroy(&t);
+}
+
+/*
+ * Pauses that come and go are flow control, not a storm: V pauses for
+ * 150 ms at a time with frames waiting, then resumes and the frames go;
+ * four rounds make 600 ms paused, but never 200 ms in one stretch. The
+ * watchdog off (0) never acts on a pause however long.
+ */
+static void test_core_watchdog_short_pauses(void)
+{
+	struct swt t;
+	struct sw_port *p2;
+	uint32_t from;
+
+	swt_create(&t, WD_CONF(""));
+	swt_learn(&t, wd_hosts, 3);
+	p2 = &t.s->ports[2];
+	from = t.k.n;
+	for (int r = 0; r < 4; r++) {
+		uint64_t at = (uint64_t)r * 200000000;
+
+		wd_storm(&t, at, at + 150000000);
+		wd_send(&t, H_V, 2);
+		wd_storm(&t, at + 150000000, at + 150000000);
+		flood_pause(&t, 2, 1953);
+		swt_run(&t, at + 190000000);
+		flood_pause(&t, 2, 0);
+		swt_run(&t, at + 200000000);
+	}
+	CHECK_EQ(p2->st.pause_storms, 0);
+	CHECK_EQ(vt_count(&t.k, from, 2), 8);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_WATCHDOG], 0);
+	swt_destroy(&t);
+
+	if (wd_start(&t, WD_CONF("pause_watchdog = 0\n")) < 0)
+		return;
+	wd_storm(&t, 0, 2000000000);
+	CHECK_EQ(t.s->ports[2].st.pause_storms, 0);
+	CHECK_EQ(t.s->ports[0].occ[0], 4);
+	flood_pause(&t, 2, 0);
+	swt_run(&t, 2100000000);
+	CHECK_EQ(t.s->ports[0].occ[0], 0);
+	swt_destroy(&t);
+}
+
 /* ---- Santos: roots mark, victims never, blocked outputs revoke ------------- */
 
 /*
  * p0 and p3: inputs from hosts A and C. p1: toward host R, free (a root
  * when frames pile up for it). p2: toward a switch with V behind it, credit
- * flow control and no credits yet (a victim: blocked).
+ * flow control and no credits yet (a victim: blocked). The hosts are static
+ * FDB entries: learning by broadcast would leave a copy of each broadcast
+ * waiting at blocked p2, and charged to its input buffer until it leaves.
  */
 #define SANTOS_CONF(p1extra) \
 	"[switch]\nfdb_aging = 0\nmarking = santos\n" \
 	"[port p0]\nrate = 10M\nbuffer = 4frames\n" \
 	"[port p1]\nrate = 10M\nbuffer = 4frames\n" p1extra \
 	"[port p2]\nrate = 10M\nbuffer = 4frames\nflow_control = credit\nrole = switch\n" \
-	"[port p3]\nrate = 10M\nbuffer = 8frames\n"
-
-static const int santos_hosts[][2] = { { H_A, 0 }, { H_R, 1 }, { H_V, 2 }, { H_C, 3 } };
+	"[port p3]\nrate = 10M\nbuffer = 8frames\n" \
+	"[fdb 02:00:00:00:00:0a]\nport = p0\n[fdb 02:00:00:00:00:14]\nport = p1\n" \
+	"[fdb 02:00:00:00:00:1e]\nport = p2\n[fdb 02:00:00:00:00:0c]\nport = p3\n"
 
 /* Frames tagged so they can carry marks. */
 static void santos_send(struct swt *t, int port, int src, int dst, int n)
@@ -422,7 +748,6 @@ static void test_core_santos_root_marks_cnt1(void)
 	int marked = 0, unmarked = 0, order[64], n = 0;
 
 	swt_create(&t, SANTOS_CONF(""));
-	swt_learn(&t, santos_hosts, 4);
 	cp = t.s->ports[1].cp;
 	CHECK(cp != NULL && t.s->ports[1].cpo == cp_find("santos"));
 	/* C sends 3 to R and A 2 to V (stuck: no credits); p1 sends what its
@@ -504,7 +829,6 @@ static void test_core_santos_blocked_revokes(void)
 	int len;
 
 	swt_create(&t, SANTOS_CONF("flow_control = pause\n"));
-	swt_learn(&t, santos_hosts, 4);
 	santos_send(&t, 3, H_C, H_R, 3);
 	santos_send(&t, 0, H_A, H_V, 2);
 	swt_at(&t, 0);
@@ -541,7 +865,6 @@ static void test_core_naive_marks_victims(void)
 	snprintf(conf, sizeof(conf), "%s", SANTOS_CONF(""));
 	memcpy(strstr(conf, "santos"), "naive ", 6);
 	swt_create(&t, conf);
-	swt_learn(&t, santos_hosts, 4);
 	santos_send(&t, 0, H_A, H_V, 2);
 	santos_send(&t, 0, H_A, H_R, 3);
 	swt_at(&t, 0);
@@ -563,7 +886,6 @@ static void test_core_naive_marks_victims(void)
 	memcpy(strstr(conf, "santos"), "none  ", 6);
 	swt_create(&t, conf);
 	CHECK(t.s->ports[1].cp == NULL && t.s->ncps == 0);
-	swt_learn(&t, santos_hosts, 4);
 	santos_send(&t, 3, H_C, H_R, 3);
 	santos_send(&t, 0, H_A, H_R, 5);
 	swt_run(&t, 100000000);
@@ -756,6 +1078,7 @@ static void test_core_qcn_sampling(void)
 	swt_create(&t, "[switch]\nfdb_aging = 0\ncpu_share = 100\n"
 		       "[port p0]\nrate = 10M\nbuffer = 256frames\n"
 		       "[port p1]\nrate = 10M\nbuffer = 4frames\nflow_control = pause\n"
+		       "pause_watchdog = 0\n"
 		       "marking = qcn\nset_point = 4000\nmin_sample_base = 15000\n");
 	swt_learn(&t, hosts, 2);
 	prev = 0;
@@ -971,6 +1294,12 @@ int main(void)
 	RUN(test_core_credit_grants);
 	RUN(test_core_egress_credits);
 	RUN(test_core_egress_pause);
+	RUN(test_core_flood_bounded_charged);
+	RUN(test_core_flood_reserve);
+	RUN(test_core_watchdog_drop);
+	RUN(test_core_watchdog_forward);
+	RUN(test_core_watchdog_alert);
+	RUN(test_core_watchdog_short_pauses);
 	RUN(test_core_santos_root_marks_cnt1);
 	RUN(test_core_santos_blocked_revokes);
 	RUN(test_core_naive_marks_victims);
