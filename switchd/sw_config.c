@@ -123,6 +123,10 @@ static const struct cfg_item port_items[] = {
 	   "output: during a pause storm, drop = ignore the pauses and drop the priority's "
 	   "queued and arriving frames (pause_watchdog drops), forward = ignore the pauses and "
 	   "send, alert = keep honouring them and only count and log", LIVE),
+	P("pause_watchdog_switch", CFG_BOOL, pause_watchdog_switch, "no", 1, 0,
+	  "output: watch a port toward a switch (role = switch) too; off by default: a host that "
+	  "pauses for ever is the threat, while a congested switch's long pauses are the fabric's "
+	  "own flow control, which congestion-spreading experiments reproduce", LIVE),
 	P("credit_interval", CFG_DURATION, credit_interval, "1ms", 10000, 1000000000,
 	  "credit mode: how often changed credits are re-advertised (lost updates heal this fast)", LIVE),
 	PE("role", role, "host", role_names,

@@ -522,7 +522,8 @@ static uint8_t sw_watchdog(struct sw *s, struct sw_port *p, uint8_t open)
 	if (open == 0xff && !p->wd_storm && !p->wd_timing)
 		return 0;
 	p->wd_next = UINT64_MAX;
-	if (!c->pause_watchdog || (c->fc != FC_PAUSE && c->fc != FC_PFC)) {
+	if (!c->pause_watchdog || (c->fc != FC_PAUSE && c->fc != FC_PFC) ||
+	    (c->role == ROLE_SWITCH && !c->pause_watchdog_switch)) {
 		p->wd_storm = p->wd_timing = 0;     /* (turned off by a reload) */
 		return 0;
 	}

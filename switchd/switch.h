@@ -47,6 +47,7 @@ struct port_cfg {
 	 * no pause has arrived for `pause_watchdog_restore` ns. 0 = off. */
 	uint64_t pause_watchdog, pause_watchdog_restore;
 	int pause_watchdog_action;  /* enum sw_wd_action */
+	bool pause_watchdog_switch; /* watch a role = switch port too */
 	int xdp_mode;
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
 	int marking;                /* congestion point: SW_MARK_SWITCH or 1 + cp_names index */
