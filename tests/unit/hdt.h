@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "vt.h"
+#include "json.h"
 #include "../../hostd/hostd_private.h"
 
 /* Our host's MAC (vt_mac id), the peers it talks to, and the switch. */
@@ -202,6 +203,35 @@ static inline int hdt_data(struct hdt *t, uint32_t from)
 	for (uint32_t i = from; i < t->k.n; i++)
 		n += t->k.log[i].port == P_UP && vt_ethertype(&t->k.log[i]) == L2CC_ETH_P_DATA_TAG;
 	return n;
+}
+
+/* The text of key's value in the law's describe of flow f, as the control
+ * socket's `flows` shows it under "law" (a string without its quotes), in
+ * buf; NULL when the flow or the key is absent. */
+static inline const char *hdt_law_text(struct hdt *t, const struct flow *f, const char *key,
+				       char *buf, size_t n)
+{
+	const char *p, *end, *ret = NULL;
+	char pat[64];
+	struct jw w;
+
+	if (!f || !t->h->rpo->describe || !n)
+		return NULL;
+	jw_init(&w);
+	jw_obj_begin(&w, NULL);
+	t->h->rpo->describe(t->h->rp, f, &w);
+	jw_obj_end(&w);
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = w.buf ? strstr(w.buf, pat) : NULL;
+	if (p) {
+		p += strlen(pat);
+		p += *p == '"';
+		end = p + strcspn(p, "\",}");
+		snprintf(buf, n, "%.*s", (int)(end - p), p);
+		ret = buf;
+	}
+	jw_free(&w);
+	return ret;
 }
 
 #endif

@@ -35,24 +35,10 @@ static void ib_cnp(struct hdt *t, int from, uint16_t flow, uint32_t marked)
 /* A value of the law's describe of flow id (-1 if absent). */
 static long long ib_law(struct hdt *t, uint16_t id, const char *key)
 {
-	const struct flow *f = flow_by_id(t->h->flows, id);
-	char pat[64];
-	const char *p;
-	long long v = -1;
-	struct jw w;
+	char buf[32];
+	const char *v = hdt_law_text(t, flow_by_id(t->h->flows, id), key, buf, sizeof(buf));
 
-	if (!f)
-		return -1;
-	jw_init(&w);
-	jw_obj_begin(&w, NULL);
-	t->h->rpo->describe(t->h->rp, f, &w);
-	jw_obj_end(&w);
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = w.buf ? strstr(w.buf, pat) : NULL;
-	if (p)
-		v = strtoll(p + strlen(pat), NULL, 10);
-	jw_free(&w);
-	return v;
+	return v ? strtoll(v, NULL, 10) : -1;
 }
 
 /* The host stack sends a frame of len bytes to dst at priority prio. */
