@@ -11,6 +11,8 @@ plots/queues.png           input buffer occupancy and output queue of every swit
                            that held data
 plots/events.png           PAUSE/PFC frames sent, ECN marks, CNPs: counts per 10 ms
 plots/congestion_state.png each port's congestion state over time (ibcc), when any entered it
+plots/path_levels.png      each path's congestion level as its source hears it (L2CI
+                           feedback, prc) against the law's target, when any has one
 plots/rate_limits.png      the rate each flow's hostd law allows it over time, and
                            dotted its target rate where the law keeps one (flows
                            whose hostd paces them; a rate law's answer to the marks)
@@ -172,6 +174,9 @@ def plot_all(d, rate_window=None, xlim=None):
     if cs:
         made.append(cs)
     rl = _rate_limits(R, out, xlim)
+    pl = _path_levels(R, out, xlim)
+    if pl:
+        made.append(pl)
     if rl:
         made.append(rl)
     if res and res.get("fct"):
@@ -364,6 +369,41 @@ def _rate_limits(R, out, xlim):
     ax.set_ylim(bottom=0)
     _legend(ax, len(series))
     return _save(fig, os.path.join(out, "rate_limits.png"))
+
+
+def _path_levels(R, out, xlim):
+    """Each path's level as its source hears it (prc's level_pct, from L2CI
+    feedback: the most congested output on the path, percent of its
+    buffer), with the law's target dotted; None when no flow has one."""
+    names = {str(nd.get("mac") or "").lower(): n for n, nd in R.nodes.items()}
+    confs = R._hostd_confs()
+    rows = []
+    for host in sorted(R.hd):
+        for key, fl in R.hd[host]["flows"].items():
+            lv = fl.get("level_pct")
+            if lv is None or np.isnan(lv).all():
+                continue
+            hops = fl["hops"][~np.isnan(fl["hops"])]
+            label = "%s>%s" % (host, names.get(key.lower(), key))
+            if len(hops):
+                label += " (%d hops)" % hops[-1]
+            rows.append((label, fl["t"] - R.t0, lv, confs.get(host, {})))
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=SIZE)
+    cmap = plt.get_cmap("tab20" if len(rows) > 10 else "tab10")
+    targets = set()
+    for i, (label, t, lv, conf) in enumerate(rows):
+        ax.step(t, lv, where="post", lw=0.8, color=cmap(i % cmap.N), label=label)
+        if conf.get("law") == "prc":
+            targets.add(conf.get("target") or 25.0)
+    for tg in sorted(targets):
+        ax.axhline(tg, color="k", ls=":", lw=0.8)
+    _style(ax, R, xlim, "level (% of a port buffer)",
+           _title(R, "level each path's source hears (L2CI feedback; dotted: the target)"))
+    ax.set_ylim(bottom=0)
+    _legend(ax, len(rows))
+    return _save(fig, os.path.join(out, "path_levels.png"))
 
 
 def _fct(R, out):

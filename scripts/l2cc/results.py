@@ -254,14 +254,19 @@ class Run:
         for name, nd in self.nodes.items():
             if nd.get("kind") != "host" or not nd.get("hostd"):
                 continue
-            conf = {"tag": True, "wire_overhead": 0, "pcp_from_dscp": False}
+            conf = {"tag": True, "wire_overhead": 0, "pcp_from_dscp": False, "law": "static",
+                    "target": None}
             try:
                 with open(os.path.join(self.dir, "configs", name + ".conf")) as f:
                     for line in f:
-                        m = re.match(r"^\s*(tag|wire_overhead|pcp_from_dscp)\s*=\s*(\S+)",
-                                     line.split("#")[0])
+                        m = re.match(r"^\s*(tag|wire_overhead|pcp_from_dscp|law|target)\s*="
+                                     r"\s*(\S+)", line.split("#")[0])
                         if m and m.group(1) in ("tag", "pcp_from_dscp"):
                             conf[m.group(1)] = m.group(2).lower() in ("yes", "true", "on", "1")
+                        elif m and m.group(1) == "law":
+                            conf["law"] = m.group(2)
+                        elif m and m.group(1) == "target":
+                            conf["target"] = float(m.group(2))
                         elif m:
                             conf["wire_overhead"] = int(m.group(2))
             except (OSError, ValueError):
@@ -357,12 +362,17 @@ class Run:
                 if e is None:
                     e = vals[key] = {k: np.full(n, np.nan) for k in
                                      ("bytes_out", "frames_out", "marks", "cnp_in", "drops",
-                                      "queue_bytes", "rate_bps", "target_bps")}
+                                      "queue_bytes", "rate_bps", "target_bps", "level_pct",
+                                      "hops")}
                 for k in e:
                     e[k][i] = fl.get(k, 0)
                 # A law that keeps a target rate says so in its state
-                # (dcqcn: Rt as rt_bps); NaN for the others.
-                e["target_bps"][i] = fl.get("law", {}).get("rt_bps", np.nan)
+                # (dcqcn: Rt as rt_bps); NaN for the others. So does a law
+                # that hears a path's level (prc: level_pct, hops).
+                law = fl.get("law", {})
+                e["target_bps"][i] = law.get("rt_bps", np.nan)
+                e["level_pct"][i] = law.get("level_pct", np.nan)
+                e["hops"][i] = law.get("hops", np.nan)
         flows = {}
         for key, e in vals.items():
             idx = np.flatnonzero(~np.isnan(e["bytes_out"]))
@@ -370,7 +380,8 @@ class Run:
             # created during the series, and all it counts is new.
             new = bool(idx[0] > 0 and (~full[:idx[0]]).any())
             out = {"t": t[idx], "idx": idx, "queue": e["queue_bytes"][idx],
-                   "rate_bps": e["rate_bps"][idx], "target_bps": e["target_bps"][idx]}
+                   "rate_bps": e["rate_bps"][idx], "target_bps": e["target_bps"][idx],
+                   "level_pct": e["level_pct"][idx], "hops": e["hops"][idx]}
             for k in ("bytes_out", "frames_out", "marks", "cnp_in", "drops"):
                 v = e[k][idx]
                 inc = np.diff(v, prepend=v[0])
