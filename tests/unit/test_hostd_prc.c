@@ -14,6 +14,7 @@
  *  - a FEEDBACK for our path steps its rate; one from another address
  *    than the path's destination does not (forged);
  *  - a path that sends and hears no feedback steps as if at level 0;
+ *  - with [law] persistent, a path that comes back resumes as it was;
  *  - as a path's egress: a DISCOVER is echoed unchanged at once; FEEDBACK
  *    per fb_bytes, at least fb_min apart, at most fb_max apart while the
  *    path is active, none once it is idle.
@@ -398,6 +399,37 @@ out:
 	hdt_destroy(&t);
 }
 
+/* [law] persistent: a path whose flow expired and comes back resumes
+ * active at its rate, with no second DISCOVER. */
+static void test_prc_persistent(void)
+{
+	struct hdt t;
+	struct flow *f;
+	uint64_t r;
+
+	hdt_create(&t, "granularity = dst\ntag = yes\nflow_idle = 100ms\n[law]\nlaw = prc\n"
+		   "persistent = yes\n");
+	f = prc_active(&t);
+	if (!f)
+		goto out;
+	prc_feedback(&t, B, f->id, 1, 6000);
+	r = prc_rate(&t, f);
+	CHECK(r < 50000000);
+	hdt_run(&t, 1000000000);
+	CHECK(prc_flow(&t, B) == NULL);         /* expired */
+	CHECK_EQ(t.h->st.law_saves, 1);
+	hdt_host(&t, B, 1000);
+	hdt_run(&t, 1001000000);
+	f = prc_flow(&t, B);
+	CHECK(f != NULL);
+	CHECK_EQ(t.h->st.law_resumes, 1);
+	CHECK_EQ(prc_law(&t, f, "state"), 2);
+	CHECK_EQ(prc_rate(&t, f), r);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_DISCOVER, NULL), 1);
+out:
+	hdt_destroy(&t);
+}
+
 /* As the egress of B's path to us. */
 static void test_prc_egress(void)
 {
@@ -526,6 +558,7 @@ int main(int argc, char **argv)
 	RUN(test_prc_step_response);
 	RUN(test_prc_feedback);
 	RUN(test_prc_feedback_timeout);
+	RUN(test_prc_persistent);
 	RUN(test_prc_egress);
 	return check_summary();
 }
