@@ -139,6 +139,7 @@ static const struct ctr hd_ctrs[] = {
 	C(l2ci_feedback_rx, "L2CI FEEDBACKs for one of our paths (to the law)"),
 	C(l2ci_unknown, "L2CI messages for another host, or naming no path of ours from its "
 	  "destination (ignored)"),
+	C(ce_set, "IP CE set on ECN-capable packets leaving a backed-up flow (the law's: PRC_ECN)"),
 	C(notify_drops, "CNPs/ACKs not sent: queue full, no frame or peer table full"),
 	C(law_saves, "Law states kept when a flow ended ([law] persistent)"),
 	C(law_resumes, "New flows that took up their key's kept law state"),

@@ -476,6 +476,11 @@ static void hd_send_flow(struct hd *h, struct flow *f, int prio)
 			  : next && hd_paced(&x->out) ? RP_LIMIT_RATE : RP_LIMIT_NONE;
 	uint32_t seq = f->seq_next;
 
+	/* The law's ECN for a backed-up flow (before the tag: the IP header
+	 * is then where wire_ip_set_ce looks first). */
+	if (h->rpo->ce && h->rpo->ce(h->rp, f) &&
+	    !wire_ip_set_ce(umem_data(h->umem, addr), len))
+		h->st.ce_set++;
 	if (h->cfg->tag) {
 		uint8_t *frame = umem_data(h->umem, addr);
 		struct wire_tag t = { .flow = f->id, .seq = seq };

@@ -18,7 +18,7 @@
 #include "config.h"
 
 #define HD_MAX_RATES 256        /* [rate LABEL] sections */
-#define HD_LAW_CFG_MAX 128      /* bytes of a law's own keys (rp_ops.cfg_size) */
+#define HD_LAW_CFG_MAX 192      /* bytes of a law's own keys (rp_ops.cfg_size) */
 
 enum hd_fc { HD_FC_AUTO = 0, HD_FC_NONE, HD_FC_PAUSE, HD_FC_PFC, HD_FC_CREDIT };
 enum hd_mode { HD_MODE_UNRELIABLE = 0, HD_MODE_RELIABLE };

@@ -78,6 +78,7 @@ struct hd_stats {
 	uint64_t l2ci_feedback_tx, l2ci_feedback_rx;
 	uint64_t l2ci_unknown;      /* L2CI for another host, or naming no path of ours
 				     * from its destination (ignored) */
+	uint64_t ce_set;            /* IP CE set on ECN-capable packets leaving (the law's) */
 	uint64_t notify_drops;      /* CNP/ACK not sent: control queue full or no frame */
 	uint64_t law_saves, law_resumes; /* [law] persistent: states kept, and taken up again */
 };

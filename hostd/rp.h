@@ -151,6 +151,10 @@ struct rp_ops {
 	/* The law's flows are paths to a destination: granularity must be dst
 	 * (checked when the configuration loads). */
 	bool per_path;
+	/* Optional: true to leave the flow's next frame with IP CE set when it
+	 * is an ECN-capable packet (PRC_ECN: a backed-up path tells its TCP
+	 * senders); hostd sets it, keeping the IPv4 checksum valid. */
+	bool (*ce)(const struct rp *rp, const struct flow *f);
 };
 
 /* The registry (rp_registry.c). */

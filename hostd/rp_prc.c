@@ -353,6 +353,13 @@ static const struct rp_gauge prc_gauges[] = {
 	{ "state", "Path state: 1 discovering, 2 active, 3 no-l2ci (static rate)", g_state },
 };
 
+/* PRC_ECN (McAlpine 2005 §9): a path whose queue here is backed up marks
+ * its ECN-capable packets, so TCP senders slow before the queue drops. */
+static bool prc_ce(const struct rp *rp, const struct flow *f)
+{
+	return rp->k->ecn_queue && f->q.bytes > rp->k->ecn_queue;
+}
+
 static int prc_check(void *cfg, char *err, size_t errlen)
 {
 	struct prc_law_cfg *k = cfg;
@@ -409,6 +416,10 @@ static const struct cfg_item prc_keys[] = {
 	  "fb_timeout_rtts min RTTs, the longer) steps as if its level were 0"),
 	K("fb_timeout_rtts", CFG_UINT, fb_timeout_rtts, "8", 0, 1000,
 	  "prc: the same in min RTTs (from the discover)"),
+	K("ecn_queue", CFG_SIZE, ecn_queue, "0", 0, 1LL << 30,
+	  "prc: PRC_ECN (McAlpine 2005 §9): while a path's queue at this host holds more than "
+	  "this many bytes, its ECN-capable IP packets leave with CE set (the hosts' TCP must "
+	  "ask for ECN: tcp_ecn); 0 = off"),
 };
 #undef K
 
@@ -433,4 +444,5 @@ const struct rp_ops rp_prc_ops = {
 	.ngauges = sizeof(prc_gauges) / sizeof(prc_gauges[0]),
 	.np = "l2ci",
 	.per_path = true,
+	.ce = prc_ce,
 };

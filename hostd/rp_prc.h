@@ -23,6 +23,7 @@ struct prc_law_cfg {
 	double ai, md;          /* additive increase below target (x path speed), and
 				 * multiplicative decrease above it, per tau */
 	uint64_t tau;           /* ns: the time one step's gains are for */
+	uint64_t ecn_queue;     /* PRC_ECN: CE on ECT packets of a path queued above this; 0 off */
 	double dmax;            /* largest cut per feedback, 0 .. 1 */
 	uint64_t rmin_div;      /* Rmin = path speed / rmin_div */
 	uint64_t discover_tries;

@@ -15,6 +15,7 @@
  *    than the path's destination does not (forged);
  *  - a path that sends and hears no feedback steps as if at level 0;
  *  - with [law] persistent, a path that comes back resumes as it was;
+ *  - PRC_ECN: CE on the ECN-capable packets of a backed-up path;
  *  - as a path's egress: a DISCOVER is echoed unchanged at once; FEEDBACK
  *    per fb_bytes, at least fb_min apart, at most fb_max apart while the
  *    path is active, none once it is idle.
@@ -430,6 +431,59 @@ out:
 	hdt_destroy(&t);
 }
 
+/* The host sends an IPv4 frame of len bytes to B, ECN-capable (ECT(0)) or not. */
+static void prc_host_ip(struct hdt *t, uint32_t len, bool ect)
+{
+	struct vt_eth e = { .dst = B, .src = ME, .prio = -1, .len = len };
+	uint32_t l;
+	uint64_t addr = vt_frame_make(t->u, &e, &l);
+	uint8_t *p = umem_data(t->u, addr);
+
+	p[14] = 0x45;
+	p[15] = ect ? 0x02 : 0x00;
+	hd_rx_host_frame(t->h, addr, l);
+}
+
+/* PRC_ECN: with ecn_queue, the ECN-capable packets that leave while the
+ * path's queue holds more than it carry CE; the others, and all of them
+ * without the key, leave as they came. */
+static void test_prc_ecn(void)
+{
+	struct hdt t;
+	struct flow *f;
+	int ce = 0, ect = 0;
+
+	hdt_create(&t, "granularity = dst\ntag = yes\n[law]\nlaw = prc\necn_queue = 5000\n");
+	f = prc_active(&t);
+	if (!f)
+		goto out;
+	/* 10M: 20 frames of 1000 bytes queue up behind the pacer. */
+	prc_feedback(&t, B, f->id, 1, 60000);
+	prc_feedback(&t, B, f->id, 2, 60000);
+	t.k.n = 0;
+	for (int i = 0; i < 20; i++)
+		prc_host_ip(&t, 1000, i % 2 == 0);
+	hdt_run(&t, 3000000000ull);
+	for (uint32_t i = 0; i < t.k.n; i++) {
+		const struct vt_frame *fr = &t.k.log[i];
+		int off;
+
+		if (fr->port != P_UP || (off = wire_tag_find(fr->data, fr->len)) < 0)
+			continue;
+		off += L2CC_TAG_LEN;            /* the IPv4 header */
+		ect += (fr->data[off + 1] & 3) != 0;
+		ce += (fr->data[off + 1] & 3) == 3;
+	}
+	printf("    %d ECN-capable frames left, %d with CE; ce_set %llu\n", ect, ce,
+	       (unsigned long long)t.h->st.ce_set);
+	CHECK_EQ(ect, 10);
+	/* The queue is above 5000 bytes until its last five frames. */
+	CHECK(ce >= 6 && ce <= 9);
+	CHECK_EQ((uint64_t)ce, t.h->st.ce_set);
+out:
+	hdt_destroy(&t);
+}
+
 /* As the egress of B's path to us. */
 static void test_prc_egress(void)
 {
@@ -559,6 +613,7 @@ int main(int argc, char **argv)
 	RUN(test_prc_feedback);
 	RUN(test_prc_feedback_timeout);
 	RUN(test_prc_persistent);
+	RUN(test_prc_ecn);
 	RUN(test_prc_egress);
 	return check_summary();
 }
