@@ -132,12 +132,12 @@ static const struct ctr hd_ctrs[] = {
 	C(cnm_rx, "802.1Qau CNMs from a switch about one of our flows (to the law)"),
 	C(cnm_unknown, "CNMs about no flow of ours: an untagged sample or a flow gone (ignored)"),
 	C(cnm_bad, "CNMs that do not decode: another version or cut short (dropped)"),
-	C(l2ci_discover_rx, "L2CI DISCOVERs for our host, as a path's destination"),
-	C(l2ci_echo_tx, "L2CI DISCOVER_ECHOs sent back to a path's source"),
-	C(l2ci_echo_rx, "L2CI DISCOVER_ECHOs for one of our paths (to the law)"),
-	C(l2ci_feedback_tx, "L2CI FEEDBACKs sent to a path's source, as its egress"),
-	C(l2ci_feedback_rx, "L2CI FEEDBACKs for one of our paths (to the law)"),
-	C(l2ci_unknown, "L2CI messages for another host, or naming no path of ours from its "
+	C(discover_rx, "DISCOVERs for our host, as a path's destination (to the notification point)"),
+	C(echo_tx, "DISCOVER_ECHOs sent back to a path's source"),
+	C(echo_rx, "DISCOVER_ECHOs for one of our paths (to the law)"),
+	C(feedback_tx, "FEEDBACKs sent to a path's source, as its egress"),
+	C(feedback_rx, "FEEDBACKs for one of our paths (to the law)"),
+	C(path_msg_unknown, "DISCOVER, ECHO or FEEDBACK for another host, or naming no path of ours from its "
 	  "destination (ignored)"),
 	C(ce_set, "IP CE set on ECN-capable packets leaving a backed-up flow (the law's: PRC_ECN)"),
 	C(notify_drops, "CNPs/ACKs not sent: queue full, no frame or peer table full"),

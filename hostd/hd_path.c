@@ -722,9 +722,9 @@ int np_send_to(struct hd *h, const uint8_t dst[6], const uint8_t src[6], int typ
 		return len;
 	}
 	if (type == L2CC_CTRL_DISCOVER_ECHO)
-		h->st.l2ci_echo_tx++;
+		h->st.echo_tx++;
 	else if (type == L2CC_CTRL_FEEDBACK)
-		h->st.l2ci_feedback_tx++;
+		h->st.feedback_tx++;
 	return 0;
 }
 
@@ -865,41 +865,41 @@ static void hd_rx_cnm(struct hd *h, const struct eth_info *ei, const uint8_t *fr
 	hd_feedback(h, f, &fb);
 }
 
-/* L2CI for our side of a path: DISCOVER (we are its destination) goes to
+/* Messages between a path's two hosts: a DISCOVER (we are its destination) goes to
  * the notification point, which echoes it; DISCOVER_ECHO and FEEDBACK
  * (we are its source) go to the law of the flow they name. Only with the
  * path's own addresses: to our host, from the flow's destination — a flow
  * id alone is 16 bits anyone on the fabric could guess. */
-static void hd_rx_l2ci(struct hd *h, const struct eth_info *ei, int type,
+static void hd_rx_path(struct hd *h, const struct eth_info *ei, int type,
 		       const union ctrl_msg *m)
 {
 	struct rp_fb fb = { 0 };
 	struct flow *f;
 
 	if (h->host_mac_known && memcmp(ei->dst, h->host_mac, 6)) {
-		h->st.l2ci_unknown++;
+		h->st.path_msg_unknown++;
 		return;
 	}
 	if (type == L2CC_CTRL_DISCOVER) {
-		h->st.l2ci_discover_rx++;
+		h->st.discover_rx++;
 		if (h->npo->on_ctrl)
 			h->npo->on_ctrl(h->np, ei->src, ei->dst, type, m);
 		return;
 	}
 	f = flow_by_id(h->flows, type == L2CC_CTRL_FEEDBACK ? m->fb.flow : m->disc.flow);
 	if (!f || f->key.type != FLOW_KEY_DST || memcmp(f->key.mac, ei->src, 6)) {
-		h->st.l2ci_unknown++;
+		h->st.path_msg_unknown++;
 		return;
 	}
 	if (type == L2CC_CTRL_FEEDBACK) {
-		h->st.l2ci_feedback_rx++;
+		h->st.feedback_rx++;
 		fb.kind = RP_FB_L2CI;
 		fb.seq = m->fb.seq;
 		fb.level = m->fb.level;
 		fb.hop = m->fb.hop;
 		fb.max_hop = m->fb.max_hop;
 	} else {
-		h->st.l2ci_echo_rx++;
+		h->st.echo_rx++;
 		fb.kind = RP_FB_L2CI_ECHO;
 		fb.seq = m->disc.seq;
 		fb.hops = m->disc.hops;
@@ -931,7 +931,7 @@ static void hd_rx_ctrl(struct hd *h, const struct eth_info *ei, const uint8_t *f
 		hd_rx_credit(h, &m.credit);
 	else if (type == L2CC_CTRL_DISCOVER || type == L2CC_CTRL_DISCOVER_ECHO ||
 		 type == L2CC_CTRL_FEEDBACK)
-		hd_rx_l2ci(h, ei, type, &m);
+		hd_rx_path(h, ei, type, &m);
 	else
 		hd_rx_notify(h, type, &m);
 }

@@ -73,11 +73,11 @@ struct hd_stats {
 	uint64_t cnm_rx;            /* 802.1Qau CNMs from a switch, handed to the law */
 	uint64_t cnm_unknown;       /* CNMs about no flow of ours (untagged sample, gone flow) */
 	uint64_t cnm_bad;           /* CNMs that do not decode (another version, cut short) */
-	uint64_t l2ci_discover_rx;  /* L2CI DISCOVERs for our host (echoed by the np) */
-	uint64_t l2ci_echo_tx, l2ci_echo_rx;
-	uint64_t l2ci_feedback_tx, l2ci_feedback_rx;
-	uint64_t l2ci_unknown;      /* L2CI for another host, or naming no path of ours
-				     * from its destination (ignored) */
+	uint64_t discover_rx;       /* DISCOVERs for our host (the np answers them) */
+	uint64_t echo_tx, echo_rx;
+	uint64_t feedback_tx, feedback_rx;
+	uint64_t path_msg_unknown;  /* DISCOVER/ECHO/FEEDBACK for another host, or naming
+				     * no path of ours from its destination (ignored) */
 	uint64_t ce_set;            /* IP CE set on ECN-capable packets leaving (the law's) */
 	uint64_t notify_drops;      /* CNP/ACK not sent: control queue full or no frame */
 	uint64_t law_saves, law_resumes; /* [law] persistent: states kept, and taken up again */

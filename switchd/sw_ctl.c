@@ -672,7 +672,7 @@ static const struct dctl_cmd sw_cmds[] = {
 	{ "counters", "per port (and priority) counters [PORT]", cmd_counters },
 	{ "metrics", "Prometheus text exposition", cmd_metrics },
 	{ "mark", "PORT N: set FECN on the next N tagged frames sent on PORT", cmd_mark },
-	{ "cp", "PORT ARGS...: a command for PORT's congestion point (l2ci: level PERCENT|off)",
+	{ "cp", "PORT ARGS...: a command for PORT's congestion point (its scheme's: l2ccctl.md)",
 	  cmd_cp },
 };
 

@@ -67,8 +67,8 @@ law = prc"
 	assert_ge "$(calc "int($rtt)")" 1 "discover RTT (us)"
 	# The way back has no slow link.
 	assert_eq "$(law_field h2 h1 path_bps)" 100000000 "path speed of h2's path to h1"
-	assert_ge "$(jget "$(ctl h2 counters)" 'd["l2ci_echo_tx"]')" 1 "echoes h2 sent"
-	assert_eq "$(jget "$(ctl h1 counters)" 'd["l2ci_unknown"]')" 0 "L2CI messages h1 could not place"
+	assert_ge "$(jget "$(ctl h2 counters)" 'd["echo_tx"]')" 1 "echoes h2 sent"
+	assert_eq "$(jget "$(ctl h1 counters)" 'd["path_msg_unknown"]')" 0 "L2CI messages h1 could not place"
 	# Feedback flows as the pings arrive; then stop the capture and decode.
 	wait_for "h1 to hear feedback" eval '[ "$(law_field h1 h2 feedback)" -ge 1 ]'
 	tap_stop_capture S1 S2 S3 h1 h2
@@ -125,7 +125,7 @@ t_metrics() {
 	done
 	grep -q '^l2cc_switch_l2ci_feedback_total{switch="[^"]*",port="s23"} [1-9]' "$L2T_DIR/S2.prom" ||
 		fail "S2's metrics have no feedback at s23: $(grep l2ci_feedback_total "$L2T_DIR/S2.prom" | head -3)"
-	for m in l2cc_hostd_prc_level_ratio l2cc_hostd_prc_hops l2cc_hostd_l2ci_feedback_rx_total; do
+	for m in l2cc_hostd_prc_level_ratio l2cc_hostd_prc_hops l2cc_hostd_feedback_rx_total; do
 		grep -q "^# TYPE $m " "$L2T_DIR/h1.prom" || fail "hostd's metrics have no $m"
 	done
 }

@@ -34,7 +34,7 @@ MUTANTS=(
 "prc_no_retry@@hostd/rp_prc.c@@s/if \(s->tries < rp->k->discover_tries\)/if (0)/@@test_hostd_prc@@test_prc_no_l2ci"
 "prc_dup_feedback@@hostd/rp_prc.c@@s/\(int32_t\)\(fb->seq - s->fb_seq\) <= 0/0/@@test_hostd_prc@@test_prc_feedback"
 "l2ci_fb_no_spacing@@hostd/np_l2ci.c@@s/since >= k->fb_min\)/1)/@@test_hostd_prc@@test_prc_egress"
-"l2ci_fb_any_source@@hostd/hd_path.c@@s/ \|\| memcmp\(f->key.mac, ei->src, 6\)\) \{\n\t\th->st.l2ci_unknown/) {\n\t\th->st.l2ci_unknown/@@test_hostd_prc@@test_prc_feedback"
+"l2ci_fb_any_source@@hostd/hd_path.c@@s/ \|\| memcmp\(f->key.mac, ei->src, 6\)\) \{\n\t\th->st.path_msg_unknown/) {\n\t\th->st.path_msg_unknown/@@test_hostd_prc@@test_prc_feedback"
 "santos_never_revokes@@switchd/cp_santos.c@@s/if \(!prios \|\| !op->cnt2\)/if (1)/@@test_switch_core@@test_core_santos_blocked_revokes"
 "santos_marks_one_more@@switchd/cp_santos.c@@s/op->cnt2 = sw_out_frames\(cp->h.s, o\);/op->cnt2 = sw_out_frames(cp->h.s, o) + 1;/@@test_switch_core@@test_core_santos_root_marks_cnt1"
 "santos_arms_victims@@switchd/cp_santos.c@@s/\|\| !sw_out_is_root\(cp->h.s, o, prio\)//@@test_switch_core@@test_core_santos_root_marks_cnt1"

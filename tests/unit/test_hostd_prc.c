@@ -142,7 +142,7 @@ static void test_prc_discover(void)
 	/* 3 hops, 10M, 2 ms later: active at 10M. */
 	hdt_set(&t, 3000000);
 	prc_echo(&t, B, disc, 3, 10000000);
-	CHECK_EQ(t.h->st.l2ci_echo_rx, 1);
+	CHECK_EQ(t.h->st.echo_rx, 1);
 	CHECK_EQ(prc_law(&t, f, "state"), 2);
 	CHECK_EQ(prc_law(&t, f, "hops"), 3);
 	CHECK_EQ(prc_law(&t, f, "path_bps"), 10000000);
@@ -361,9 +361,9 @@ static void test_prc_feedback(void)
 	CHECK_EQ(prc_law(&t, f, "feedback"), 2);
 	/* From C, naming our path to B: forged, ignored and counted. */
 	prc_feedback(&t, C, f->id, 3, 60000);
-	CHECK_EQ(t.h->st.l2ci_unknown, 1);
+	CHECK_EQ(t.h->st.path_msg_unknown, 1);
 	CHECK_EQ(prc_rate(&t, f), r1 / 100 * 89);
-	CHECK_EQ(t.h->st.l2ci_feedback_rx, 3);
+	CHECK_EQ(t.h->st.feedback_rx, 3);
 out:
 	hdt_destroy(&t);
 }
@@ -574,7 +574,7 @@ static void test_prc_egress(void)
 	n = hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, NULL);
 	hdt_run(&t, 400000000);
 	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, NULL), n);
-	CHECK_EQ(t.h->st.l2ci_feedback_tx, (uint64_t)n);
+	CHECK_EQ(t.h->st.feedback_tx, (uint64_t)n);
 	/* Data again after the quiet: answered at once. */
 	hdt_set(&t, 500000000);
 	CHECK(hdt_up_data(&t, B, 9, 300, false));
