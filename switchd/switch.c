@@ -394,6 +394,20 @@ static bool sw_rx_hold(const struct sw_port *p, int prio, uint32_t len)
 	       p->occ[prio] + sw_units(p, len) > p->cap;
 }
 
+/* A unicast l2cc message from a host port that its type's row says no
+ * host sends (a switch's type, a link-local type sent unicast). A type not
+ * in the table (a later version) goes on as data: its receiver decides. */
+static bool sw_ctrl_forged(const uint8_t *frame, uint32_t len, const struct eth_info *ei)
+{
+	const struct ctrl_type *t;
+	const uint8_t *body;
+	size_t blen;
+	int type = wire_parse_ctrl(frame + ei->hlen, len - ei->hlen, &body, &blen);
+
+	t = type > 0 ? ctrl_type_of(type) : NULL;
+	return t && !ctrl_sender_ok(t, true, false);
+}
+
 bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 {
 	uint32_t idx = umem_idx(s->umem, addr);
@@ -429,10 +443,12 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 		return true;
 	}
 	/* FECN is the switches' to set and CNMs theirs to send (802.1Qau):
-	 * from a host port, either is a forgery. */
+	 * from a host port, either is a forgery; so is an l2cc message the
+	 * message table says a host may not send (checked at the edge, once). */
 	if (p->cfg->role == ROLE_HOST &&
 	    ((ei.ethertype == L2CC_ETH_P_DATA_TAG && len > ei.hlen + 1u &&
-	      (frame[ei.hlen + 1] & L2CC_TAG_FECN)) || ei.ethertype == L2CC_ETH_P_CNM)) {
+	      (frame[ei.hlen + 1] & L2CC_TAG_FECN)) || ei.ethertype == L2CC_ETH_P_CNM ||
+	     (ei.ethertype == L2CC_ETH_P_CTRL && sw_ctrl_forged(frame, len, &ei)))) {
 		sw_fc_update(s, p);
 		sw_drop_frame(s, p, idx, SW_DROP_FORGED);
 		return true;

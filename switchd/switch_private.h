@@ -26,7 +26,8 @@ enum sw_drop {
 	SW_DROP_BUFFER_FULL,    /* input buffer full (tail drop) */
 	SW_DROP_FILTERED,       /* destination is on the port it came from */
 	SW_DROP_LINK_LOCAL,     /* 01:80:C2:00:00:0x we do not speak (STP, LLDP, ...) */
-	SW_DROP_FORGED,         /* from a host port: a data tag with FECN set, or a CNM */
+	SW_DROP_FORGED,         /* from a host port: a data tag with FECN set, a CNM, or an
+				 * l2cc message no host may send (ctrl_msg.h) */
 	SW_DROP_UNSUPPORTED,    /* unknown MAC control opcode or l2cc control type/version */
 	SW_DROP_NO_FRAME,       /* no free frame for a flood copy or a control frame */
 	SW_DROP_CP,             /* dropped at its output by the congestion point (RED) */

@@ -20,6 +20,7 @@
 #include "check.h"
 #include "log.h"
 #include "swt.h"
+#include "ctrl_msg.h"
 #include "../../switchd/cp_qcn.h"
 
 /* The control frames the sink saw on port p from log index `from`. */
@@ -139,6 +140,57 @@ static void test_core_forged_from_host(void)
 	CHECK_EQ(t.s->ports[1].st.drop[SW_DROP_FORGED], 0);
 	CHECK_EQ(swt_ctrl(&t, 0, 1, L2CC_ETH_P_CNM, NULL), 0);
 	CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_CNM, NULL), 1);
+	swt_destroy(&t);
+}
+
+/*
+ * Who may send each l2cc message type, from the message table: at a host
+ * port, a host's types (CNP, ACK, L2CI) go on to their destination; a
+ * link-local type sent unicast is forged. From a switch port each goes on
+ * (checked at the edge, once). A switch's type (none is on 0x88B6 yet)
+ * is refused from a host only, by the same rule.
+ */
+static void test_core_ctrl_senders(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct ctrl_type sw_only = { .type = 31, .name = "SWITCH_ONLY",
+					   .sender = CTRL_BY_SWITCH };
+	struct swt t;
+
+	swt_create(&t, TWO_PORTS("", "role = switch\n"));
+	swt_learn(&t, hosts, 2);
+	for (size_t i = 0; i < ctrl_ntypes; i++) {
+		const struct ctrl_type *ct = &ctrl_types[i];
+		bool host_may = ct->sender == CTRL_BY_SOURCE || ct->sender == CTRL_BY_PEER;
+		uint64_t forged = t.s->ports[0].st.drop[SW_DROP_FORGED];
+		uint8_t buf[256], a[6], b[6];
+		uint32_t n0 = t.k.n;
+		int n;
+
+		printf("    %s\n", ct->name);
+		vt_mac(a, H_A);
+		vt_mac(b, H_B);
+		n = ct->encode(buf, sizeof(buf), b, a, ct->sample);
+		CHECK(n > 0);
+		if (n <= 0)
+			continue;
+		memcpy(buf, b, 6);              /* unicast, as a host could send it */
+		swt_rx_raw(&t, 0, buf, n);
+		swt_run(&t, t.s->now - t.s->start_ns + 1000000);
+		CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_FORGED] - forged, host_may ? 0 : 1);
+		CHECK_EQ(swt_ctrl(&t, n0, 1, L2CC_ETH_P_CTRL, NULL), host_may ? 1 : 0);
+		/* From the switch port, toward A: forwarded. */
+		n0 = t.k.n;
+		n = ct->encode(buf, sizeof(buf), a, b, ct->sample);
+		memcpy(buf, a, 6);
+		swt_rx_raw(&t, 1, buf, n);
+		swt_run(&t, t.s->now - t.s->start_ns + 1000000);
+		CHECK_EQ(swt_ctrl(&t, n0, 0, L2CC_ETH_P_CTRL, NULL), 1);
+		CHECK_EQ(t.s->ports[1].st.drop[SW_DROP_FORGED], 0);
+	}
+	CHECK(!ctrl_sender_ok(&sw_only, true, false));
+	CHECK(ctrl_sender_ok(&sw_only, false, false));
+	CHECK(!ctrl_sender_ok(&sw_only, false, true));
 	swt_destroy(&t);
 }
 
@@ -1287,6 +1339,7 @@ int main(void)
 	log_set_level(LOG_LVL_WARN);    /* the headroom notes of small buffers */
 	RUN(test_core_admission_tail_drop);
 	RUN(test_core_forged_from_host);
+	RUN(test_core_ctrl_senders);
 	RUN(test_core_wire_rate);
 	RUN(test_core_pause_xoff_xon);
 	RUN(test_core_pause_refresh);
