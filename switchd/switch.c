@@ -36,7 +36,12 @@ const char *const sw_drop_names[SW_DROP_MAX] = {
 	[SW_DROP_FLOOD_LIMIT] = "flood_limit",
 	[SW_DROP_RESERVE] = "reserve",
 	[SW_DROP_WATCHDOG] = "pause_watchdog",
+	[SW_DROP_STATIC_MAC] = "static_mac",
+	[SW_DROP_MAC_LIMIT] = "mac_limit",
+	[SW_DROP_MAC_MOVE] = "mac_move",
 };
+
+_Static_assert(SW_MAX_PORTS <= FDB_MAX_PORTS, "the FDB keeps per-port limits for every port");
 
 static const char *const sw_wd_action_names[] = { "drop", "forward", "alert" };
 
@@ -453,7 +458,19 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 		sw_drop_frame(s, p, idx, SW_DROP_FORGED);
 		return true;
 	}
-	fdb_learn(s->fdb, ei.src, ei.vid, p->idx, s->now);
+	/* A source the FDB refuses is not let in: one that a static entry
+	 * places elsewhere (a host taking another's address), one over the
+	 * port's address limit or move rate (a host filling the table or
+	 * flapping addresses). A full table still forwards (and floods). */
+	out = fdb_learn(s->fdb, ei.src, ei.vid, p->idx, s->now);
+	if (out == 1)
+		p->st.mac_moves++;
+	if (out == -EPERM || out == -EDQUOT || out == -EBUSY) {
+		sw_fc_update(s, p);
+		sw_drop_frame(s, p, idx, out == -EPERM ? SW_DROP_STATIC_MAC
+				       : out == -EDQUOT ? SW_DROP_MAC_LIMIT : SW_DROP_MAC_MOVE);
+		return true;
+	}
 	out = wire_is_multicast(ei.dst) ? -ENOENT : fdb_lookup(s->fdb, ei.dst, ei.vid, s->now);
 	if (out == (int)p->idx) {
 		sw_fc_update(s, p);
@@ -915,6 +932,10 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 	uint64_t burst, headroom;
 
 	p->max_frame = (c->mtu ? c->mtu : p->if_mtu) + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN;
+	/* The address limits are for host ports: a switch port carries the
+	 * fabric's addresses, and a topology change moves many at once. */
+	s->fdb->port_limit[p->idx] = c->role == ROLE_HOST ? (uint32_t)c->mac_limit : 0;
+	s->fdb->move_limit[p->idx] = c->role == ROLE_HOST ? (uint32_t)c->mac_move_limit : 0;
 	burst = c->burst ? c->burst : wclock_default_burst(c->rate, p->max_frame);
 	wclock_init(&p->wc, c->rate, burst, c->wire_overhead);
 	wclock_init(&p->cpu_wc, c->rate * s->cfg->cpu_share / 100, 4ull * p->max_frame,

@@ -34,6 +34,9 @@ enum sw_drop {
 	SW_DROP_FLOOD_LIMIT,    /* a flood copy for an output with flood_queue copies waiting */
 	SW_DROP_RESERVE,        /* a flood copy that would take a frame of the reserve */
 	SW_DROP_WATCHDOG,       /* queued for an output in a pause storm (action drop) */
+	SW_DROP_STATIC_MAC,     /* its source is another port's by a static FDB entry */
+	SW_DROP_MAC_LIMIT,      /* a new source on a port that has mac_limit addresses */
+	SW_DROP_MAC_MOVE,       /* a source moving here over mac_move_limit per second */
 	SW_DROP_MAX
 };
 extern const char *const sw_drop_names[SW_DROP_MAX];
@@ -51,6 +54,7 @@ struct sw_port_stats {
 	uint64_t pause_rx, pfc_rx, credit_rx;   /* sent: the port's fc_rx */
 	uint64_t fc_ignored;        /* PAUSE/PFC/credit received but not configured */
 	uint64_t flood_tx;          /* frames sent as flood copies */
+	uint64_t mac_moves;         /* learned addresses that moved to this port */
 	uint64_t rx_holds;          /* passes that left frames in the RX ring: buffer full */
 	uint64_t ctrl_tx_frames;
 	uint64_t marked;            /* data frames sent with FECN set by us */
