@@ -78,12 +78,18 @@ static const union ctrl_msg sample_fb = { .fb = {
 	.setter = { 0x02, 0, 0, 0, 0x02, 0x01 } } };
 
 const struct ctrl_type ctrl_types[] = {
-	{ L2CC_CTRL_CREDIT, "CREDIT", true, dec_credit, enc_credit, &sample_credit },
-	{ L2CC_CTRL_CNP, "CNP", false, dec_cnp, enc_cnp, &sample_cnp },
-	{ L2CC_CTRL_ACK, "ACK", false, dec_ack, enc_ack, &sample_ack },
-	{ L2CC_CTRL_DISCOVER, "DISCOVER", false, dec_disc, enc_disc, &sample_disc },
-	{ L2CC_CTRL_DISCOVER_ECHO, "DISCOVER_ECHO", false, dec_disc, enc_echo, &sample_disc },
-	{ L2CC_CTRL_FEEDBACK, "FEEDBACK", false, dec_fb, enc_fb, &sample_fb },
+	{ L2CC_CTRL_CREDIT, "CREDIT", true, CTRL_BY_PARTNER,
+	  dec_credit, enc_credit, &sample_credit },
+	{ L2CC_CTRL_CNP, "CNP", false, CTRL_BY_PEER,
+	  dec_cnp, enc_cnp, &sample_cnp },
+	{ L2CC_CTRL_ACK, "ACK", false, CTRL_BY_PEER,
+	  dec_ack, enc_ack, &sample_ack },
+	{ L2CC_CTRL_DISCOVER, "DISCOVER", false, CTRL_BY_SOURCE,
+	  dec_disc, enc_disc, &sample_disc },
+	{ L2CC_CTRL_DISCOVER_ECHO, "DISCOVER_ECHO", false, CTRL_BY_PEER,
+	  dec_disc, enc_echo, &sample_disc },
+	{ L2CC_CTRL_FEEDBACK, "FEEDBACK", false, CTRL_BY_PEER,
+	  dec_fb, enc_fb, &sample_fb },
 };
 const size_t ctrl_ntypes = sizeof(ctrl_types) / sizeof(ctrl_types[0]);
 
@@ -93,6 +99,13 @@ const struct ctrl_type *ctrl_type_of(int type)
 		if (ctrl_types[i].type == type)
 			return &ctrl_types[i];
 	return NULL;
+}
+
+bool ctrl_sender_ok(const struct ctrl_type *t, bool from_host, bool link_local_dst)
+{
+	if (t->link_local || t->sender == CTRL_BY_PARTNER)
+		return t->link_local && link_local_dst;
+	return !link_local_dst && !(from_host && t->sender == CTRL_BY_SWITCH);
 }
 
 int ctrl_decode(const uint8_t *payload, size_t len, union ctrl_msg *m)

@@ -129,6 +129,9 @@ static const struct ctr hd_ctrs[] = {
 	C(ack_rx, "ACKs received"),
 	C(cnp_unknown, "CNPs naming a flow that does not exist (ignored)"),
 	C(ack_unknown, "ACKs naming a flow that does not exist (ignored)"),
+	C(notify_forged, "CNPs/ACKs not to our host, not from the flow's peer, or acknowledging "
+	  "frames never sent (ignored)"),
+	C(ack_clamped, "ACKs covering more frames than were in flight (clamped to those)"),
 	C(cnm_rx, "802.1Qau CNMs from a switch about one of our flows (to the law)"),
 	C(cnm_unknown, "CNMs about no flow of ours: an untagged sample or a flow gone (ignored)"),
 	C(cnm_bad, "CNMs that do not decode: another version or cut short (dropped)"),

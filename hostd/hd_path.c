@@ -493,6 +493,11 @@ static void hd_send_flow(struct hd *h, struct flow *f, int prio)
 		 * than two VLAN tags) go untagged: they cannot be marked. */
 		if (!wire_tag_insert(&frame, &len, headroom, &t)) {
 			addr -= L2CC_TAG_LEN;
+			/* Its CNPs and ACKs may come only from where it went. */
+			if (!f->seq_next)
+				memcpy(x->peer, frame, 6);
+			else if (memcmp(x->peer, frame, 6))
+				x->many_peers = true;
 			f->seq_next++;
 			h->st.tagged++;
 		}
@@ -789,8 +794,39 @@ static void hd_feedback(struct hd *h, struct flow *f, const struct rp_fb *fb)
 	hd_apply_out(h, f, &o);
 }
 
-/* A CNP or ACK for one of our flows. */
-static void hd_rx_notify(struct hd *h, int type, const union ctrl_msg *m)
+/*
+ * Whether a message of this type may come with these addresses, by the
+ * message table's rule for its sender: link-local from the link partner;
+ * a host's message to our host's MAC, and one about a flow of ours (f)
+ * from that flow's peer, the address its data went to. A flow whose
+ * frames went to several addresses (by priority) has no one peer: only
+ * the destination is checked. A switch's message comes up our uplink
+ * from the switch itself, which is all hostd can tell.
+ */
+static bool hd_ctrl_allowed(const struct hd *h, const struct eth_info *ei, int type,
+			    const struct flow *f)
+{
+	const struct ctrl_type *t = ctrl_type_of(type);
+	const struct hd_flow *x;
+
+	if (t->link_local || t->sender == CTRL_BY_PARTNER)
+		return t->link_local && wire_is_link_local(ei->dst);
+	if (wire_is_link_local(ei->dst) ||
+	    (h->host_mac_known && memcmp(ei->dst, h->host_mac, 6)))
+		return false;
+	if (t->sender != CTRL_BY_PEER)
+		return true;
+	if (!f)
+		return false;
+	if (f->key.type == FLOW_KEY_DST)
+		return !memcmp(f->key.mac, ei->src, 6);
+	x = &h->hf[f->id];
+	return f->seq_next && (x->many_peers || !memcmp(x->peer, ei->src, 6));
+}
+
+/* A CNP or ACK for one of our flows, from its peer to our host. */
+static void hd_rx_notify(struct hd *h, const struct eth_info *ei, int type,
+			 const union ctrl_msg *m)
 {
 	struct rp_fb fb = { 0 };
 	struct flow *f;
@@ -802,6 +838,10 @@ static void hd_rx_notify(struct hd *h, int type, const union ctrl_msg *m)
 			h->st.cnp_unknown++;
 			return;
 		}
+		if (!hd_ctrl_allowed(h, ei, type, f)) {
+			h->st.notify_forged++;
+			return;
+		}
 		f->cnt.cnp_in++;
 		f->cnt.marks += m->cnp.marked;
 		fb.kind = RP_FB_CNP;
@@ -810,6 +850,7 @@ static void hd_rx_notify(struct hd *h, int type, const union ctrl_msg *m)
 		hd_feedback(h, f, &fb);
 	} else if (type == L2CC_CTRL_ACK) {
 		struct hd_flow *x;
+		uint32_t in_flight;
 
 		h->st.ack_rx++;
 		f = flow_by_id(h->flows, m->ack.flow);
@@ -817,12 +858,27 @@ static void hd_rx_notify(struct hd *h, int type, const union ctrl_msg *m)
 			h->st.ack_unknown++;
 			return;
 		}
+		x = &h->hf[f->id];
+		/* An ACK of a frame not yet sent is not from the receiver. */
+		if (!hd_ctrl_allowed(h, ei, type, f) ||
+		    (int32_t)(m->ack.cum_seq + 1 - f->seq_next) > 0) {
+			h->st.notify_forged++;
+			return;
+		}
 		fb.kind = RP_FB_ACK;
 		fb.seq = m->ack.cum_seq;
 		wire_ack_count(&m->ack, &fb.unmarked, &fb.marked);
+		/* A law may step once per frame acknowledged: never for more
+		 * frames than are out (one forged count of 2^32 would hold the
+		 * datapath for seconds). */
+		in_flight = f->seq_next - x->acked_next;
+		if (m->ack.frames > in_flight) {
+			h->st.ack_clamped++;
+			fb.marked = fb.marked < in_flight ? fb.marked : in_flight;
+			fb.unmarked = in_flight - fb.marked;
+		}
 		f->cnt.ack_in++;
 		f->cnt.marks += fb.marked;
-		x = &h->hf[f->id];
 		if ((int32_t)(m->ack.cum_seq + 1 - x->acked_next) > 0)
 			x->acked_next = m->ack.cum_seq + 1;
 		hd_feedback(h, f, &fb);
@@ -876,18 +932,18 @@ static void hd_rx_path(struct hd *h, const struct eth_info *ei, int type,
 	struct rp_fb fb = { 0 };
 	struct flow *f;
 
-	if (h->host_mac_known && memcmp(ei->dst, h->host_mac, 6)) {
-		h->st.path_msg_unknown++;
-		return;
-	}
 	if (type == L2CC_CTRL_DISCOVER) {
+		if (!hd_ctrl_allowed(h, ei, type, NULL)) {
+			h->st.path_msg_unknown++;
+			return;
+		}
 		h->st.discover_rx++;
 		if (h->npo->on_ctrl)
 			h->npo->on_ctrl(h->np, ei->src, ei->dst, type, m);
 		return;
 	}
 	f = flow_by_id(h->flows, type == L2CC_CTRL_FEEDBACK ? m->fb.flow : m->disc.flow);
-	if (!f || f->key.type != FLOW_KEY_DST || memcmp(f->key.mac, ei->src, 6)) {
+	if (!f || f->key.type != FLOW_KEY_DST || !hd_ctrl_allowed(h, ei, type, f)) {
 		h->st.path_msg_unknown++;
 		return;
 	}
@@ -923,6 +979,8 @@ static void hd_rx_ctrl(struct hd *h, const struct eth_info *ei, const uint8_t *f
 		h->ust.drop[type == -EINVAL ? HD_DROP_BAD_CTRL : HD_DROP_UNSUPPORTED]++;
 		return;
 	}
+	/* Sent the wrong way (a CNP to the link-local address, a CREDIT
+	 * unicast): not one we take, by the table's rule for its sender. */
 	if (ctrl_type_of(type)->link_local != wire_is_link_local(ei->dst)) {
 		h->ust.drop[HD_DROP_UNSUPPORTED]++;
 		return;
@@ -933,7 +991,7 @@ static void hd_rx_ctrl(struct hd *h, const struct eth_info *ei, const uint8_t *f
 		 type == L2CC_CTRL_FEEDBACK)
 		hd_rx_path(h, ei, type, &m);
 	else
-		hd_rx_notify(h, type, &m);
+		hd_rx_notify(h, ei, type, &m);
 }
 
 /* A tagged frame from a remote sender: keep its flow as a peer and let

@@ -70,6 +70,9 @@ struct hd_stats {
 	/* notifications */
 	uint64_t cnp_tx, cnp_rx, ack_tx, ack_rx;
 	uint64_t cnp_unknown, ack_unknown; /* naming a flow that does not exist: ignored */
+	uint64_t notify_forged;     /* CNP/ACK not to our host, not from the flow's peer,
+				     * or acknowledging frames never sent: ignored */
+	uint64_t ack_clamped;       /* ACKs covering more frames than were in flight */
 	uint64_t cnm_rx;            /* 802.1Qau CNMs from a switch, handed to the law */
 	uint64_t cnm_unknown;       /* CNMs about no flow of ours (untagged sample, gone flow) */
 	uint64_t cnm_bad;           /* CNMs that do not decode (another version, cut short) */
@@ -88,6 +91,8 @@ struct hd_flow {
 	struct rp_out out;          /* the law's current decision, as applied */
 	enum rp_limit last_limit;   /* what limited its last frame */
 	uint32_t acked_next;        /* reliable: first seq not yet acknowledged */
+	uint8_t peer[6];            /* where its tagged frames went: who may answer */
+	bool many_peers;            /* they went to more than one (a PRIO flow) */
 	uint8_t parked;             /* 0, 1 + the priority it waits on (paused/credits),
 				     * or HD_PARK_WINDOW (its window is full) */
 	bool window_waited;         /* its next frame waited on the window (RWL) */

@@ -85,6 +85,34 @@ static struct fdb_entry *fdb_insert(struct fdb *f, uint64_t key)
 	return &f->tab[i];
 }
 
+static void fdb_count(struct fdb *f, uint16_t port, int d)
+{
+	if (port < FDB_MAX_PORTS)
+		f->learned[port] += d;
+}
+
+/* May port take one more address? */
+static bool fdb_room(const struct fdb *f, uint16_t port)
+{
+	return port >= FDB_MAX_PORTS || !f->port_limit[port] ||
+	       f->learned[port] < f->port_limit[port];
+}
+
+/* May one more address move to port this second? (Taken if so.) */
+static bool fdb_move_ok(struct fdb *f, uint16_t port, uint64_t now)
+{
+	if (port >= FDB_MAX_PORTS || !f->move_limit[port])
+		return true;
+	if (now - f->move_start[port] >= 1000000000ull || !f->move_n[port]) {
+		f->move_start[port] = now;
+		f->move_n[port] = 0;
+	}
+	if (f->move_n[port] >= f->move_limit[port])
+		return false;
+	f->move_n[port]++;
+	return true;
+}
+
 int fdb_learn(struct fdb *f, const uint8_t mac[6], uint16_t vid, uint16_t port, uint64_t now)
 {
 	uint64_t key = fdb_key(mac, vid);
@@ -92,19 +120,40 @@ int fdb_learn(struct fdb *f, const uint8_t mac[6], uint16_t vid, uint16_t port, 
 	int ret = 0;
 
 	if (e) {
-		if (e->is_static)
-			return e->port == port ? 0 : -EPERM;
-		/* An aged-out address coming back elsewhere is new, not a move. */
-		if (e->port != port && !fdb_expired(f, e, now)) {
-			f->moves++;
-			ret = 1;
+		if (e->is_static) {
+			if (e->port == port)
+				return 0;
+			f->static_refused++;
+			return -EPERM;
+		}
+		if (e->port != port) {
+			if (!fdb_room(f, port)) {
+				f->limit_refused++;
+				return -EDQUOT;
+			}
+			/* An aged-out address coming back elsewhere is new, not a move. */
+			if (!fdb_expired(f, e, now)) {
+				if (!fdb_move_ok(f, port, now)) {
+					f->move_refused++;
+					return -EBUSY;
+				}
+				f->moves++;
+				ret = 1;
+			}
+			fdb_count(f, e->port, -1);
+			fdb_count(f, port, 1);
 		}
 	} else {
+		if (!fdb_room(f, port)) {
+			f->limit_refused++;
+			return -EDQUOT;
+		}
 		e = fdb_insert(f, key);
 		if (!e) {
 			f->learn_full++;
 			return -ENOSPC;
 		}
+		fdb_count(f, port, 1);
 	}
 	e->port = port;
 	e->last_seen_ns = now;
@@ -127,6 +176,8 @@ int fdb_add_static(struct fdb *f, const uint8_t mac[6], uint16_t vid, uint16_t p
 
 	if (!e)
 		e = fdb_insert(f, key);
+	else if (!e->is_static)
+		fdb_count(f, e->port, -1);
 	if (!e)
 		return -ENOSPC;
 	e->port = port;
@@ -139,6 +190,8 @@ static void fdb_remove_at(struct fdb *f, uint32_t i)
 {
 	uint32_t j = i;
 
+	if (!f->tab[i].is_static)
+		fdb_count(f, f->tab[i].port, -1);
 	f->tab[i].key = 0;
 	f->count--;
 	for (;;) {

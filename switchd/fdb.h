@@ -4,6 +4,12 @@
  * Open addressing with linear probing in a table allocated once at start, so
  * learning and lookup on the packet path never allocate. When the table is
  * full a new address is not learned (counted) and its frames are flooded.
+ *
+ * Per port (a port index below FDB_MAX_PORTS), two limits a host port gets
+ * so that one host cannot fill the table or take others' addresses in a
+ * storm: at most port_limit learned addresses, and at most move_limit
+ * addresses moving to it per second. A source the limits refuse is not
+ * learned, and the caller drops its frame (port security's "restrict").
  */
 #ifndef L2CC_FDB_H
 #define L2CC_FDB_H
@@ -18,6 +24,8 @@ struct fdb_entry {
 	bool is_static;
 };
 
+#define FDB_MAX_PORTS 64
+
 struct fdb {
 	struct fdb_entry *tab;
 	uint32_t mask;          /* table size - 1 (power of two) */
@@ -26,13 +34,23 @@ struct fdb {
 	uint64_t aging_ns;
 	uint64_t learn_full;    /* addresses not learned: table full */
 	uint64_t moves;         /* an address seen on a new port */
+	uint64_t limit_refused; /* new addresses refused: the port had port_limit */
+	uint64_t move_refused;  /* moves refused: move_limit this second already */
+	uint64_t static_refused; /* sources a static entry places on another port */
+	uint32_t learned[FDB_MAX_PORTS];    /* dynamic entries per port */
+	uint32_t port_limit[FDB_MAX_PORTS]; /* 0 = none */
+	uint32_t move_limit[FDB_MAX_PORTS]; /* moves to the port per second; 0 = none */
+	uint32_t move_n[FDB_MAX_PORTS];     /* moves in the second from move_start */
+	uint64_t move_start[FDB_MAX_PORTS];
 };
 
 int fdb_create(struct fdb **out, uint32_t max_entries, uint64_t aging_ns);
 void fdb_destroy(struct fdb *f);
 
 /* Learn or refresh. 0 if new or refreshed, 1 if moved to another port,
- * -ENOSPC if the table is full, -EPERM if a static entry names another port. */
+ * -ENOSPC if the table is full, -EPERM if a static entry names another port,
+ * -EDQUOT if the port has its port_limit of addresses, -EBUSY if move_limit
+ * addresses moved to it this second (the entry stays where it was). */
 int fdb_learn(struct fdb *f, const uint8_t mac[6], uint16_t vid, uint16_t port, uint64_t now);
 /* Port for (mac, vid), or -ENOENT (absent or aged out). */
 int fdb_lookup(const struct fdb *f, const uint8_t mac[6], uint16_t vid, uint64_t now);

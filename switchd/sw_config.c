@@ -127,6 +127,14 @@ static const struct cfg_item port_items[] = {
 	  "output: watch a port toward a switch (role = switch) too; off by default: a host that "
 	  "pauses for ever is the threat, while a congested switch's long pauses are the fabric's "
 	  "own flow control, which congestion-spreading experiments reproduce", LIVE),
+	P("mac_limit", CFG_UINT, mac_limit, "64", 0, 1048576,
+	  "role = host: the most source addresses the FDB learns from this port; a frame from "
+	  "one more is dropped (mac_limit drops), so one host cannot fill the table; 0 = none",
+	  LIVE),
+	P("mac_move_limit", CFG_UINT, mac_move_limit, "10", 0, 1000000,
+	  "role = host: the most learned addresses that may move to this port per second; a "
+	  "frame over it is dropped and the address stays where it was (mac_move drops); 0 = none",
+	  LIVE),
 	P("credit_interval", CFG_DURATION, credit_interval, "1ms", 10000, 1000000000,
 	  "credit mode: how often changed credits are re-advertised (lost updates heal this fast)", LIVE),
 	PE("role", role, "host", role_names,

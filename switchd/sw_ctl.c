@@ -72,6 +72,8 @@ PORT_GET(g_full_events, p->st.buffer_full_events)
 PORT_GET(g_cpu_tx, p->st.cpu_tx)
 PORT_GET(g_cpu_drops, p->st.cpu_drops)
 PORT_GET(g_flood_tx, p->st.flood_tx)
+PORT_GET(g_mac_moves, p->st.mac_moves)
+PORT_GET(g_macs, p->sw->fdb->learned[p->idx])
 PORT_GET(g_flood_refused, p->st.flood_refused)
 PORT_GET(g_flood_waiting, p->flood_waiting)
 PORT_GET(g_flood_held, p->flood_held)
@@ -137,6 +139,10 @@ static const struct ctr port_ctrs[] = {
 	  "Flood copies waiting for this output", g_flood_waiting),
 	CTR_GET("flood_held", "flood_held_frames", CTR_GAUGE, CTR_TS,
 	  "Flooded frames this input buffer holds until their last copy leaves", g_flood_held),
+	CTR_GET("mac_moves", "mac_moves_total", CTR_COUNTER, CTR_TS,
+	  "Learned addresses that moved to this port from another", g_mac_moves),
+	CTR_GET("macs_learned", "macs_learned", CTR_GAUGE, CTR_TS,
+	  "Addresses the FDB has learned on this port (static entries aside)", g_macs),
 	CTR_GET("rx_holds", "rx_holds_total", CTR_COUNTER, 0,
 	  "Passes that left frames in the RX ring (input buffer full)", g_rx_holds),
 	CTR_GET("ctrl_tx_frames", "ctrl_tx_frames_total", CTR_COUNTER, 0,
@@ -316,6 +322,9 @@ static int cmd_fdb(struct jw *w, const char *args, void *ctx)
 	jw_u64(w, "max", f->max_entries);
 	jw_u64(w, "learn_full", f->learn_full);
 	jw_u64(w, "moves", f->moves);
+	jw_u64(w, "limit_refused", f->limit_refused);
+	jw_u64(w, "move_refused", f->move_refused);
+	jw_u64(w, "static_refused", f->static_refused);
 	jw_arr_begin(w, "entries");
 	for (uint32_t i = 0; i <= f->mask; i++) {
 		const struct fdb_entry *e = &f->tab[i];

@@ -36,7 +36,12 @@ const char *const sw_drop_names[SW_DROP_MAX] = {
 	[SW_DROP_FLOOD_LIMIT] = "flood_limit",
 	[SW_DROP_RESERVE] = "reserve",
 	[SW_DROP_WATCHDOG] = "pause_watchdog",
+	[SW_DROP_STATIC_MAC] = "static_mac",
+	[SW_DROP_MAC_LIMIT] = "mac_limit",
+	[SW_DROP_MAC_MOVE] = "mac_move",
 };
+
+_Static_assert(SW_MAX_PORTS <= FDB_MAX_PORTS, "the FDB keeps per-port limits for every port");
 
 static const char *const sw_wd_action_names[] = { "drop", "forward", "alert" };
 
@@ -394,6 +399,20 @@ static bool sw_rx_hold(const struct sw_port *p, int prio, uint32_t len)
 	       p->occ[prio] + sw_units(p, len) > p->cap;
 }
 
+/* A unicast l2cc message from a host port that its type's row says no
+ * host sends (a switch's type, a link-local type sent unicast). A type not
+ * in the table (a later version) goes on as data: its receiver decides. */
+static bool sw_ctrl_forged(const uint8_t *frame, uint32_t len, const struct eth_info *ei)
+{
+	const struct ctrl_type *t;
+	const uint8_t *body;
+	size_t blen;
+	int type = wire_parse_ctrl(frame + ei->hlen, len - ei->hlen, &body, &blen);
+
+	t = type > 0 ? ctrl_type_of(type) : NULL;
+	return t && !ctrl_sender_ok(t, true, false);
+}
+
 bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 {
 	uint32_t idx = umem_idx(s->umem, addr);
@@ -429,15 +448,29 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 		return true;
 	}
 	/* FECN is the switches' to set and CNMs theirs to send (802.1Qau):
-	 * from a host port, either is a forgery. */
+	 * from a host port, either is a forgery; so is an l2cc message the
+	 * message table says a host may not send (checked at the edge, once). */
 	if (p->cfg->role == ROLE_HOST &&
 	    ((ei.ethertype == L2CC_ETH_P_DATA_TAG && len > ei.hlen + 1u &&
-	      (frame[ei.hlen + 1] & L2CC_TAG_FECN)) || ei.ethertype == L2CC_ETH_P_CNM)) {
+	      (frame[ei.hlen + 1] & L2CC_TAG_FECN)) || ei.ethertype == L2CC_ETH_P_CNM ||
+	     (ei.ethertype == L2CC_ETH_P_CTRL && sw_ctrl_forged(frame, len, &ei)))) {
 		sw_fc_update(s, p);
 		sw_drop_frame(s, p, idx, SW_DROP_FORGED);
 		return true;
 	}
-	fdb_learn(s->fdb, ei.src, ei.vid, p->idx, s->now);
+	/* A source the FDB refuses is not let in: one that a static entry
+	 * places elsewhere (a host taking another's address), one over the
+	 * port's address limit or move rate (a host filling the table or
+	 * flapping addresses). A full table still forwards (and floods). */
+	out = fdb_learn(s->fdb, ei.src, ei.vid, p->idx, s->now);
+	if (out == 1)
+		p->st.mac_moves++;
+	if (out == -EPERM || out == -EDQUOT || out == -EBUSY) {
+		sw_fc_update(s, p);
+		sw_drop_frame(s, p, idx, out == -EPERM ? SW_DROP_STATIC_MAC
+				       : out == -EDQUOT ? SW_DROP_MAC_LIMIT : SW_DROP_MAC_MOVE);
+		return true;
+	}
 	out = wire_is_multicast(ei.dst) ? -ENOENT : fdb_lookup(s->fdb, ei.dst, ei.vid, s->now);
 	if (out == (int)p->idx) {
 		sw_fc_update(s, p);
@@ -899,6 +932,10 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 	uint64_t burst, headroom;
 
 	p->max_frame = (c->mtu ? c->mtu : p->if_mtu) + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN;
+	/* The address limits are for host ports: a switch port carries the
+	 * fabric's addresses, and a topology change moves many at once. */
+	s->fdb->port_limit[p->idx] = c->role == ROLE_HOST ? (uint32_t)c->mac_limit : 0;
+	s->fdb->move_limit[p->idx] = c->role == ROLE_HOST ? (uint32_t)c->mac_move_limit : 0;
 	burst = c->burst ? c->burst : wclock_default_burst(c->rate, p->max_frame);
 	wclock_init(&p->wc, c->rate, burst, c->wire_overhead);
 	wclock_init(&p->cpu_wc, c->rate * s->cfg->cpu_share / 100, 4ull * p->max_frame,

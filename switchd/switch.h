@@ -48,6 +48,9 @@ struct port_cfg {
 	uint64_t pause_watchdog, pause_watchdog_restore;
 	int pause_watchdog_action;  /* enum sw_wd_action */
 	bool pause_watchdog_switch; /* watch a role = switch port too */
+	/* A host port's source addresses: at most mac_limit learned, at most
+	 * mac_move_limit moving to it per second (0 = none). */
+	uint64_t mac_limit, mac_move_limit;
 	int xdp_mode;
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
 	int marking;                /* congestion point: SW_MARK_SWITCH or 1 + cp_names index */

@@ -26,13 +26,17 @@ enum sw_drop {
 	SW_DROP_BUFFER_FULL,    /* input buffer full (tail drop) */
 	SW_DROP_FILTERED,       /* destination is on the port it came from */
 	SW_DROP_LINK_LOCAL,     /* 01:80:C2:00:00:0x we do not speak (STP, LLDP, ...) */
-	SW_DROP_FORGED,         /* from a host port: a data tag with FECN set, or a CNM */
+	SW_DROP_FORGED,         /* from a host port: a data tag with FECN set, a CNM, or an
+				 * l2cc message no host may send (ctrl_msg.h) */
 	SW_DROP_UNSUPPORTED,    /* unknown MAC control opcode or l2cc control type/version */
 	SW_DROP_NO_FRAME,       /* no free frame for a flood copy or a control frame */
 	SW_DROP_CP,             /* dropped at its output by the congestion point (RED) */
 	SW_DROP_FLOOD_LIMIT,    /* a flood copy for an output with flood_queue copies waiting */
 	SW_DROP_RESERVE,        /* a flood copy that would take a frame of the reserve */
 	SW_DROP_WATCHDOG,       /* queued for an output in a pause storm (action drop) */
+	SW_DROP_STATIC_MAC,     /* its source is another port's by a static FDB entry */
+	SW_DROP_MAC_LIMIT,      /* a new source on a port that has mac_limit addresses */
+	SW_DROP_MAC_MOVE,       /* a source moving here over mac_move_limit per second */
 	SW_DROP_MAX
 };
 extern const char *const sw_drop_names[SW_DROP_MAX];
@@ -50,6 +54,7 @@ struct sw_port_stats {
 	uint64_t pause_rx, pfc_rx, credit_rx;   /* sent: the port's fc_rx */
 	uint64_t fc_ignored;        /* PAUSE/PFC/credit received but not configured */
 	uint64_t flood_tx;          /* frames sent as flood copies */
+	uint64_t mac_moves;         /* learned addresses that moved to this port */
 	uint64_t rx_holds;          /* passes that left frames in the RX ring: buffer full */
 	uint64_t ctrl_tx_frames;
 	uint64_t marked;            /* data frames sent with FECN set by us */

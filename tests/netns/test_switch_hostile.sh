@@ -21,6 +21,13 @@
 #    granted are spent, s sends B no data, only its CREDIT keepalives (every
 #    50 ms), and when B continues the traffic flows again. (A note of the
 #    audit saw ~780 frames/s toward a frozen credit peer; not so here.)
+#  - fdb_hostile: h1 sends with h2's MAC, which a static entry places on
+#    p2: dropped (static_mac), and h3 still reaches h2; h1 sends with h3's
+#    (learned) MAC while h3 sends too, 500 frames a second each for 2 s: at
+#    most mac_move_limit (10) moves a second reach p1 (and p3), the moves
+#    over it are dropped (mac_move), and h2 reaches h3 afterwards; h1 sends
+#    from 300 made-up source MACs: p1 learns mac_limit (64) and drops the
+#    rest (mac_limit).
 . "$(dirname "$0")/lib.sh"
 
 setup() {
@@ -231,8 +238,90 @@ rate = 100M"
 	stop_switchd B || fail "stop switchd B"
 }
 
+# raw_bg HOST SRCMAC|random DSTMAC COUNT PPS: COUNT frames (EtherType
+# 0x88B7) from SRCMAC (or a new random one each) to DSTMAC, PPS a second.
+raw_send() {
+	hx "$1" "$PY" -c '
+import os, socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+dst = bytes.fromhex(sys.argv[2].replace(":", ""))
+gap = 1.0 / float(sys.argv[4])
+t = time.monotonic()
+for i in range(int(sys.argv[3])):
+    src = (bytes([0x02]) + os.urandom(5)) if sys.argv[1] == "random" \
+        else bytes.fromhex(sys.argv[1].replace(":", ""))
+    s.send((dst + src + b"\x88\xb7").ljust(60, b"\0"))
+    t += gap
+    d = t - time.monotonic()
+    if d > 0:
+        time.sleep(d)
+' "$2" "$3" "$4" "$5"
+}
+
+t_fdb_hostile() {
+	local m2 m3 fdbj n out
+	m2=$(host_mac h2)
+	m3=$(host_mac h3)
+	start_s "[fdb $m2]
+port = p2"
+	for i in 2 3; do hx h1 ping -c 1 -W 2 "10.99.0.$i" >/dev/null || fail "ping h1 -> h$i before"; done
+	hx h2 ping -c 1 -W 2 10.99.0.3 >/dev/null || fail "ping h2 -> h3 before"
+	# Taking a statically placed address.
+	raw_send h1 "$m2" "$m3" 100 1000 || fail "h1 sends as h2"
+	sleep 0.2
+	info "h1 sending as h2 (static on p2): p1 drop.static_mac $(counter p1 'p["drop"]["static_mac"]')"
+	assert_eq "$(counter p1 'p["drop"]["static_mac"]')" 100 "p1 drop.static_mac"
+	assert_eq "$(jget "$(ctl s fdb)" "[e['port'] for e in d['entries'] if e['mac'] == '$m2'][0]")" p2 "h2's address stays on p2"
+	hx h3 ping -c 3 -i 0.2 -W 2 10.99.0.2 >/dev/null || fail "ping h3 -> h2 after h1 sent as h2"
+	# Flapping a learned address: h1 sends as h3 while h3 sends as itself,
+	# 500 frames a second each for 2 s. Each address that moves takes a
+	# move of the port's budget; the side the address is on refreshes it.
+	raw_send h3 "$m3" "$m2" 1000 500 &
+	bg_record $!
+	raw_send h1 "$m3" "$m2" 1000 500 || fail "h1 sends as h3"
+	wait $! 2>/dev/null
+	sleep 0.2
+	out=$(counter p1 '"%d %d" % (p["mac_moves"], p["drop"]["mac_move"])')
+	n=$(counter p3 '"%d %d" % (p["mac_moves"], p["drop"]["mac_move"])')
+	info "h1 as h3 and h3, 500/s each for 2 s: p1 mac_moves ${out% *} drop.mac_move ${out#* }; p3 mac_moves ${n% *} drop.mac_move ${n#* }"
+	assert_le "${out% *}" 30 "moves to p1 in 2 s (mac_move_limit 10/s)"
+	assert_le "${n% *}" 31 "moves to p3 in 2 s (mac_move_limit 10/s)"
+	assert_ge "$((${out#* } + ${n#* }))" 800 "drop.mac_move of p1 and p3 (2000 frames, about half refresh the side that holds the address)"
+	sleep 1.1
+	hx h2 ping -c 3 -i 0.2 -W 2 10.99.0.3 >/dev/null || fail "ping h2 -> h3 after h1 flapped h3's address"
+	# Filling the table from one host port (last: what it learns stays
+	# for fdb_aging and would stop the moves above at mac_limit).
+	raw_send h1 random "$m2" 300 3000 || fail "h1 random sources"
+	sleep 0.3
+	fdbj=$(ctl s fdb) || fail "l2ccctl fdb"
+	n=$(jget "$fdbj" "len([e for e in d['entries'] if e['port'] == 'p1'])")
+	info "after 300 random sources from h1: p1 holds $n addresses (macs_learned $(counter p1 'p["macs_learned"]')), drop.mac_limit $(counter p1 'p["drop"]["mac_limit"]'), fdb count $(jget "$fdbj" "d['count']") limit_refused $(jget "$fdbj" "d['limit_refused']")"
+	assert_eq "$n" 64 "addresses learned on p1 (mac_limit 64)"
+	assert_eq "$(counter p1 'p["macs_learned"]')" 64 "p1 macs_learned"
+	assert_ge "$(counter p1 'p["drop"]["mac_limit"]')" 230 "p1 drop.mac_limit"
+	grep -q '"mac_limit":' "$L2T_DIR/s.stats" || fail "no mac_limit drops in the time series"
+	grep -q '"macs_learned":64' "$L2T_DIR/s.stats" || fail "no macs_learned in the time series"
+	ctl s metrics >"$L2T_DIR/s.prom" || fail "l2ccctl s metrics"
+	for m in l2cc_switch_mac_moves_total l2cc_switch_macs_learned; do
+		grep -q "^# TYPE $m " "$L2T_DIR/s.prom" || fail "switchd's metrics have no $m"
+	done
+	for r in mac_limit static_mac mac_move; do
+		grep -Eq "^l2cc_switch_drops_total\{switch=\"s\",port=\"p1\",reason=\"$r\"\} [1-9]" "$L2T_DIR/s.prom" ||
+			fail "no $r drops of p1 in the metrics: $(grep "reason=\"$r\"" "$L2T_DIR/s.prom" | tr '\n' ' ')"
+	done
+	if command -v promtool >/dev/null 2>&1; then
+		out=$(promtool check metrics <"$L2T_DIR/s.prom" 2>&1) || fail "promtool check metrics: $out"
+	else
+		info "promtool not installed: metric names not checked by it"
+	fi
+	assert_eq "$(jget "$(ctl s status)" "d['umem']['conserved']")" true "umem conserved"
+	stop_switchd s || fail "stop switchd"
+}
+
 run_setup setup
 run_test pause_storm t_pause_storm
 run_test flood_paused t_flood_paused
 run_test frozen_credit_peer t_frozen_credit_peer
+run_test fdb_hostile t_fdb_hostile
 tests_done

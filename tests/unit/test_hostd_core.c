@@ -776,6 +776,187 @@ static void test_hd_core_pcp_rx(void)
 	hdt_destroy(&t);
 }
 
+/* ---- who may send a notification: the message table's rule -------------- */
+
+/* Take over the law with the test law (its feedback counted in tl). */
+static void tl_install(struct hdt *t)
+{
+	struct rp_env env = { 0 };
+
+	memset(&tl, 0, sizeof(tl));
+	t->h->rpo->destroy(t->h->rp);
+	env.h = t->h;
+	tl_create(&t->h->rp, &env);
+	t->h->rpo = &tl_ops;
+}
+
+/* A control message of a type from src to dst (vt_mac ids) up the uplink:
+ * built by the table's encoder, its destination then written as given
+ * (so a link-local type can be sent unicast, the wrong way). */
+static void hdt_msg(struct hdt *t, int type, int dst, int src, const union ctrl_msg *m)
+{
+	const struct ctrl_type *ct = ctrl_type_of(type);
+	uint8_t buf[256], d[6], sa[6];
+	int n;
+
+	vt_mac(d, (uint8_t)dst);
+	vt_mac(sa, (uint8_t)src);
+	n = ct->encode(buf, sizeof(buf), d, sa, m);
+	CHECK(n > 0);
+	if (n <= 0)
+		return;
+	memcpy(buf, d, 6);
+	hdt_up_raw(t, buf, n);
+}
+
+/*
+ * Every type of the table, by who may send it. Our flow 1 sends to B.
+ * Peer types (CNP, ACK, DISCOVER_ECHO, FEEDBACK) reach the law only to our
+ * host and from B; from C, or to another host, they are ignored. DISCOVER
+ * (from a path's source) only to our host. CREDIT only link-local: the
+ * same message unicast is dropped.
+ */
+static void test_hd_core_ctrl_senders(void)
+{
+	static const int fb_kind[] = {
+		[L2CC_CTRL_CNP] = RP_FB_CNP, [L2CC_CTRL_ACK] = RP_FB_ACK,
+		[L2CC_CTRL_DISCOVER_ECHO] = RP_FB_L2CI_ECHO, [L2CC_CTRL_FEEDBACK] = RP_FB_L2CI,
+	};
+	uint8_t ll[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+	struct hdt t;
+	int seen = 0;
+
+	hdt_create(&t, "");
+	tl_install(&t);
+	hdt_set(&t, 0);
+	for (int i = 0; i < 3; i++)
+		hdt_host(&t, B, 482);
+	hdt_run(&t, 10000000);
+	CHECK_EQ(hdt_data(&t, 0), 3);
+	for (size_t i = 0; i < ctrl_ntypes; i++) {
+		const struct ctrl_type *ct = &ctrl_types[i];
+		union ctrl_msg m = *ct->sample;
+		uint64_t before;
+		int kind = ct->type < (int)(sizeof(fb_kind) / sizeof(fb_kind[0]))
+			   ? fb_kind[ct->type] : 0;
+
+		printf("    %s\n", ct->name);
+		switch (ct->sender) {
+		case CTRL_BY_PEER:
+			CHECK(kind != 0);
+			m.cnp.flow = 1;         /* flow is the first field of each */
+			if (ct->type == L2CC_CTRL_ACK) {
+				m.ack.cum_seq = 0;
+				m.ack.frames = 1;
+			}
+			if (ct->type == L2CC_CTRL_FEEDBACK)
+				m.fb.seq = 1;
+			hdt_msg(&t, ct->type, ME, C, &m);       /* not the peer */
+			hdt_msg(&t, ct->type, C, B, &m);        /* not to our host */
+			CHECK_EQ(tl.fbs[kind], 0);
+			hdt_msg(&t, ct->type, ME, B, &m);
+			CHECK_EQ(tl.fbs[kind], 1);
+			seen++;
+			break;
+		case CTRL_BY_SOURCE:
+			before = t.h->st.discover_rx;
+			hdt_msg(&t, ct->type, C, B, &m);
+			CHECK_EQ(t.h->st.discover_rx, before);
+			hdt_msg(&t, ct->type, ME, C, &m);
+			CHECK_EQ(t.h->st.discover_rx, before + 1);
+			seen++;
+			break;
+		case CTRL_BY_PARTNER:
+			CHECK(ct->link_local);
+			before = t.h->st.credit_rx;
+			hdt_msg(&t, ct->type, ME, SW, &m);
+			CHECK_EQ(t.h->st.credit_rx, before);
+			{
+				uint8_t buf[256], sa[6];
+				int n;
+
+				vt_mac(sa, SW);
+				n = ct->encode(buf, sizeof(buf), ll, sa, &m);
+				CHECK(n > 0 && !memcmp(buf, ll, 6));
+				if (n > 0)
+					hdt_up_raw(&t, buf, n);
+			}
+			CHECK_EQ(t.h->st.credit_rx, before + 1);
+			seen++;
+			break;
+		default:
+			/* A switch's message: hostd cannot tell the switch from
+			 * what it forwards; switchd keeps hosts from sending it. */
+			break;
+		}
+	}
+	CHECK_EQ(seen, (int)ctrl_ntypes);
+	CHECK_EQ(t.h->st.notify_forged, 4);
+	hdt_destroy(&t);
+}
+
+/* The peer of a flow not keyed by destination is where its frames went
+ * (granularity prio here, 5tuple alike): a CNP from elsewhere is ignored,
+ * until the flow's frames go to more than one address. */
+static void test_hd_core_notify_peer_by_prio(void)
+{
+	union ctrl_msg m = { .cnp = { .flow = 1, .seq = 0, .marked = 1 } };
+	struct hdt t;
+
+	hdt_create(&t, "granularity = prio\n");
+	tl_install(&t);
+	hdt_host(&t, B, 482);
+	hdt_run(&t, 1000000);
+	CHECK_EQ(hdt_data(&t, 0), 1);
+	CHECK(flow_by_id(t.h->flows, 1) != NULL);
+	CHECK(t.h->flows && flow_by_id(t.h->flows, 1)->key.type == FLOW_KEY_PRIO);
+	hdt_msg(&t, L2CC_CTRL_CNP, ME, C, &m);
+	CHECK_EQ(tl.fbs[RP_FB_CNP], 0);
+	CHECK_EQ(t.h->st.notify_forged, 1);
+	hdt_msg(&t, L2CC_CTRL_CNP, ME, B, &m);
+	CHECK_EQ(tl.fbs[RP_FB_CNP], 1);
+	/* To C as well: no one peer, only the destination is checked. */
+	hdt_host(&t, C, 482);
+	hdt_run(&t, 2000000);
+	CHECK_EQ(hdt_data(&t, 0), 2);
+	hdt_msg(&t, L2CC_CTRL_CNP, ME, C, &m);
+	CHECK_EQ(tl.fbs[RP_FB_CNP], 2);
+	hdt_msg(&t, L2CC_CTRL_CNP, B, C, &m);
+	CHECK_EQ(tl.fbs[RP_FB_CNP], 2);
+	CHECK_EQ(t.h->st.notify_forged, 2);
+	hdt_destroy(&t);
+}
+
+/* An ACK counts for no more frames than are in flight, and one for a
+ * frame not yet sent is ignored: a forged count of 2^32 - 1 once made an
+ * AIMD flow with rmin_div 65536 step for seconds. */
+static void test_hd_core_ack_clamp(void)
+{
+	struct hdt t;
+
+	hdt_create(&t, "");
+	tl_install(&t);
+	for (int i = 0; i < 3; i++)
+		hdt_host(&t, B, 482);
+	hdt_run(&t, 10000000);
+	CHECK_EQ(hdt_data(&t, 0), 3);
+	hdt_ack(&t, B, 1, 5, 1, false);                 /* seq 5 never went */
+	CHECK_EQ(tl.fbs[RP_FB_ACK], 0);
+	CHECK_EQ(t.h->st.notify_forged, 1);
+	hdt_ack(&t, B, 1, 1, 0xffffffffu, true);
+	CHECK_EQ(tl.fbs[RP_FB_ACK], 1);
+	CHECK_EQ(tl.last_fb.unmarked + tl.last_fb.marked, 3);
+	CHECK_EQ(tl.last_fb.marked, 1);
+	CHECK_EQ(t.h->st.ack_clamped, 1);
+	/* Two of three acknowledged: one is left in flight. */
+	hdt_ack(&t, B, 1, 2, 7, false);
+	CHECK_EQ(tl.last_fb.unmarked, 1);
+	CHECK_EQ(t.h->st.ack_clamped, 2);
+	hdt_ack(&t, B, 1, 2, 1, false);
+	CHECK_EQ(tl.last_fb.unmarked, 0);
+	hdt_destroy(&t);
+}
+
 int main(void)
 {
 	log_set_level(LOG_LVL_WARN);
@@ -793,5 +974,8 @@ int main(void)
 	RUN(test_hd_core_bcn_events);
 	RUN(test_hd_core_bcn_stop_and_si);
 	RUN(test_hd_core_qcn_events);
+	RUN(test_hd_core_ctrl_senders);
+	RUN(test_hd_core_notify_peer_by_prio);
+	RUN(test_hd_core_ack_clamp);
 	return check_summary();
 }

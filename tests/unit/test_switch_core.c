@@ -20,6 +20,7 @@
 #include "check.h"
 #include "log.h"
 #include "swt.h"
+#include "ctrl_msg.h"
 #include "../../switchd/cp_qcn.h"
 
 /* The control frames the sink saw on port p from log index `from`. */
@@ -139,6 +140,165 @@ static void test_core_forged_from_host(void)
 	CHECK_EQ(t.s->ports[1].st.drop[SW_DROP_FORGED], 0);
 	CHECK_EQ(swt_ctrl(&t, 0, 1, L2CC_ETH_P_CNM, NULL), 0);
 	CHECK_EQ(swt_ctrl(&t, 0, 0, L2CC_ETH_P_CNM, NULL), 1);
+	swt_destroy(&t);
+}
+
+/*
+ * Who may send each l2cc message type, from the message table: at a host
+ * port, a host's types (CNP, ACK, L2CI) go on to their destination; a
+ * link-local type sent unicast is forged. From a switch port each goes on
+ * (checked at the edge, once). A switch's type (none is on 0x88B6 yet)
+ * is refused from a host only, by the same rule.
+ */
+static void test_core_ctrl_senders(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct ctrl_type sw_only = { .type = 31, .name = "SWITCH_ONLY",
+					   .sender = CTRL_BY_SWITCH };
+	struct swt t;
+
+	swt_create(&t, TWO_PORTS("", "role = switch\n"));
+	swt_learn(&t, hosts, 2);
+	for (size_t i = 0; i < ctrl_ntypes; i++) {
+		const struct ctrl_type *ct = &ctrl_types[i];
+		bool host_may = ct->sender == CTRL_BY_SOURCE || ct->sender == CTRL_BY_PEER;
+		uint64_t forged = t.s->ports[0].st.drop[SW_DROP_FORGED];
+		uint8_t buf[256], a[6], b[6];
+		uint32_t n0 = t.k.n;
+		int n;
+
+		printf("    %s\n", ct->name);
+		vt_mac(a, H_A);
+		vt_mac(b, H_B);
+		n = ct->encode(buf, sizeof(buf), b, a, ct->sample);
+		CHECK(n > 0);
+		if (n <= 0)
+			continue;
+		memcpy(buf, b, 6);              /* unicast, as a host could send it */
+		swt_rx_raw(&t, 0, buf, n);
+		swt_run(&t, t.s->now - t.s->start_ns + 1000000);
+		CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_FORGED] - forged, host_may ? 0 : 1);
+		CHECK_EQ(swt_ctrl(&t, n0, 1, L2CC_ETH_P_CTRL, NULL), host_may ? 1 : 0);
+		/* From the switch port, toward A: forwarded. */
+		n0 = t.k.n;
+		n = ct->encode(buf, sizeof(buf), a, b, ct->sample);
+		memcpy(buf, a, 6);
+		swt_rx_raw(&t, 1, buf, n);
+		swt_run(&t, t.s->now - t.s->start_ns + 1000000);
+		CHECK_EQ(swt_ctrl(&t, n0, 0, L2CC_ETH_P_CTRL, NULL), 1);
+		CHECK_EQ(t.s->ports[1].st.drop[SW_DROP_FORGED], 0);
+	}
+	CHECK(!ctrl_sender_ok(&sw_only, true, false));
+	CHECK(ctrl_sender_ok(&sw_only, false, false));
+	CHECK(!ctrl_sender_ok(&sw_only, false, true));
+	swt_destroy(&t);
+}
+
+/* ---- the FDB against a hostile host ------------------------------------------ */
+
+/* A frame from src on port `in` to H_B (on p1): was it sent out p1? */
+static bool swt_sent_from(struct swt *t, int in, int src)
+{
+	uint32_t n0 = t->k.n;
+	bool sent = false;
+
+	swt_rx(t, in, (struct vt_eth){ .dst = H_B, .src = (uint8_t)src, .prio = -1, .len = 100 });
+	swt_run(t, t->s->now - t->s->start_ns + 2000000);
+	for (uint32_t i = n0; i < t->k.n; i++)
+		sent |= t->k.log[i].port == 1 && t->k.log[i].data[11] == src;
+	return sent;
+}
+
+/* H_A's address is p0's by a static entry: a host on p1 (or a switch port)
+ * that sends with it is dropped and counted, and H_A's traffic still goes
+ * to p0. It used to be forwarded. */
+static void test_core_fdb_static_contradiction(void)
+{
+	static const int hosts[][2] = { { H_B, 1 } };
+	struct swt t;
+
+	swt_create(&t, "[switch]\nfdb_aging = 0\n[port p0]\nrate = 10M\n"
+		       "[port p1]\nrate = 10M\n[port p2]\nrate = 10M\nrole = switch\n"
+		       "[fdb 02:00:00:00:00:0a]\nport = p0\n");
+	swt_learn(&t, hosts, 1);
+	CHECK(swt_sent_from(&t, 0, H_A));
+	swt_rx(&t, 2, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 100 });
+	swt_rx(&t, 2, (struct vt_eth){ .dst = 0xff, .src = H_A, .prio = -1, .len = 100 });
+	swt_run(&t, 10000000);
+	CHECK_EQ(t.s->ports[2].st.drop[SW_DROP_STATIC_MAC], 2);
+	CHECK_EQ(t.s->fdb->static_refused, 2);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_STATIC_MAC], 0);
+	CHECK_EQ(fdb_lookup(t.s->fdb, (uint8_t[6]){ 2, 0, 0, 0, 0, H_A }, 0, t.s->now), 0);
+	CHECK_EQ(t.s->ports[1].st.tx_frames, 1);
+	swt_destroy(&t);
+}
+
+/* A host port learns at most mac_limit sources: a frame from one more is
+ * dropped (the table cannot be filled from one port); a known source is
+ * not; a switch port has no limit. An address aged out makes room. */
+static void test_core_fdb_mac_limit(void)
+{
+	static const int hosts[][2] = { { H_B, 1 } };
+	struct swt t;
+	int sent = 0;
+
+	swt_create(&t, "[switch]\nfdb_aging = 1s\n[port p0]\nrate = 100M\nmac_limit = 4\n"
+		       "[port p1]\nrate = 100M\n[port p2]\nrate = 100M\nrole = switch\nmac_limit = 2\n");
+	swt_learn(&t, hosts, 1);
+	for (int m = 0x40; m < 0x46; m++)
+		sent += swt_sent_from(&t, 0, m);
+	CHECK_EQ(sent, 4);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_MAC_LIMIT], 2);
+	CHECK_EQ(t.s->fdb->learned[0], 4);
+	CHECK_EQ(t.s->fdb->limit_refused, 2);
+	CHECK(swt_sent_from(&t, 0, 0x40));             /* known: goes on */
+	for (int m = 0x50; m < 0x56; m++)
+		sent += swt_sent_from(&t, 2, m);
+	CHECK_EQ(sent, 10);
+	CHECK_EQ(t.s->ports[2].st.drop[SW_DROP_MAC_LIMIT], 0);
+	/* p0's four age out (the daemon's loop runs fdb_age once a second). */
+	swt_run(&t, 1500000000);
+	CHECK_EQ(fdb_age(t.s->fdb, t.s->now), 1 + 4 + 6);    /* H_B, p0's, p2's */
+	CHECK_EQ(t.s->fdb->learned[0], 0);
+	CHECK(swt_sent_from(&t, 0, 0x45));
+	CHECK_EQ(t.s->fdb->learned[0], 1);
+	swt_destroy(&t);
+}
+
+/* Addresses moving to a host port: at most mac_move_limit a second; a move
+ * over it is dropped and the address stays where it was. Moves are counted
+ * on the port they went to. */
+static void test_core_fdb_move_limit(void)
+{
+	static const int hosts[][2] = { { 0x40, 1 }, { 0x41, 1 }, { 0x42, 1 }, { 0x43, 1 },
+					{ H_B, 1 } };
+	uint8_t m[6];
+	struct swt t;
+	int sent = 0;
+
+	swt_create(&t, "[switch]\nfdb_aging = 0\n[port p0]\nrate = 100M\nmac_move_limit = 2\n"
+		       "[port p1]\nrate = 100M\n");
+	swt_learn(&t, hosts, 5);
+	/* H_B is on p1 too: what p0 sends it would be filtered: send to 0x77. */
+	for (int a = 0x40; a < 0x44; a++) {
+		swt_rx(&t, 0, (struct vt_eth){ .dst = 0xff, .src = (uint8_t)a, .prio = -1,
+						.len = 100 });
+		swt_run(&t, t.s->now - t.s->start_ns + 2000000);
+		vt_mac(m, (uint8_t)a);
+		sent += fdb_lookup(t.s->fdb, m, 0, t.s->now) == 0;
+	}
+	CHECK_EQ(sent, 2);
+	CHECK_EQ(t.s->ports[0].st.mac_moves, 2);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_MAC_MOVE], 2);
+	CHECK_EQ(t.s->fdb->move_refused, 2);
+	vt_mac(m, 0x43);
+	CHECK_EQ(fdb_lookup(t.s->fdb, m, 0, t.s->now), 1);
+	/* A second later the budget is back. */
+	swt_run(&t, t.s->now - t.s->start_ns + 1000000000);
+	swt_rx(&t, 0, (struct vt_eth){ .dst = 0xff, .src = 0x43, .prio = -1, .len = 100 });
+	swt_run(&t, t.s->now - t.s->start_ns + 2000000);
+	CHECK_EQ(fdb_lookup(t.s->fdb, m, 0, t.s->now), 0);
+	CHECK_EQ(t.s->ports[0].st.mac_moves, 3);
 	swt_destroy(&t);
 }
 
@@ -1287,6 +1447,10 @@ int main(void)
 	log_set_level(LOG_LVL_WARN);    /* the headroom notes of small buffers */
 	RUN(test_core_admission_tail_drop);
 	RUN(test_core_forged_from_host);
+	RUN(test_core_ctrl_senders);
+	RUN(test_core_fdb_static_contradiction);
+	RUN(test_core_fdb_mac_limit);
+	RUN(test_core_fdb_move_limit);
 	RUN(test_core_wire_rate);
 	RUN(test_core_pause_xoff_xon);
 	RUN(test_core_pause_refresh);
