@@ -13,7 +13,9 @@
 #    runs at 0.8..1.05 of its rate, the fabric drops nothing (flow control
 #    is on), Jain's index is in (0, 1]; the two UDP flows get 0.8..1.2 of
 #    their max-min fair share (half of S>h3 each), the TCP flow h3 -> h1
-#    much less (its ACKs wait behind the paused uplink of h1); S:p3's
+#    much less (its ACKs wait behind h1's UDP data in h1's flow to h3 and
+#    its paused uplink: the lab's hostds run with ack_first = no, which
+#    would send them ahead of that data); S:p3's
 #    output queue holds something, and in every line of S's time series
 #    each port's outq_frames add up to its voq_frames; both phases have
 #    their flows, groups (settle_s), links and ports; the time series,
@@ -63,7 +65,7 @@ name: $L2T
 prefix: $L2T
 subnet: 10.98.0.0/24
 defaults: {rate: 100M, mtu: 1500, buffer: 64K, flow_control: pause,
-           hostd: {pcp_from_dscp: yes}}
+           hostd: {pcp_from_dscp: yes, ack_first: no}}
 nodes:
   S: {kind: switch}
   h1: {kind: host}
