@@ -48,6 +48,8 @@ MUTANTS=(
 "ctrl_switch_type_from_host@@daemon/ctrl_msg.c@@s/ && !\(from_host && t->sender == CTRL_BY_SWITCH\)//@@test_switch_core@@test_core_ctrl_senders"
 "ctrl_link_local_unicast@@daemon/ctrl_msg.c@@s/return t->link_local && link_local_dst;/return 1;/@@test_switch_core@@test_core_ctrl_senders"
 "static_mac_forwarded@@switchd/switch.c@@s/if \(out == -EPERM \|\| out == -EDQUOT \|\| out == -EBUSY\)/if (out == -EDQUOT || out == -EBUSY)/@@test_switch_core@@test_core_fdb_static_contradiction"
+"vlan_flood_everywhere@@switchd/switch.c@@s/if \(\(uint32_t\)o == p->idx \|\| !sw_vlan_ok\(op, vid\)\)/if ((uint32_t)o == p->idx)/@@test_switch_core@@test_core_vlans"
+"vlan_ingress_unchecked@@switchd/switch.c@@s/\tif \(!sw_vlan_ok\(p, ei.vid\)\) \{/\tif (0) {/@@test_switch_core@@test_core_vlans"
 "mac_limit_one_more@@switchd/fdb.c@@s/f->learned\[port\] < f->port_limit\[port\]/f->learned[port] <= f->port_limit[port]/@@test_switch_core@@test_core_fdb_mac_limit"
 "mac_limit_switch_ports@@switchd/switch.c@@s/c->role == ROLE_HOST \? \(uint32_t\)c->mac_limit : 0/(uint32_t)c->mac_limit/@@test_switch_core@@test_core_fdb_mac_limit"
 "mac_count_kept_on_age@@switchd/fdb.c@@s/\tif \(!f->tab\[i\].is_static\)\n\t\tfdb_count\(f, f->tab\[i\].port, -1\);\n//@@test_switch_core@@test_core_fdb_mac_limit"
