@@ -136,6 +136,9 @@ static const struct cfg_item port_items[] = {
 	  "role = host: the most learned addresses that may move to this port per second; a "
 	  "frame over it is dropped and the address stays where it was (mac_move drops); 0 = none",
 	  LIVE),
+	P("l2cc_host", CFG_BOOL, l2cc_host, "yes", 1, 0,
+	  "role = host: a hostd is behind this port; no = a plain host, whose l2cc frames "
+	  "(0x88B6 messages, data tags) can only be forged and are dropped (forged drops)", LIVE),
 	P("vlans", CFG_STR, vlans, "all", 1, 0,
 	  "VLAN ids the port carries: all, or a list such as 10,20-29 (1..4094); a frame tagged "
 	  "with another is dropped at this input (vlan drops), never sent out of this port, and "

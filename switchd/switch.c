@@ -458,9 +458,13 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 	}
 	/* FECN is the switches' to set and CNMs theirs to send (802.1Qau):
 	 * from a host port, either is a forgery; so is an l2cc message the
-	 * message table says a host may not send (checked at the edge, once). */
+	 * message table says a host may not send (checked at the edge, once),
+	 * and any l2cc frame from a plain host (l2cc_host = no): with no hostd
+	 * behind the port, a CNP or a tag from it can only be made up. */
 	if (p->cfg->role == ROLE_HOST &&
-	    ((ei.ethertype == L2CC_ETH_P_DATA_TAG && len > ei.hlen + 1u &&
+	    ((!p->cfg->l2cc_host && (ei.ethertype == L2CC_ETH_P_CTRL ||
+				     ei.ethertype == L2CC_ETH_P_DATA_TAG)) ||
+	     (ei.ethertype == L2CC_ETH_P_DATA_TAG && len > ei.hlen + 1u &&
 	      (frame[ei.hlen + 1] & L2CC_TAG_FECN)) || ei.ethertype == L2CC_ETH_P_CNM ||
 	     (ei.ethertype == L2CC_ETH_P_CTRL && sw_ctrl_forged(frame, len, &ei)))) {
 		sw_fc_update(s, p);

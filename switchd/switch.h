@@ -54,6 +54,7 @@ struct port_cfg {
 	/* The VLAN ids the port carries ("all", or "10,20-29"); VID 0 (untagged
 	 * or priority-tagged) always. vlan_map is derived from it at load. */
 	char vlans[160];
+	bool l2cc_host;             /* role = host: an l2cc host (hostd) is behind it */
 	uint64_t vlan_map[4096 / 64];
 	int xdp_mode;
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */

@@ -48,6 +48,7 @@ MUTANTS=(
 "ctrl_switch_type_from_host@@daemon/ctrl_msg.c@@s/ && !\(from_host && t->sender == CTRL_BY_SWITCH\)//@@test_switch_core@@test_core_ctrl_senders"
 "ctrl_link_local_unicast@@daemon/ctrl_msg.c@@s/return t->link_local && link_local_dst;/return 1;/@@test_switch_core@@test_core_ctrl_senders"
 "static_mac_forwarded@@switchd/switch.c@@s/if \(out == -EPERM \|\| out == -EDQUOT \|\| out == -EBUSY\)/if (out == -EDQUOT || out == -EBUSY)/@@test_switch_core@@test_core_fdb_static_contradiction"
+"plain_host_l2cc_passes@@switchd/switch.c@@s/\(\(!p->cfg->l2cc_host && /((0 \&\& /@@test_switch_core@@test_core_plain_host_port"
 "vlan_flood_everywhere@@switchd/switch.c@@s/if \(\(uint32_t\)o == p->idx \|\| !sw_vlan_ok\(op, vid\)\)/if ((uint32_t)o == p->idx)/@@test_switch_core@@test_core_vlans"
 "vlan_ingress_unchecked@@switchd/switch.c@@s/\tif \(!sw_vlan_ok\(p, ei.vid\)\) \{/\tif (0) {/@@test_switch_core@@test_core_vlans"
 "mac_limit_one_more@@switchd/fdb.c@@s/f->learned\[port\] < f->port_limit\[port\]/f->learned[port] <= f->port_limit[port]/@@test_switch_core@@test_core_fdb_mac_limit"

@@ -143,6 +143,36 @@ static void test_core_forged_from_host(void)
 	swt_destroy(&t);
 }
 
+/* A plain host port (l2cc_host = no): no hostd is behind it, so an
+ * unmarked data tag or a CNP from it is as forged as a FECN; the same
+ * frames from an l2cc host port go on. */
+static void test_core_plain_host_port(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct vt_eth tagged = { .dst = H_B, .src = H_A, .prio = -1, .len = 100, .tag = true };
+	const struct vt_eth cnp = { .dst = H_B, .src = H_A, .prio = -1, .len = 64,
+				    .ethertype = L2CC_ETH_P_CTRL };
+	const struct vt_eth ip = { .dst = H_B, .src = H_A, .prio = -1, .len = 100 };
+	struct swt t;
+
+	swt_create(&t, TWO_PORTS("l2cc_host = no\n", ""));
+	swt_learn(&t, hosts, 2);
+	CHECK(swt_rx(&t, 0, tagged));
+	CHECK(swt_rx(&t, 0, cnp));
+	CHECK(swt_rx(&t, 0, ip));
+	swt_run(&t, 1000000);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_FORGED], 2);
+	CHECK_EQ(t.s->ports[1].st.tx_frames, 2);   /* H_A's learning broadcast too */
+	swt_destroy(&t);
+	swt_create(&t, TWO_PORTS("", ""));
+	swt_learn(&t, hosts, 2);
+	CHECK(swt_rx(&t, 0, tagged));
+	swt_run(&t, 1000000);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_FORGED], 0);
+	CHECK_EQ(t.s->ports[1].st.tx_frames, 2);   /* H_A's learning broadcast too */
+	swt_destroy(&t);
+}
+
 /*
  * Who may send each l2cc message type, from the message table: at a host
  * port, a host's types (CNP, ACK, L2CI) go on to their destination; a
@@ -1499,6 +1529,7 @@ int main(void)
 	log_set_level(LOG_LVL_WARN);    /* the headroom notes of small buffers */
 	RUN(test_core_admission_tail_drop);
 	RUN(test_core_forged_from_host);
+	RUN(test_core_plain_host_port);
 	RUN(test_core_ctrl_senders);
 	RUN(test_core_fdb_static_contradiction);
 	RUN(test_core_fdb_mac_limit);
