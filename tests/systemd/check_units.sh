@@ -21,7 +21,7 @@
 #
 # Prints one PASS/FAIL/SKIP line per check; exits 0 when none failed.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 
 MAX=${L2CC_UNIT_EXPOSURE_MAX:-3.5}
 UNITS="switchd@t1.service hostd@t1.service"
