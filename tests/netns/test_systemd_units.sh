@@ -37,6 +37,9 @@
 #  - units_filter_needs_bpf: the unit without its SystemCallFilter=bpf line
 #    stops switchd at the program load (the seccomp emulation constrains;
 #    the line is needed).
+#  - units_attached_xdp: without CAP_SYS_ADMIN switchd cannot tell a stale
+#    l2cc program attached by netlink from a foreign one; it refuses the
+#    port and says how to detach it.
 . "$(dirname "$0")/lib.sh"
 
 SANDBOX=$L2CC_ROOT/tests/netns/unit_sandbox.py
@@ -262,6 +265,30 @@ t_filter_needs_bpf() {
 		fail "not the expected error (load XDP program: EPERM): $(tail -1 "$log")"
 }
 
+# An XDP program attached without a BPF link (by hand, or by an older
+# l2cc) cannot be inspected without CAP_SYS_ADMIN: switchd says so and
+# how to detach it, rather than only EBUSY from the attach.
+t_attached_xdp() {
+	local w pid log rc pif
+	pif=$(ifn p1)
+	ip -n "$(ns S)" link set dev "$pif" xdpdrv obj "$L2CC_ROOT/build/l2cc_xdp.bpf.o" sec xdp 2>"$L2T_DIR/ip.err" ||
+		skip "ip cannot attach an XDP object here: $(head -1 "$L2T_DIR/ip.err")"
+	w=$(wrapper attached switchd "") || fail "wrapper"
+	write_config attached "$(SW_CONF)" >/dev/null
+	log=$L2T_DIR/attached.log
+	ip netns exec "$(ns S)" "$w" -c "$L2T_DIR/attached.conf" >"$log" 2>&1 &
+	pid=$!
+	bg_record "$pid"
+	for _ in $(seq 100); do _l2t_alive "$pid" || break; sleep 0.05; done
+	_l2t_alive "$pid" && fail "switchd came up on a port with a program attached by netlink"
+	wait "$pid"
+	rc=$?
+	ip -n "$(ns S)" link set dev "$pif" xdpdrv off
+	info "exit $rc: $(grep -m1 -E 'error' "$log" | sed -E 's/^[^ ]+ //')"
+	grep -qE "$pif: an XDP program \(id [0-9]+\) is attached and cannot be inspected.*CAP_SYS_ADMIN.*ip link set dev $pif xdp off" "$log" ||
+		fail "not the expected error: $(grep -m1 error "$log")"
+}
+
 run_setup setup
 run_test units_start t_start
 run_test units_forward t_forward
@@ -269,4 +296,5 @@ run_test units_ipv6_sysctl t_ipv6_sysctl
 run_test units_ipv6_needs_rw t_ipv6_needs_rw
 run_test units_caps_each_needed t_caps_each_needed
 run_test units_filter_needs_bpf t_filter_needs_bpf
+run_test units_attached_xdp t_attached_xdp
 tests_done
