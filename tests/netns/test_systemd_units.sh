@@ -210,7 +210,7 @@ declare -A NEEDED_FOR=(
 )
 
 t_caps_each_needed() {
-	local unit caps c less w pid log rc memlock why bad=
+	local unit caps c less w pid log rc memlock umem why bad=
 	unit=$UNIT_DIR/switchd@.service
 	caps=$("$PY" "$SANDBOX" caps "$unit")
 	memlock=$(ulimit -l)
@@ -224,13 +224,17 @@ t_caps_each_needed() {
 		bg_record "$pid"
 		for _ in $(seq 100); do _l2t_alive "$pid" || break; sleep 0.05; done
 		if _l2t_alive "$pid"; then
+			# Without CAP_IPC_LOCK a UMEM within RLIMIT_MEMLOCK is fine.
+			umem=$(jget "$(ctl "less-$c" status)" 'd["umem"]["frames"] * d["umem"]["frame_size"] // 1024') ||
+				umem=unknown
 			kill -TERM "$pid"
 			wait "$pid" 2>/dev/null
-			if [ "$c" = ipc_lock ] && [ "$memlock" = unlimited ]; then
-				info "without cap_ipc_lock: runs (RLIMIT_MEMLOCK is unlimited here)"
+			if [ "$c" = ipc_lock ] && [ "$umem" != unknown ] &&
+				{ [ "$memlock" = unlimited ] || [ "$memlock" -ge "$umem" ]; }; then
+				info "without cap_ipc_lock: runs, for RLIMIT_MEMLOCK ($memlock KiB) holds the UMEM ($umem KiB) here"
 				continue
 			fi
-			bad+="switchd without cap_$c came up (memlock $memlock KiB); "
+			bad+="switchd without cap_$c came up (UMEM $umem KiB, RLIMIT_MEMLOCK $memlock KiB); "
 			continue
 		fi
 		wait "$pid"
