@@ -59,16 +59,16 @@ need() {
 # CAPS instead of the unit's set unless empty), for lib.sh's
 # start_switchd/start_hostd.
 wrapper() {
-	local name=$1 d=$2 caps=${3:-} unit set c
+	local name=$1 d=$2 caps=${3:-} unit bset c
 	shift 3
 	unit=${WRAP_UNIT:-$UNIT_DIR/$d@.service}
 	[ -n "$caps" ] || caps=$("$PY" "$SANDBOX" caps "$unit") || return 1
-	set=-all
-	for c in ${caps//,/ }; do set+=",+$c"; done
+	bset=-all
+	for c in ${caps//,/ }; do bset+=",+$c"; done
 	cat >"$L2T_DIR/run-$name" <<EOF
 #!/bin/sh
 exec unshare -m --propagation private "$PY" "$SANDBOX" mounts "$unit" --rw "$L2T_DIR" $* -- \\
-	setpriv --bounding-set=$set --inh-caps=$set --ambient-caps=$set --no-new-privs -- \\
+	setpriv --bounding-set=$bset --inh-caps=$bset --ambient-caps=$bset --no-new-privs -- \\
 	"$PY" "$SANDBOX" seccomp "$unit" -- "$L2CC_ROOT/build/bin/$d" "\$@"
 EOF
 	chmod +x "$L2T_DIR/run-$name"
@@ -98,7 +98,7 @@ ipv6_set() { # NS IF VALUE
 PORTS() { printf '%s\n' "S $(ifn p1)" "S $(ifn p2)" "h1 cc0" "h1 up0" "h2 cc0" "h2 up0"; }
 
 start_all() {
-	local w n
+	local w n i
 	while read -r n i; do ipv6_set "$n" "$i" 0; done < <(PORTS)
 	w=$(wrapper S switchd "") || fail "no capability set in switchd@.service"
 	SWITCHD=$w start_switchd S "$(SW_CONF)"
