@@ -97,8 +97,18 @@ static int xport_clear_stale(const char *ifname, int ifindex)
 	if (err || !prog_id)
 		return 0;
 	fd = bpf_prog_get_fd_by_id(prog_id);
-	if (fd < 0)
+	if (fd < 0 && errno == ENOENT)
 		return 0; /* gone in the meantime */
+	if (fd < 0) {
+		/* Opening a program by id takes CAP_SYS_ADMIN, which the systemd
+		 * units do not grant: without it ours and a foreign one look the
+		 * same, and the attach would only say EBUSY. */
+		err = -errno;
+		pr_err("%s: an XDP program (id %u) is attached and cannot be inspected (%s; "
+		       "that takes CAP_SYS_ADMIN): detach it first (ip link set dev %s xdp off)\n",
+		       ifname, prog_id, strerror(-err), ifname);
+		return -EBUSY;
+	}
 	err = bpf_obj_get_info_by_fd(fd, &info, &info_len);
 	close(fd);
 	if (err)
