@@ -121,10 +121,18 @@ static int xport_clear_stale(const char *ifname, int ifindex)
 	}
 	pr_info("%s: removing stale %s program (id %u) left by an earlier run\n",
 		ifname, info.name, prog_id);
-	err = bpf_xdp_detach(ifindex, 0, NULL);
-	if (err)
-		err = bpf_xdp_detach(ifindex, XDP_FLAGS_SKB_MODE, NULL);
-	return err;
+	/* Detach in the mode it was attached in: flags 0 means the driver's
+	 * mode on a device that has one (veth does), which leaves a generic
+	 * (skb) mode program in place and reports success. */
+	for (int i = 0; i < 2; i++) {
+		__u32 mode = i ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE, id = 0;
+
+		if (bpf_xdp_query_id(ifindex, (int)mode, &id) || id != prog_id)
+			continue;
+		err = bpf_xdp_detach(ifindex, (int)mode, NULL);
+		return err ? err : 0;
+	}
+	return bpf_xdp_detach(ifindex, 0, NULL);
 }
 
 int xport_if_mtu(const char *ifname)
