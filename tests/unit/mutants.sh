@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 
 B=${B:-build}
 CC=${CC:-gcc}
-PKGS="libbpf libxdp"
+PKGS="libbpf libxdp libnl-3.0 libnl-route-3.0"
 CFLAGS="-O1 -g -std=gnu11 -D_GNU_SOURCE -Idaemon -Ibpf -I$B $(pkg-config --cflags $PKGS 2>/dev/null)"
 LDLIBS="$(pkg-config --libs $PKGS 2>/dev/null) -lm"
 TMP=$(mktemp -d) || exit 1
