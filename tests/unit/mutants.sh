@@ -111,6 +111,10 @@ MUTANTS=(
 "ibcc_law_below_min@@hostd/rp_ibcc.c@@s/s->ccti <= rp->k->ccti_min\)\n\t\treturn 0;/!s->ccti)\n\t\treturn 0;/@@test_hostd_ibcc@@test_ibcc_lockstep"
 "ibcc_law_timer_rearmed@@hostd/rp_ibcc.c@@s/if \(rp->running\[sl\] \|\| !rp->env.h\)/if (!rp->env.h)/@@test_hostd_ibcc@@test_ibcc_lockstep"
 "ibcc_law_one_timer@@hostd/rp_ibcc.c@@s/if \(s->sl != st->sl \|\| /if (/@@test_hostd_ibcc@@test_ibcc_timer_per_priority"
+"link_fdb_kept@@switchd/switch.c@@s/p->st.fdb_flushed \+= fdb_flush_port\(s->fdb, p->idx\);//@@test_switch_core@@test_core_link_down"
+"link_voq_kept@@switchd/switch.c@@s/\tsw_link_drain\(s, p\);\n//@@test_switch_core@@test_core_link_down"
+"link_pause_kept@@switchd/switch.c@@s/\tfc_tx_link_down\(&p->etx, s->now\);\n//@@test_switch_core@@test_core_link_down"
+"link_flood_to_down@@switchd/switch.c@@s/if \(!op->link_up\) \{\n\t\t\tdown = true;\n\t\t\tcontinue;\n\t\t\}//@@test_switch_core@@test_core_link_down"
 "ibcc_law_timer_us@@hostd/rp_ibcc.c@@s/\*ns = v \* IBCC_TIMER_UNIT_NS;/*ns = v * 1000;/@@test_hostd_ibcc@@test_ibcc_keys"
 )
 
