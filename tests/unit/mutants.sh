@@ -115,6 +115,8 @@ MUTANTS=(
 "link_voq_kept@@switchd/switch.c@@s/\tsw_link_drain\(s, p\);\n//@@test_switch_core@@test_core_link_down"
 "link_pause_kept@@switchd/switch.c@@s/\tfc_tx_link_down\(&p->etx, s->now\);\n//@@test_switch_core@@test_core_link_down"
 "link_flood_to_down@@switchd/switch.c@@s/if \(!op->link_up\) \{\n\t\t\tdown = true;\n\t\t\tcontinue;\n\t\t\}//@@test_switch_core@@test_core_link_down"
+"hd_link_queues_kept@@hostd/hd_path.c@@s/while \(\(idx = flow_dequeue\(h->flows, f, h->now, &len\)\)/while (0 && (idx = flow_dequeue(h->flows, f, h->now, &len))/@@test_hostd_core@@test_hd_core_link_down"
+"hd_link_rate_lost@@hostd/hd_path.c@@s/\t\tx->out.rate_bps = o.rate_bps \+ 1;\n//@@test_hostd_core@@test_hd_core_link_down"
 "ibcc_law_timer_us@@hostd/rp_ibcc.c@@s/\*ns = v \* IBCC_TIMER_UNIT_NS;/*ns = v * 1000;/@@test_hostd_ibcc@@test_ibcc_keys"
 )
 
