@@ -76,12 +76,7 @@ static void hd_apply_links(struct hd *h)
 	for (int i = 0; i < 2; i++) {
 		const char *ifname = i == HD_PORT_UP ? h->cfg->uplink : h->cfg->host_port;
 
-		if (h->link_seen[i] == h->link_up[i])
-			continue;
-		if (h->link_seen[i]) {
-			hd_port_link(h, i, true);
-			pr_info("%s %s: link up\n", name[i], ifname);
-		} else {
+		if (h->link_up[i] && (h->link_fell[i] || !h->link_seen[i])) {
 			uint64_t d = h->hst.drop[HD_DROP_LINK_DOWN];
 
 			hd_port_link(h, i, false);
@@ -92,6 +87,11 @@ static void hd_apply_links(struct hd *h)
 			if (i == HD_PORT_UP)
 				pr_info("uplink %s: %llu queued frames dropped\n", ifname,
 					(unsigned long long)(h->hst.drop[HD_DROP_LINK_DOWN] - d));
+		}
+		h->link_fell[i] = false;
+		if (!h->link_up[i] && h->link_seen[i]) {
+			hd_port_link(h, i, true);
+			pr_info("%s %s: link up\n", name[i], ifname);
 		}
 	}
 }
@@ -206,6 +206,7 @@ static void hd_on_link(void *ctx, int port, bool up, uint8_t operstate)
 	struct hd *h = ctx;
 
 	h->link_seen[port] = up;
+	h->link_fell[port] |= !up;
 	h->operstate[port] = operstate;
 	h->link_dirty = true;
 }

@@ -194,6 +194,7 @@ struct hd {
 	/* The ports' links (hd_port_link), by HD_PORT_*: as applied, and what
 	 * netlink said last (applied by the next pass); the kernel's IF_OPER_*. */
 	bool link_up[2], link_seen[2];
+	bool link_fell[2];          /* netlink said down since the last pass */
 	uint8_t operstate[2];
 	bool link_dirty;
 	struct lnk *lnk;            /* link events (daemon/link.h); NULL in tests */

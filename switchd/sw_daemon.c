@@ -58,12 +58,7 @@ static void sw_apply_links(struct sw *s)
 	for (int i = 0; i < s->nports; i++) {
 		struct sw_port *p = &s->ports[i];
 
-		if (p->link_seen == p->link_up)
-			continue;
-		if (p->link_seen) {
-			sw_port_link(s, p, true);
-			pr_info("port %s (%s): link up\n", p->cfg->name, p->cfg->ifname);
-		} else {
+		if (p->link_up && (p->link_fell || !p->link_seen)) {
 			uint64_t drops = p->st.link_down_drops, flushed = p->st.fdb_flushed;
 
 			sw_port_link(s, p, false);
@@ -72,6 +67,11 @@ static void sw_apply_links(struct sw *s)
 				lnk_operstate_name(p->operstate),
 				(unsigned long long)(p->st.link_down_drops - drops),
 				(unsigned long long)(p->st.fdb_flushed - flushed));
+		}
+		p->link_fell = false;
+		if (!p->link_up && p->link_seen) {
+			sw_port_link(s, p, true);
+			pr_info("port %s (%s): link up\n", p->cfg->name, p->cfg->ifname);
 		}
 	}
 }
@@ -147,6 +147,7 @@ static void sw_on_link(void *ctx, int port, bool up, uint8_t operstate)
 	struct sw *s = ctx;
 
 	s->ports[port].link_seen = up;
+	s->ports[port].link_fell |= !up;
 	s->ports[port].operstate = operstate;
 	s->link_dirty = true;
 }

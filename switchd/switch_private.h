@@ -84,6 +84,8 @@ struct sw_port {
 	 * sends, and nothing is queued for it. link_seen is what netlink said
 	 * last, applied by the next pass; operstate is the kernel's IF_OPER_*. */
 	bool link_up, link_seen;
+	bool link_fell;             /* netlink said down since the last pass (a bounce
+				     * between two passes is still a down and an up) */
 	uint8_t operstate;
 	uint8_t mac[6];             /* source of the control frames we build */
 	uint32_t if_mtu;            /* the interface's MTU (cfg->mtu 0 means this) */
