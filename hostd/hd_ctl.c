@@ -399,6 +399,14 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	jw_u64(w, "tx", h->host->tx_out + h->up->tx_out);
 	jw_bool(w, "consistent", err == 0);
 	jw_obj_end(w);
+	if (h->lnk) {
+		const struct lnk_stats *ls = lnk_stats(h->lnk);
+
+		jw_obj_begin(w, "netlink");
+		jw_u64(w, "link_events", ls->events);
+		jw_u64(w, "resyncs", ls->resyncs);
+		jw_obj_end(w);
+	}
 	jw_u64(w, "loops", h->loops);
 	jw_u64(w, "wakeups", h->wakeups);
 	jw_obj_end(w);

@@ -508,6 +508,14 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	jw_u64(w, "tx", tx);
 	jw_bool(w, "conserved", err == 0);
 	jw_obj_end(w);
+	if (s->lnk) {
+		const struct lnk_stats *ls = lnk_stats(s->lnk);
+
+		jw_obj_begin(w, "netlink");
+		jw_u64(w, "link_events", ls->events);
+		jw_u64(w, "resyncs", ls->resyncs);
+		jw_obj_end(w);
+	}
 	jw_obj_end(w);
 	return 0;
 }

@@ -146,6 +146,7 @@ t_link_down_up() {
 	for s in A B; do
 		assert_eq "$(jget "$(ctl "$s" status)" 'd["umem"]["conserved"]')" true "$s umem.conserved"
 	done
+	assert_ge "$(jget "$(ctl B status)" 'd["netlink"]["link_events"]')" 2 "B status netlink.link_events"
 	# p3 kept its rate through the outage, and h4's traffic came back.
 	assert_ge "$(calc "float('$r_during') / float('$r_before')")" 0.7 "B p3 rate with p4 down / before"
 	assert_ge "$r_before" 20e6 "B p3 rate before the outage (bit/s)"
