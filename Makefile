@@ -17,7 +17,7 @@ PKG_CONFIG ?= pkg-config
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 
-PKGS    := libbpf libxdp
+PKGS    := libbpf libxdp libnl-3.0 libnl-route-3.0
 B       := build
 
 ifeq ($(V),1)

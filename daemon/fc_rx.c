@@ -103,6 +103,21 @@ void fc_rx_sent_changed(struct fc_rx *f, uint64_t now)
 		f->credit_next_ns = now + f->cfg.credit_interval;
 }
 
+void fc_rx_link_down(struct fc_rx *f)
+{
+	f->xoff_mask = f->told_mask = f->refresh_mask = 0;
+	f->credit_due = false;
+	f->sent_dirty = false;
+	f->credit_next_ns = UINT64_MAX;
+}
+
+void fc_rx_link_up(struct fc_rx *f, uint64_t now)
+{
+	f->credit_next_ns = now;
+	if (f->cfg.mode == FC_RX_CREDIT)
+		f->credit_due = true;
+}
+
 void fc_rx_timers(struct fc_rx *f, const uint64_t room[L2CC_NPRIO], uint64_t now)
 {
 	if (fc_rx_pausing(f)) {

@@ -90,6 +90,17 @@ void fc_rx_sent_changed(struct fc_rx *f, uint64_t now);
 /* Send a grant now (the partner's first grant needs our count at once). */
 static inline void fc_rx_credit_now(struct fc_rx *f) { f->credit_due = true; }
 
+/*
+ * The link went down: whatever we told the partner is void (it forgets the
+ * pauses it received when its own link goes down), nothing is due, and the
+ * credit keepalive stops. Received counts are kept: the partner's next
+ * CREDIT reconciles them.
+ */
+void fc_rx_link_down(struct fc_rx *f);
+/* ... and came back at `now`: a credit grant at once (the partner waits for
+ * its first), then the caller's fc_rx_update() decides XOFF afresh. */
+void fc_rx_link_up(struct fc_rx *f, uint64_t now);
+
 /* Timers at `now`: XOFF refreshes, credit interval and keepalive. */
 void fc_rx_timers(struct fc_rx *f, const uint64_t room[L2CC_NPRIO], uint64_t now);
 

@@ -102,6 +102,21 @@ uint64_t fc_tx_pause_end(const struct fc_tx *f, uint8_t prios)
 	return t;
 }
 
+void fc_tx_link_down(struct fc_tx *f, uint64_t now)
+{
+	for (int i = 0; i < FC_NPRIO; i++) {
+		fc_settle(f, i, now);
+		if (f->pause_start[i]) {
+			f->paused_acc[i] += now - f->pause_start[i];
+			f->pause_start[i] = 0;
+		}
+		f->paused_until[i] = 0;
+		f->credit_limit[i] = f->credit_sent[i] = 0;
+	}
+	f->credit_have = false;
+	f->resume_ns = now;
+}
+
 bool fc_tx_credit(struct fc_tx *f, const struct wire_credit *c, uint64_t now)
 {
 	f->credit_grants++;

@@ -49,6 +49,13 @@ uint64_t fc_tx_paused_max_ns(const struct fc_tx *f, uint64_t now);
 uint64_t fc_tx_pause_end(const struct fc_tx *f, uint8_t prios);
 
 /*
+ * The link went down: pauses from the partner end (their time so far is
+ * kept in the paused totals) and its credits are forgotten; after the link
+ * comes back, credits apply again from the partner's next first grant.
+ */
+void fc_tx_link_down(struct fc_tx *f, uint64_t now);
+
+/*
  * A CREDIT from the partner. The first grant (or one in a new unit) starts
  * our sent count at its limit, i.e. nothing available, until the partner
  * has reconciled its received count to ours: its limit may still include

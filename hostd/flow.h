@@ -93,7 +93,8 @@ int flow_key_from_frame(enum flow_granularity g, const uint8_t *frame, uint32_t 
 struct flow_counters {
 	uint64_t frames_in, bytes_in;   /* queued from the host stack */
 	uint64_t frames_out, bytes_out; /* taken from the queue toward the uplink */
-	uint64_t drops, drop_bytes;     /* refused: queue at its byte limit (host edge) */
+	uint64_t drops, drop_bytes;     /* refused: queue at its byte limit (host edge), or
+					 * dropped from it as the uplink went down */
 	uint64_t marks;                 /* congestion marks learnt of (CNP, ACK ECE) */
 	uint64_t cnp_in, cnp_out;
 	uint64_t ack_in, ack_out;

@@ -10,6 +10,7 @@
 #include "ctrs.h"
 #include "dctl.h"
 #include "json.h"
+#include "link.h"
 #include "log.h"
 #include "loop.h"
 #include "prom.h"
@@ -87,9 +88,15 @@ static uint64_t drops_sum(const struct hd_port_stats *p)
 	return n;
 }
 
-static void emit_port(struct jw *w, const char *key, const struct hd_port_stats *p)
+static void emit_port(struct jw *w, const char *key, const struct hd *h, int port)
 {
+	const struct hd_port_stats *p = port == HD_PORT_UP ? &h->ust : &h->hst;
+
 	jw_obj_begin(w, key);
+	jw_str(w, "link", h->link_up[port] ? "up" : "down");
+	jw_str(w, "operstate", lnk_operstate_name(h->operstate[port]));
+	jw_u64(w, "link_down_events", p->link_down_events);
+	jw_u64(w, "link_up_events", p->link_up_events);
 	jw_u64(w, "rx_frames", p->rx_frames);
 	jw_u64(w, "rx_bytes", p->rx_bytes);
 	jw_u64(w, "tx_frames", p->tx_frames);
@@ -169,8 +176,8 @@ static void emit_counters(const struct hd *h, struct jw *w, bool full, uint64_t 
 {
 	struct flow_table_stats fs;
 
-	emit_port(w, "host", &h->hst);
-	emit_port(w, "uplink", &h->ust);
+	emit_port(w, "host", h, HD_PORT_HOST);
+	emit_port(w, "uplink", h, HD_PORT_UP);
 	ctr_json(w, hd_ctrs, HD_NCTRS, &h->st, now, false);
 	emit_fc(h, w, now);
 	flow_table_get_stats(h->flows, &fs);
@@ -392,6 +399,14 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	jw_u64(w, "tx", h->host->tx_out + h->up->tx_out);
 	jw_bool(w, "consistent", err == 0);
 	jw_obj_end(w);
+	if (h->lnk) {
+		const struct lnk_stats *ls = lnk_stats(h->lnk);
+
+		jw_obj_begin(w, "netlink");
+		jw_u64(w, "link_events", ls->events);
+		jw_u64(w, "resyncs", ls->resyncs);
+		jw_obj_end(w);
+	}
 	jw_u64(w, "loops", h->loops);
 	jw_u64(w, "wakeups", h->wakeups);
 	jw_obj_end(w);
@@ -402,8 +417,9 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 {
 	struct hd *h = ctx;
 	char labels[256], hn[64], key[128], esc[160];
-	const struct { const char *port; const struct hd_port_stats *p; } ports[] = {
-		{ "host", &h->hst }, { "uplink", &h->ust },
+	const struct { const char *port; const struct hd_port_stats *p; bool up; } ports[] = {
+		{ "host", &h->hst, h->link_up[HD_PORT_HOST] },
+		{ "uplink", &h->ust, h->link_up[HD_PORT_UP] },
 	};
 	uint32_t max = flow_table_max_flows(h->flows), listed = 0;
 	uint64_t now = loop_now_ns();
@@ -431,7 +447,17 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 	PORT_FAMILY("l2cc_hostd_rx_bytes_total", "Bytes received", rx_bytes)
 	PORT_FAMILY("l2cc_hostd_tx_frames_total", "Frames sent", tx_frames)
 	PORT_FAMILY("l2cc_hostd_tx_bytes_total", "Bytes sent", tx_bytes)
+	PORT_FAMILY("l2cc_hostd_link_down_events_total", "Times the port's link went down",
+		    link_down_events)
+	PORT_FAMILY("l2cc_hostd_link_up_events_total", "Times the port's link came back up",
+		    link_up_events)
 #undef PORT_FAMILY
+	prom_family(w, "l2cc_hostd_port_up", "gauge",
+		    "1 if the port's link is up (IFF_UP and IFF_RUNNING), 0 if down");
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(labels, sizeof(labels), "hostd=\"%s\",port=\"%s\"", hn, ports[i].port);
+		prom_sample_u64(w, "l2cc_hostd_port_up", labels, ports[i].up);
+	}
 	prom_family(w, "l2cc_hostd_drops_total", "counter", "Frames dropped, by port and reason");
 	for (size_t i = 0; i < 2; i++)
 		for (int r = 0; r < HD_DROP_MAX; r++) {

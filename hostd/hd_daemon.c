@@ -9,6 +9,7 @@
 #define LOG_SUBSYS "hostd"
 #include "hostd_private.h"
 #include "drun.h"
+#include "link.h"
 #include "log.h"
 #include "loop.h"
 #include "wire.h"
@@ -66,6 +67,35 @@ static void hd_apply_requests(struct hd *h)
 	h->nreqs = 0;
 }
 
+/* What netlink said since the last pass (hd_on_link). */
+static void hd_apply_links(struct hd *h)
+{
+	static const char *const name[2] = { "host port", "uplink" };
+
+	h->link_dirty = false;
+	for (int i = 0; i < 2; i++) {
+		const char *ifname = i == HD_PORT_UP ? h->cfg->uplink : h->cfg->host_port;
+
+		if (h->link_up[i] && (h->link_fell[i] || !h->link_seen[i])) {
+			uint64_t d = h->hst.drop[HD_DROP_LINK_DOWN];
+
+			hd_port_link(h, i, false);
+			pr_warn("%s %s: link down (operstate %s)%s\n", name[i], ifname,
+				lnk_operstate_name(h->operstate[i]),
+				i == HD_PORT_UP ? ": the flows' queues are dropped, nothing is sent "
+						  "until it comes back" : ": frames for the host are dropped");
+			if (i == HD_PORT_UP)
+				pr_info("uplink %s: %llu queued frames dropped\n", ifname,
+					(unsigned long long)(h->hst.drop[HD_DROP_LINK_DOWN] - d));
+		}
+		h->link_fell[i] = false;
+		if (!h->link_up[i] && h->link_seen[i]) {
+			hd_port_link(h, i, true);
+			pr_info("%s %s: link up\n", name[i], ifname);
+		}
+	}
+}
+
 bool hd_poll(struct hd *h)
 {
 	bool work = false;
@@ -74,6 +104,8 @@ bool hd_poll(struct hd *h)
 	h->loops++;
 	if (h->nreqs)
 		hd_apply_requests(h);
+	if (h->link_dirty)
+		hd_apply_links(h);
 	xport_reclaim(h->host);
 	xport_reclaim(h->up);
 	xport_refill(h->host);
@@ -167,6 +199,43 @@ static uint32_t hd_frame_size(const struct hd_cfg *cfg)
 	return mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN > 2048 - XPORT_UMEM_HEADROOM ? 4096 : 2048;
 }
 
+/* lnk's callback, from the event loop between two passes; ports are
+ * indexed as the sink's (HD_PORT_HOST, HD_PORT_UP). */
+static void hd_on_link(void *ctx, int port, bool up, uint8_t operstate)
+{
+	struct hd *h = ctx;
+
+	h->link_seen[port] = up;
+	h->link_fell[port] |= !up;
+	h->operstate[port] = operstate;
+	h->link_dirty = true;
+}
+
+static void hd_link_readable(void *ctx, int fd, uint32_t events)
+{
+	struct hd *h = ctx;
+
+	lnk_process(h->lnk);
+}
+
+static int hd_link_init(struct hd *h)
+{
+	int ifindex[2] = { [HD_PORT_HOST] = h->host->ifindex, [HD_PORT_UP] = h->up->ifindex };
+	int err = lnk_init(&h->lnk, ifindex, 2, hd_on_link, h);
+
+	if (err)
+		return err;
+	for (int i = 0; i < 2; i++) {
+		h->link_up[i] = h->link_seen[i] = lnk_up(h->lnk, i);
+		h->operstate[i] = lnk_operstate(h->lnk, i);
+		if (!h->link_up[i])
+			pr_warn("%s: link down at start (operstate %s): forwarding once it comes up\n",
+				i == HD_PORT_UP ? h->cfg->uplink : h->cfg->host_port,
+				lnk_operstate_name(h->operstate[i]));
+	}
+	return loop_add_fd(h->loop, lnk_fd(h->lnk), EPOLLIN, hd_link_readable, h);
+}
+
 void hd_destroy(struct hd *h)
 {
 	struct xport *host, *up;
@@ -176,6 +245,11 @@ void hd_destroy(struct hd *h)
 	if (!h)
 		return;
 	hd_ctl_fini(h);
+	if (h->lnk) {
+		loop_del_fd(h->loop, lnk_fd(h->lnk));
+		lnk_fini(h->lnk);
+		h->lnk = NULL;
+	}
 	if (h->ipv6_host >= 0)
 		xport_if_ipv6_disable(h->cfg->host_port, h->ipv6_host);
 	if (h->ipv6_up >= 0)
@@ -287,6 +361,11 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 		err = loop_add_fd(h->loop, h->up->fd, EPOLLIN | EPOLLET, NULL, NULL);
 	if (err)
 		goto err_h;
+	err = hd_link_init(h);
+	if (err) {
+		pr_err("link events: %s\n", strerror(-err));
+		goto err_h;
+	}
 	h->next_stats_ns = h->now;
 	err = hd_ctl_init(h);
 	if (err)

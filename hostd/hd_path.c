@@ -50,6 +50,7 @@ const char *const hd_drop_names[HD_DROP_MAX] = {
 	[HD_DROP_BAD_TAG] = "bad_tag",
 	[HD_DROP_BAD_CTRL] = "bad_ctrl",
 	[HD_DROP_UNSUPPORTED] = "unsupported",
+	[HD_DROP_LINK_DOWN] = "link_down",
 };
 
 /* ---- small fixed containers -------------------------------------------- */
@@ -652,7 +653,7 @@ sent:
 
 static void *hd_ctrl_begin(struct hd *h, struct hd_fring *r, int64_t *idx)
 {
-	if (r->n == r->cap)
+	if (r->n == r->cap || !h->link_up[HD_PORT_UP])
 		return NULL;
 	*idx = umem_alloc(h->umem);
 	if (*idx < 0)
@@ -1061,6 +1062,14 @@ bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 	struct eth_info ei;
 	bool deliver;
 
+	if (!h->link_up[HD_PORT_UP]) {
+		/* In the ring from before the link went down. */
+		h->ust.rx_frames++;
+		h->ust.rx_bytes += len;
+		h->ust.drop[HD_DROP_LINK_DOWN]++;
+		umem_free(h->umem, idx);
+		return true;
+	}
 	if (wire_parse_eth(frame, len, &ei)) {
 		h->ust.rx_frames++;
 		h->ust.rx_bytes += len;
@@ -1070,7 +1079,7 @@ bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 	}
 	deliver = !wire_is_link_local(ei.dst) && ei.ethertype != L2CC_ETH_P_CTRL &&
 		  ei.ethertype != L2CC_ETH_P_CNM;
-	if (deliver && !dp_space(&h->sink, HD_PORT_HOST))
+	if (deliver && h->link_up[HD_PORT_HOST] && !dp_space(&h->sink, HD_PORT_HOST))
 		return false;
 	h->ust.rx_frames++;
 	h->ust.rx_bytes += len;
@@ -1084,6 +1093,12 @@ bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 			hd_rx_cnm(h, &ei, frame, len);
 		else
 			hd_rx_ctrl(h, &ei, frame, len);
+		umem_free(h->umem, idx);
+		return true;
+	}
+	if (!h->link_up[HD_PORT_HOST]) {
+		/* No host to give it to (and no mark to answer for it). */
+		h->ust.drop[HD_DROP_LINK_DOWN]++;
 		umem_free(h->umem, idx);
 		return true;
 	}
@@ -1173,6 +1188,12 @@ void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 	h->frames[idx].addr = addr;
 	h->hst.rx_frames++;
 	h->hst.rx_bytes += len;
+	/* A host port that is down gives only what its ring held from
+	 * before; toward an uplink that is down nothing can go. */
+	if (!h->link_up[HD_PORT_HOST] || !h->link_up[HD_PORT_UP]) {
+		why = HD_DROP_LINK_DOWN;
+		goto drop;
+	}
 	if (wire_parse_eth(frame, len, &ei) || wire_is_multicast(ei.src)) {
 		why = HD_DROP_MALFORMED;
 		goto drop;
@@ -1245,6 +1266,83 @@ drop:
 	umem_free(h->umem, idx);
 }
 
+/* ---- link events --------------------------------------------------------- */
+
+/* Every frame of a FIFO goes back to the pool; how many. */
+static uint32_t hd_fring_drop(struct hd *h, struct hd_fring *r)
+{
+	uint32_t n = r->n;
+
+	while (r->n) {
+		umem_free(h->umem, r->idx[r->head]);
+		fring_pop(r);
+	}
+	return n;
+}
+
+/* The uplink went down: nothing queued for it can go. */
+static void hd_uplink_down(struct hd *h)
+{
+	for (uint32_t id = 0; id < flow_table_max_flows(h->flows); id++) {
+		struct flow *f = flow_by_id(h->flows, (uint16_t)id);
+		struct hd_flow *x;
+		struct rp_out o;
+		uint32_t idx, len;
+
+		if (!f)
+			continue;
+		x = &h->hf[id];
+		while ((idx = flow_dequeue(h->flows, f, h->now, &len)) != FLOW_FRAME_NONE) {
+			/* Dropped, not sent. */
+			f->cnt.frames_out--;
+			f->cnt.bytes_out -= len;
+			f->cnt.drops++;
+			f->cnt.drop_bytes += len;
+			h->hst.drop[HD_DROP_LINK_DOWN]++;
+			umem_free(h->umem, idx);
+		}
+		/* The pacer forgets its backlog (and its slot's rate: applied
+		 * again as the law has it); what was in flight is lost with
+		 * the link, so the window opens. */
+		pacer_remove(h->pacer, id);
+		o = x->out;
+		x->out.rate_bps = o.rate_bps + 1;
+		hd_apply_out(h, f, &o);
+		x->parked = 0;
+		x->window_waited = false;
+		x->acked_next = f->seq_next;
+	}
+	h->parked_mask = 0;
+	h->hst.drop[HD_DROP_LINK_DOWN] += hd_fring_drop(h, &h->pass);
+	h->st.notify_drops += hd_fring_drop(h, &h->notify);
+	fc_tx_link_down(&h->etx, h->now);
+	fc_rx_link_down(&h->frx);
+	h->fc_held = false;
+	h->up_held = false;
+	h->next_tx_ns = UINT64_MAX;
+}
+
+void hd_port_link(struct hd *h, int port, bool up)
+{
+	struct hd_port_stats *ps = port == HD_PORT_UP ? &h->ust : &h->hst;
+
+	if (up == h->link_up[port])
+		return;
+	h->link_up[port] = up;
+	if (!up) {
+		ps->link_down_events++;
+		if (port == HD_PORT_UP)
+			hd_uplink_down(h);
+		return;
+	}
+	ps->link_up_events++;
+	if (port == HD_PORT_UP) {
+		fc_rx_link_up(&h->frx, h->now);
+		wclock_resume(&h->wc, h->now);
+		h->next_tx_ns = h->now;
+	}
+}
+
 /* ---- timers ------------------------------------------------------------- */
 
 static void hd_timers(struct hd *h)
@@ -1305,7 +1403,7 @@ bool hd_pass(struct hd *h)
 	bool work;
 
 	hd_timers(h);
-	work = hd_tx_up(h);
+	work = h->link_up[HD_PORT_UP] && hd_tx_up(h);
 	dp_flush(&h->sink, HD_PORT_UP);
 	dp_flush(&h->sink, HD_PORT_HOST);
 	return work;
@@ -1418,6 +1516,9 @@ int hd_core_create(struct hd **out, struct hd_cfg *cfg, struct umem *umem,
 	h->now = h->start_ns = now;
 	h->max_frame = pi->max_frame;
 	h->host_mtu = pi->host_mtu;
+	h->link_up[HD_PORT_HOST] = h->link_seen[HD_PORT_HOST] = true;
+	h->link_up[HD_PORT_UP] = h->link_seen[HD_PORT_UP] = true;
+	h->operstate[HD_PORT_HOST] = h->operstate[HD_PORT_UP] = 6;  /* IF_OPER_UP */
 	h->host_mac_known = pi->host_mac_known;
 	memcpy(h->host_mac, pi->host_mac, 6);
 	memcpy(h->mac_up, pi->up_mac, 6);

@@ -20,6 +20,7 @@
 struct loop;
 struct ctl;
 struct tseries;
+struct lnk;
 
 #define HD_PARK_WINDOW 0xff
 #define HD_NOTIFY_CAP 512           /* CNPs/ACKs waiting for the uplink */
@@ -40,6 +41,9 @@ enum hd_drop {
 	HD_DROP_BAD_TAG,        /* from the fabric: malformed l2cc data tag */
 	HD_DROP_BAD_CTRL,       /* malformed l2cc control message or MAC control frame */
 	HD_DROP_UNSUPPORTED,    /* unknown control type, version or MAC control opcode */
+	HD_DROP_LINK_DOWN,      /* host: queued for (or sent toward) an uplink that is down;
+				 * up: for a host port that is down; either: left in the
+				 * RX ring of a port that is down */
 	HD_DROP_MAX
 };
 extern const char *const hd_drop_names[HD_DROP_MAX];
@@ -47,6 +51,7 @@ extern const char *const hd_drop_names[HD_DROP_MAX];
 struct hd_port_stats {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
 	uint64_t drop[HD_DROP_MAX];
+	uint64_t link_down_events, link_up_events; /* the port's link went down / came back */
 };
 
 struct hd_stats {
@@ -186,6 +191,14 @@ struct hd {
 	struct hd_port_stats hst, ust; /* host port, uplink */
 	struct hd_stats st;
 
+	/* The ports' links (hd_port_link), by HD_PORT_*: as applied, and what
+	 * netlink said last (applied by the next pass); the kernel's IF_OPER_*. */
+	bool link_up[2], link_seen[2];
+	bool link_fell[2];          /* netlink said down since the last pass */
+	uint8_t operstate[2];
+	bool link_dirty;
+	struct lnk *lnk;            /* link events (daemon/link.h); NULL in tests */
+
 	struct loop *loop;
 	struct ctl *ctl;
 	struct tseries *ts;
@@ -226,6 +239,20 @@ void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len);
 bool hd_pass(struct hd *h);
 /* When the core next has something due by itself; UINT64_MAX for nothing. */
 uint64_t hd_core_deadline(const struct hd *h);
+/*
+ * Port `port` (HD_PORT_HOST or HD_PORT_UP) went down (up false) or came
+ * back, at h->now. The uplink down: every flow's queued frames, the
+ * pass-through FIFO and the CNPs/ACKs waiting are dropped and counted
+ * (link_down on the host port; notify_drops), the pacer forgets the flows'
+ * backlog (their rates stay), frames in flight are given up (a reliable
+ * window opens), pauses and credits from the switch are forgotten; while it
+ * is down, what the host sends is dropped (link_down) and nothing is paced
+ * or sent. The host port down: frames from the fabric for the host are
+ * dropped (link_down on the uplink); notifications are still answered. A
+ * port that is down receives nothing: what its RX ring still holds is
+ * dropped. Up: the uplink starts afresh (a credit grant at once).
+ */
+void hd_port_link(struct hd *h, int port, bool up);
 
 /* The daemon (hd_daemon.c): the core over AF_XDP ports. */
 int hd_create(struct hd **out, struct hd_cfg *cfg);

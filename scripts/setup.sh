@@ -7,6 +7,7 @@ set -euo pipefail
 PKGS=(
 	build-essential pkg-config clang llvm
 	libbpf-dev libxdp-dev bpftool xdp-tools linux-libc-dev
+	libnl-3-dev libnl-route-3-dev
 	iproute2 ethtool iputils-ping iperf3 tshark tcpdump
 	python3 python3-yaml python3-matplotlib
 	libclang-rt-14-dev

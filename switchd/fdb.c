@@ -245,7 +245,7 @@ uint32_t fdb_age(struct fdb *f, uint64_t now)
 	return fdb_remove_if(f, fdb_pred_expired, now);
 }
 
-void fdb_flush_port(struct fdb *f, uint16_t port)
+uint32_t fdb_flush_port(struct fdb *f, uint16_t port)
 {
-	fdb_remove_if(f, fdb_pred_port, port);
+	return fdb_remove_if(f, fdb_pred_port, port);
 }

@@ -57,8 +57,8 @@ int fdb_lookup(const struct fdb *f, const uint8_t mac[6], uint16_t vid, uint64_t
 int fdb_add_static(struct fdb *f, const uint8_t mac[6], uint16_t vid, uint16_t port);
 /* Remove entries older than the aging time; returns how many. */
 uint32_t fdb_age(struct fdb *f, uint64_t now);
-/* Remove the dynamic entries of one port. */
-void fdb_flush_port(struct fdb *f, uint16_t port);
+/* Remove the dynamic entries of one port (its link went down); how many. */
+uint32_t fdb_flush_port(struct fdb *f, uint16_t port);
 
 static inline void fdb_key_mac(uint64_t key, uint8_t mac[6])
 {

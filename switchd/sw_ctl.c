@@ -10,6 +10,7 @@
 #include "dctl.h"
 #include "l2cc_shared.h"
 #include "json.h"
+#include "link.h"
 #include "log.h"
 #include "loop.h"
 #include "prom.h"
@@ -83,8 +84,24 @@ PORT_GET(g_storm_drops, p->st.pause_storm_drops)
 PORT_GET(g_storm_mask, p->wd_storm)
 PORT_GET(g_rx_holds, p->st.rx_holds)
 PORT_GET(g_ctrl_tx, p->st.ctrl_tx_frames)
+PORT_GET(g_link_up, p->link_up)
+PORT_GET(g_link_down_events, p->st.link_down_events)
+PORT_GET(g_link_up_events, p->st.link_up_events)
+PORT_GET(g_link_down_drops, p->st.link_down_drops)
+PORT_GET(g_fdb_flushed, p->st.fdb_flushed)
 
 static const struct ctr port_ctrs[] = {
+	CTR_GET("link_up", "port_up", CTR_GAUGE, CTR_TS,
+	  "1 if the port's link is up (IFF_UP and IFF_RUNNING), 0 if down", g_link_up),
+	CTR_GET("link_down_events", "link_down_events_total", CTR_COUNTER, CTR_TS,
+	  "Times the port's link went down", g_link_down_events),
+	CTR_GET("link_up_events", "link_up_events_total", CTR_COUNTER, CTR_TS,
+	  "Times the port's link came back up", g_link_up_events),
+	CTR_GET("link_down_drops", "link_down_drops_total", CTR_COUNTER, CTR_TS,
+	  "Frames queued for this output dropped as its link went down (counted by input in "
+	  "drops{reason=\"link_down\"})", g_link_down_drops),
+	CTR_GET("fdb_flushed", "fdb_flushed_total", CTR_COUNTER, 0,
+	  "Addresses learnt on this port forgotten as its link went down", g_fdb_flushed),
 	CTR_GET("rx_frames", "rx_frames_total", CTR_COUNTER, CTR_TS, "Frames received", g_rx_frames),
 	CTR_GET("rx_bytes", "rx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes received (no FCS)", g_rx_bytes),
 	CTR_GET("tx_frames", "tx_frames_total", CTR_COUNTER, CTR_TS, "Frames sent", g_tx_frames),
@@ -277,6 +294,8 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		jw_str(w, "name", p->cfg->name);
 		jw_str(w, "ifname", p->cfg->ifname);
 		jw_u64(w, "ifindex", p->xp->ifindex);
+		jw_str(w, "link", p->link_up ? "up" : "down");
+		jw_str(w, "operstate", lnk_operstate_name(p->operstate));
 		jw_str(w, "mac", mac);
 		jw_u64(w, "queue", p->cfg->queue);
 		jw_u64(w, "rate_bps", p->cfg->rate);
@@ -489,6 +508,14 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	jw_u64(w, "tx", tx);
 	jw_bool(w, "conserved", err == 0);
 	jw_obj_end(w);
+	if (s->lnk) {
+		const struct lnk_stats *ls = lnk_stats(s->lnk);
+
+		jw_obj_begin(w, "netlink");
+		jw_u64(w, "link_events", ls->events);
+		jw_u64(w, "resyncs", ls->resyncs);
+		jw_obj_end(w);
+	}
 	jw_obj_end(w);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #define LOG_SUBSYS "switch"
 #include "switch_private.h"
 #include "drun.h"
+#include "link.h"
 #include "log.h"
 #include "loop.h"
 #include "wire.h"
@@ -49,6 +50,32 @@ static void sw_apply_requests(struct sw *s)
 	s->nreqs = 0;
 }
 
+/* What netlink said since the last pass (sw_on_link), applied at a pass's
+ * start like the control socket's requests. */
+static void sw_apply_links(struct sw *s)
+{
+	s->link_dirty = false;
+	for (int i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+
+		if (p->link_up && (p->link_fell || !p->link_seen)) {
+			uint64_t drops = p->st.link_down_drops, flushed = p->st.fdb_flushed;
+
+			sw_port_link(s, p, false);
+			pr_warn("port %s (%s): link down (operstate %s): %llu queued frames dropped, "
+				"%llu addresses flushed\n", p->cfg->name, p->cfg->ifname,
+				lnk_operstate_name(p->operstate),
+				(unsigned long long)(p->st.link_down_drops - drops),
+				(unsigned long long)(p->st.fdb_flushed - flushed));
+		}
+		p->link_fell = false;
+		if (!p->link_up && p->link_seen) {
+			sw_port_link(s, p, true);
+			pr_info("port %s (%s): link up\n", p->cfg->name, p->cfg->ifname);
+		}
+	}
+}
+
 bool sw_poll(struct sw *s)
 {
 	bool work = false;
@@ -58,6 +85,8 @@ bool sw_poll(struct sw *s)
 	s->loops++;
 	if (s->nreqs)
 		sw_apply_requests(s);
+	if (s->link_dirty)
+		sw_apply_links(s);
 	for (i = 0; i < s->nports; i++) {
 		struct sw_port *p = &s->ports[i];
 
@@ -112,6 +141,47 @@ static uint32_t sw_frame_size(const struct sw_cfg *cfg)
 	return 2048;
 }
 
+/* lnk's callback, from the event loop between two passes. */
+static void sw_on_link(void *ctx, int port, bool up, uint8_t operstate)
+{
+	struct sw *s = ctx;
+
+	s->ports[port].link_seen = up;
+	s->ports[port].link_fell |= !up;
+	s->ports[port].operstate = operstate;
+	s->link_dirty = true;
+}
+
+static void sw_link_readable(void *ctx, int fd, uint32_t events)
+{
+	struct sw *s = ctx;
+
+	lnk_process(s->lnk);
+}
+
+/* Watch the ports' links; each starts in the state the kernel gives now. */
+static int sw_link_init(struct sw *s)
+{
+	int ifindex[SW_MAX_PORTS], err;
+
+	for (int i = 0; i < s->nports; i++)
+		ifindex[i] = s->ports[i].xp->ifindex;
+	err = lnk_init(&s->lnk, ifindex, s->nports, sw_on_link, s);
+	if (err)
+		return err;
+	for (int i = 0; i < s->nports; i++) {
+		struct sw_port *p = &s->ports[i];
+
+		p->link_up = p->link_seen = lnk_up(s->lnk, i);
+		p->operstate = lnk_operstate(s->lnk, i);
+		if (!p->link_up)
+			pr_warn("port %s (%s): link down at start (operstate %s): it forwards "
+				"once the link comes up\n", p->cfg->name, p->cfg->ifname,
+				lnk_operstate_name(p->operstate));
+	}
+	return loop_add_fd(s->loop, lnk_fd(s->lnk), EPOLLIN, sw_link_readable, s);
+}
+
 void sw_destroy(struct sw *s)
 {
 	struct xport **xps;
@@ -122,6 +192,11 @@ void sw_destroy(struct sw *s)
 	if (!s)
 		return;
 	sw_ctl_fini(s);
+	if (s->lnk) {
+		loop_del_fd(s->loop, lnk_fd(s->lnk));
+		lnk_fini(s->lnk);
+		s->lnk = NULL;
+	}
 	for (int i = 0; i < s->nports; i++)
 		if (s->ports[i].ipv6_was >= 0)
 			xport_if_ipv6_disable(s->ports[i].cfg->ifname, s->ports[i].ipv6_was);
@@ -231,6 +306,11 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 		err = loop_add_fd(s->loop, p->xp->fd, EPOLLIN | EPOLLET, NULL, NULL);
 		if (err)
 			goto err_sw;
+	}
+	err = sw_link_init(s);
+	if (err) {
+		pr_err("link events: %s\n", strerror(-err));
+		goto err_sw;
 	}
 	s->next_age_ns = s->now + SW_AGE_INTERVAL_NS;
 	s->next_stats_ns = s->now;

@@ -40,6 +40,7 @@ const char *const sw_drop_names[SW_DROP_MAX] = {
 	[SW_DROP_MAC_LIMIT] = "mac_limit",
 	[SW_DROP_MAC_MOVE] = "mac_move",
 	[SW_DROP_VLAN] = "vlan",
+	[SW_DROP_LINK_DOWN] = "link_down",
 };
 
 _Static_assert(SW_MAX_PORTS <= FDB_MAX_PORTS, "the FDB keeps per-port limits for every port");
@@ -331,7 +332,7 @@ static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, ui
 {
 	const void *src = sw_frame_data(s, idx);
 	uint32_t g = s->flood_free[--s->nflood_free];
-	bool placed = false, others = false;
+	bool placed = false, others = false, down = false;
 
 	s->floods[g] = (struct sw_flood){ .refs = 0, .len = (uint16_t)len };
 	for (int o = 0; o < s->nports; o++) {
@@ -341,6 +342,10 @@ static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, ui
 		/* A VLAN's broadcast domain is the ports that carry it. */
 		if ((uint32_t)o == p->idx || !sw_vlan_ok(op, vid))
 			continue;
+		if (!op->link_up) {
+			down = true;
+			continue;
+		}
 		others = true;
 		if (op->flood_waiting >= s->cfg->flood_queue) {
 			p->st.drop[SW_DROP_FLOOD_LIMIT]++;
@@ -374,7 +379,7 @@ static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, ui
 	if (others)
 		umem_free(s->umem, idx);
 	else
-		sw_drop_frame(s, p, idx, SW_DROP_FILTERED);
+		sw_drop_frame(s, p, idx, down ? SW_DROP_LINK_DOWN : SW_DROP_FILTERED);
 }
 
 /* A queued frame of input ip left output `out` (sent or dropped): its
@@ -430,10 +435,18 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 	int out, prio;
 	bool bad;
 
+	sw_frame(s, idx)->addr = addr;
+	if (!p->link_up) {
+		/* In the RX ring from before the link went down (or held
+		 * there by a full buffer): a down link delivers nothing. */
+		p->st.rx_frames++;
+		p->st.rx_bytes += len;
+		sw_drop_frame(s, p, idx, SW_DROP_LINK_DOWN);
+		return true;
+	}
 	bad = wire_parse_eth(frame, len, &ei) != 0;
 	if (!bad && !wire_is_link_local(ei.dst) && sw_rx_hold(p, ei.prio, len))
 		return false;
-	sw_frame(s, idx)->addr = addr;
 	p->st.rx_frames++;
 	p->st.rx_bytes += len;
 	if (bad) {
@@ -500,6 +513,12 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 	if (out >= 0 && !sw_vlan_ok(&s->ports[out], ei.vid)) {
 		sw_fc_update(s, p);
 		sw_drop_frame(s, p, idx, SW_DROP_VLAN);
+		return true;
+	}
+	/* Learnt entries of a down port are gone; a static one still names it. */
+	if (out >= 0 && !s->ports[out].link_up) {
+		sw_fc_update(s, p);
+		sw_drop_frame(s, p, idx, SW_DROP_LINK_DOWN);
 		return true;
 	}
 	if (!sw_admit(p, prio, len)) {
@@ -647,6 +666,58 @@ static void sw_watchdog_drop(struct sw *s, struct sw_port *p, uint8_t prios)
 	}
 }
 
+/* ---- link events ----------------------------------------------------------- */
+
+/* Every frame queued for output p, at every input and priority, goes: the
+ * input buffers they held get their room back (and send XON upstream if
+ * they had sent XOFF). */
+static void sw_link_drain(struct sw *s, struct sw_port *p)
+{
+	for (uint32_t in = 0; in < s->voq->nports; in++) {
+		for (int prio = 0; prio < L2CC_NPRIO; prio++) {
+			uint32_t idx;
+
+			while ((idx = voq_pop(s->voq, in, p->idx, prio)) != VOQ_NONE) {
+				sw_dequeued(s, p, prio, idx);
+				sw_leave(s, &s->ports[in], p->idx, prio, idx, sw_frame(s, idx)->len);
+				sw_drop_frame(s, &s->ports[in], idx, SW_DROP_LINK_DOWN);
+				p->st.link_down_drops++;
+			}
+		}
+	}
+}
+
+void sw_port_link(struct sw *s, struct sw_port *p, bool up)
+{
+	if (up == p->link_up)
+		return;
+	p->link_up = up;
+	if (up) {
+		p->st.link_up_events++;
+		fc_rx_link_up(&p->frx, s->now);
+		sw_fc_update(s, p);
+		/* The wire was idle: no burst for the time it was down. */
+		wclock_resume(&p->wc, s->now);
+		p->next_tx_ns = s->now;
+		return;
+	}
+	p->st.link_down_events++;
+	p->st.fdb_flushed += fdb_flush_port(s->fdb, p->idx);
+	sw_link_drain(s, p);
+	fc_tx_link_down(&p->etx, s->now);
+	fc_rx_link_down(&p->frx);
+	if (p->credit_stall_start) {
+		p->credit_stall_acc += s->now - p->credit_stall_start;
+		p->credit_stall_start = 0;
+	}
+	p->wd_storm = p->wd_timing = 0;
+	p->wd_next = UINT64_MAX;
+	p->fc_held = false;
+	p->full_due = 0;
+	sw_set_blocked(s, p, 0);
+	p->next_tx_ns = UINT64_MAX;
+}
+
 /* Set FECN in a frame leaving p if its congestion point (or `mark` by
  * hand) wants it. Only tagged frames can carry a mark; the others are
  * counted. A frame the congestion point marks does not use up a mark by
@@ -680,6 +751,8 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 	uint8_t open, mask, refused = 0, storm;
 
 	p->next_tx_ns = UINT64_MAX;
+	if (!p->link_up)
+		return false;
 	sent = sw_tx_ctrl(s, p, space);
 	space -= sent;
 	open = fc_tx_open_mask(&p->etx, s->now);
@@ -769,7 +842,7 @@ static void sw_port_timers(struct sw *s, struct sw_port *p)
 {
 	uint64_t room[L2CC_NPRIO];
 
-	if (p->frx.cfg.mode == FC_RX_NONE || s->now < fc_rx_next(&p->frx))
+	if (p->frx.cfg.mode == FC_RX_NONE || !p->link_up || s->now < fc_rx_next(&p->frx))
 		return;
 	sw_room(p, room);
 	fc_rx_timers(&p->frx, room, s->now);
@@ -795,7 +868,7 @@ bool sw_pass(struct sw *s)
 
 		/* Releases by later ports' passes made credits due here: one
 		 * grant for all of them, in this pass rather than the next. */
-		if (fc_rx_due(&p->frx) && sw_tx_ctrl(s, p, dp_space(&s->sink, p->idx)))
+		if (p->link_up && fc_rx_due(&p->frx) && sw_tx_ctrl(s, p, dp_space(&s->sink, p->idx)))
 			work = true;
 		dp_flush(&s->sink, p->idx);
 		while (p->full_due) {
@@ -825,6 +898,8 @@ uint64_t sw_core_deadline(const struct sw *s)
 	for (int i = 0; i < s->nports; i++) {
 		const struct sw_port *p = &s->ports[i];
 
+		if (!p->link_up)
+			continue;   /* nothing to send, nothing to tell its peer */
 		sw_min(&d, p->next_tx_ns);
 		sw_min(&d, p->wd_next);
 		if (p->frx.cfg.mode != FC_RX_NONE)
@@ -856,7 +931,7 @@ int sw_emit(struct sw *s, int prio, const void *frame, uint32_t len)
 		return -ENOBUFS;
 	}
 	op = &s->ports[out];
-	if (!wclock_ready(&op->cpu_wc, s->now) || !sw_admit(cpu, prio, len)) {
+	if (!op->link_up || !wclock_ready(&op->cpu_wc, s->now) || !sw_admit(cpu, prio, len)) {
 		op->st.cpu_drops++;
 		return -ENOBUFS;
 	}
@@ -1138,6 +1213,8 @@ int sw_core_create(struct sw **out, struct sw_cfg *cfg, struct umem *umem,
 		p->idx = i;
 		p->ipv6_was = -1;
 		p->wd_next = UINT64_MAX;
+		p->link_up = p->link_seen = true;
+		p->operstate = 6;   /* IF_OPER_UP, until the daemon reads the kernel's */
 		memcpy(p->mac, macs[i], 6);
 		p->if_mtu = mtus[i];
 		sw_port_apply_cfg(s, p);

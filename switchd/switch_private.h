@@ -18,6 +18,7 @@
 struct loop;
 struct ctl;
 struct tseries;
+struct lnk;
 
 /* Why a frame was dropped: one counter each, per port. */
 enum sw_drop {
@@ -38,6 +39,8 @@ enum sw_drop {
 	SW_DROP_MAC_LIMIT,      /* a new source on a port that has mac_limit addresses */
 	SW_DROP_MAC_MOVE,       /* a source moving here over mac_move_limit per second */
 	SW_DROP_VLAN,           /* a VLAN its input port, or its known output, does not carry */
+	SW_DROP_LINK_DOWN,      /* queued for an output whose link went down, for a static
+				 * entry's port that is down, or left in a down port's RX ring */
 	SW_DROP_MAX
 };
 extern const char *const sw_drop_names[SW_DROP_MAX];
@@ -67,6 +70,9 @@ struct sw_port_stats {
 	uint64_t pause_storms;      /* the pause watchdog found a priority in a storm */
 	uint64_t pause_storm_restores; /* ... and the storm over */
 	uint64_t pause_storm_drops; /* frames for this output the watchdog dropped */
+	uint64_t link_down_events, link_up_events; /* the link went down / came back */
+	uint64_t link_down_drops;   /* frames queued for this output dropped as its link went down */
+	uint64_t fdb_flushed;       /* addresses learnt on it, forgotten as its link went down */
 	struct sw_prio_stats prio[L2CC_NPRIO];
 };
 
@@ -75,6 +81,13 @@ struct sw_port {
 	struct port_cfg *cfg;
 	uint32_t idx;
 	struct xport *xp;           /* NULL for the CPU pseudo-port and in tests */
+	/* The link (sw_port_link): a port that is down neither receives nor
+	 * sends, and nothing is queued for it. link_seen is what netlink said
+	 * last, applied by the next pass; operstate is the kernel's IF_OPER_*. */
+	bool link_up, link_seen;
+	bool link_fell;             /* netlink said down since the last pass (a bounce
+				     * between two passes is still a down and an up) */
+	uint8_t operstate;
 	uint8_t mac[6];             /* source of the control frames we build */
 	uint32_t if_mtu;            /* the interface's MTU (cfg->mtu 0 means this) */
 	struct wclock wc;
@@ -173,6 +186,8 @@ struct sw {
 	int ncps;
 	uint32_t transit_types;     /* 0x88B6 types some congestion point wants in transit */
 	struct loop *loop;
+	struct lnk *lnk;            /* link events (daemon/link.h); NULL in tests */
+	bool link_dirty;            /* a port's link_seen changed since the last pass */
 	struct ctl *ctl;
 	struct tseries *ts;
 	struct sw_req reqs[SW_MAX_REQS];
@@ -204,6 +219,19 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len);
 /* After a batch of received frames: timers, every port's TX, and whether
  * input buffers became full. True if it sent anything. */
 bool sw_pass(struct sw *s);
+/*
+ * Port p's link went down (up false) or came back, at s->now. Down: its
+ * learnt FDB entries are flushed; every frame queued for it, at every input,
+ * is dropped and counted (link_down, where it arrived) and gives its input
+ * buffer its room back; pauses and credits it received are forgotten, and
+ * what it told its peer (XOFF, credits) is void. Frames it received and
+ * still holds in its own input buffer are forwarded: they arrived whole and
+ * their outputs are up. While down it receives nothing (what its RX ring
+ * still holds is dropped, link_down) and sends nothing, and nothing is
+ * queued for it. Up: flow control starts afresh (a credit grant at once,
+ * XOFF if its buffer is still over it) and it forwards again.
+ */
+void sw_port_link(struct sw *s, struct sw_port *p, bool up);
 /* When the core next has something due by itself (pacing, pause expiry,
  * flow-control and congestion-point timers); UINT64_MAX for nothing. */
 uint64_t sw_core_deadline(const struct sw *s);

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 
 B=${B:-build}
 CC=${CC:-gcc}
-PKGS="libbpf libxdp"
+PKGS="libbpf libxdp libnl-3.0 libnl-route-3.0"
 CFLAGS="-O1 -g -std=gnu11 -D_GNU_SOURCE -Idaemon -Ibpf -I$B $(pkg-config --cflags $PKGS 2>/dev/null)"
 LDLIBS="$(pkg-config --libs $PKGS 2>/dev/null) -lm"
 TMP=$(mktemp -d) || exit 1
@@ -114,6 +114,12 @@ MUTANTS=(
 "ibcc_law_below_min@@hostd/rp_ibcc.c@@s/s->ccti <= rp->k->ccti_min\)\n\t\treturn 0;/!s->ccti)\n\t\treturn 0;/@@test_hostd_ibcc@@test_ibcc_lockstep"
 "ibcc_law_timer_rearmed@@hostd/rp_ibcc.c@@s/if \(rp->running\[sl\] \|\| !rp->env.h\)/if (!rp->env.h)/@@test_hostd_ibcc@@test_ibcc_lockstep"
 "ibcc_law_one_timer@@hostd/rp_ibcc.c@@s/if \(s->sl != st->sl \|\| /if (/@@test_hostd_ibcc@@test_ibcc_timer_per_priority"
+"link_fdb_kept@@switchd/switch.c@@s/p->st.fdb_flushed \+= fdb_flush_port\(s->fdb, p->idx\);//@@test_switch_core@@test_core_link_down"
+"link_voq_kept@@switchd/switch.c@@s/\tsw_link_drain\(s, p\);\n//@@test_switch_core@@test_core_link_down"
+"link_pause_kept@@switchd/switch.c@@s/\tfc_tx_link_down\(&p->etx, s->now\);\n//@@test_switch_core@@test_core_link_down"
+"link_flood_to_down@@switchd/switch.c@@s/if \(!op->link_up\) \{\n\t\t\tdown = true;\n\t\t\tcontinue;\n\t\t\}//@@test_switch_core@@test_core_link_down"
+"hd_link_queues_kept@@hostd/hd_path.c@@s/while \(\(idx = flow_dequeue\(h->flows, f, h->now, &len\)\)/while (0 && (idx = flow_dequeue(h->flows, f, h->now, &len))/@@test_hostd_core@@test_hd_core_link_down"
+"hd_link_rate_lost@@hostd/hd_path.c@@s/\t\tx->out.rate_bps = o.rate_bps \+ 1;\n//@@test_hostd_core@@test_hd_core_link_down"
 "ibcc_law_timer_us@@hostd/rp_ibcc.c@@s/\*ns = v \* IBCC_TIMER_UNIT_NS;/*ns = v * 1000;/@@test_hostd_ibcc@@test_ibcc_keys"
 )
 

@@ -957,6 +957,77 @@ static void test_hd_core_ack_clamp(void)
 	hdt_destroy(&t);
 }
 
+/* ---- link events ------------------------------------------------------------- */
+
+/* The frames a port got in the sink's log since `from`. */
+static uint32_t hdt_on(struct hdt *t, uint32_t from, int port)
+{
+	return vt_count(&t->k, from, (uint32_t)port);
+}
+
+/*
+ * The uplink goes down with 20 frames queued behind a 335 ms PAUSE: they
+ * are dropped and counted at the host port, the pool gets them back, and
+ * while it is down what the host sends is dropped and nothing leaves. Back
+ * up, the PAUSE is forgotten and the flow goes on at its own rate (8M: one
+ * 1000-byte frame a millisecond, not 20 at once). The host port down:
+ * frames from the fabric for the host are dropped; back up, delivered.
+ */
+static void test_hd_core_link_down(void)
+{
+	uint8_t buf[64], sw[6];
+	uint32_t from;
+	struct hdt t;
+
+	hdt_create(&t, "[rate b]\ndst = 02:00:00:00:00:02\nrate = 8M\n");
+	vt_mac(sw, SW);
+	hdt_set(&t, 0);
+	hdt_up_raw(&t, buf, wire_build_pause(buf, sizeof(buf), sw, 65535));
+	from = t.k.n;
+	for (int i = 0; i < 20; i++)
+		hdt_host(&t, B, 1000 - L2CC_TAG_LEN);
+	hdt_run(&t, 5000000);
+	CHECK_EQ(hdt_data(&t, from), 0);
+	CHECK_EQ(t.u->held, 20);
+
+	hd_port_link(t.h, P_UP, false);
+	CHECK_EQ(t.h->ust.link_down_events, 1);
+	CHECK_EQ(t.h->hst.drop[HD_DROP_LINK_DOWN], 20);
+	CHECK_EQ(t.u->held, 0);
+	CHECK_EQ(fc_tx_paused_mask(&t.h->etx, t.h->now), 0);
+	for (int i = 0; i < 3; i++)
+		hdt_host(&t, B, 1000 - L2CC_TAG_LEN);
+	CHECK_EQ(t.h->hst.drop[HD_DROP_LINK_DOWN], 23);
+	CHECK(hdt_up_data(&t, B, 7, 0, false));
+	CHECK_EQ(t.h->ust.drop[HD_DROP_LINK_DOWN], 1);
+	hdt_run(&t, 100000000);
+	CHECK_EQ(hdt_on(&t, from, P_UP), 0);
+	CHECK_EQ(hdt_on(&t, from, P_HOST), 0);
+	CHECK_EQ(t.u->held, 0);
+
+	hd_port_link(t.h, P_UP, true);
+	CHECK_EQ(t.h->ust.link_up_events, 1);
+	from = t.k.n;
+	for (int i = 0; i < 20; i++)
+		hdt_host(&t, B, 1000 - L2CC_TAG_LEN);
+	hdt_run(&t, 110000000);
+	CHECK(hdt_data(&t, from) >= 8);
+	CHECK(hdt_data(&t, from) <= 14);
+	hdt_run(&t, 200000000);
+	CHECK_EQ(hdt_data(&t, from), 20);
+
+	hd_port_link(t.h, P_HOST, false);
+	CHECK_EQ(t.h->hst.link_down_events, 1);
+	from = t.k.n;
+	CHECK(hdt_up_data(&t, B, 7, 0, false));
+	CHECK_EQ(t.h->ust.drop[HD_DROP_LINK_DOWN], 2);
+	hd_port_link(t.h, P_HOST, true);
+	CHECK(hdt_up_data(&t, B, 7, 1, false));
+	hdt_run(&t, 201000000);
+	CHECK_EQ(hdt_on(&t, from, P_HOST), 1);
+	hdt_destroy(&t);
+}
+
 int main(void)
 {
 	log_set_level(LOG_LVL_WARN);
@@ -977,5 +1048,6 @@ int main(void)
 	RUN(test_hd_core_ctrl_senders);
 	RUN(test_hd_core_notify_peer_by_prio);
 	RUN(test_hd_core_ack_clamp);
+	RUN(test_hd_core_link_down);
 	return check_summary();
 }

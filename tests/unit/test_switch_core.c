@@ -1524,6 +1524,182 @@ static void test_core_cp_hooks(void)
 	swt_destroy(&t);
 }
 
+/* ---- link events --------------------------------------------------------------- */
+
+/* Frames the core holds are exactly those in its VOQs (the test's sink gives
+ * every sent frame back): the pool's accounting after a drain. */
+static int link_port_of(struct swt *t, uint8_t host)
+{
+	uint8_t m[6];
+
+	vt_mac(m, host);
+	return fdb_lookup(t->s->fdb, m, 0, t->s->now);
+}
+
+static uint32_t link_queued(const struct swt *t)
+{
+	uint32_t n = 0;
+
+	for (int o = 0; o < t->s->nports; o++)
+		n += t->s->voq->out_total[o];
+	return n;
+}
+
+/* The last PAUSE the switch sent on port p since `from`: its quanta, or -1. */
+static int link_last_pause(struct swt *t, uint32_t from, int p)
+{
+	const struct vt_frame *f = NULL;
+	struct wire_macctrl mc;
+
+	if (!swt_ctrl(t, from, p, L2CC_ETH_P_MACCTRL, &f))
+		return -1;
+	swt_pause_of(f, &mc);
+	return mc.quanta[0];
+}
+
+/*
+ * p0: host A (PAUSE toward it: buffer 8, XOFF 4, XON 2). p1: host B, which
+ * pauses the switch for 100 ms. p2: host V, which pauses it for 3.4 s (no
+ * watchdog). A's 6 frames for V and a flood copy wait for p2, V's 2 frames
+ * for B wait for p1, and A is paused. Then p2's link goes down: its learnt
+ * address is flushed, the 7 frames queued for it are dropped (counted at A's
+ * port), A's buffer keeps only the flood's charge (its other copy still
+ * waits for B) and A hears XON; V's pause is forgotten; V's 2 frames in its
+ * own buffer are forwarded when B's pause ends; while down, p2 receives
+ * nothing and nothing is queued for it (A's frames for V now flood to B
+ * only). Up again, it learns V back and A's frames reach V at once.
+ */
+static void test_core_link_down(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 }, { H_V, 2 } };
+	struct sw_port *p0, *p1, *p2;
+	uint32_t from, down_at;
+	struct swt t;
+
+	swt_create(&t, "[switch]\nfdb_aging = 0\n"
+		   "[port p0]\nrate = 10M\nbuffer = 8frames\nxoff = 4frames\nxon = 2frames\n"
+		   "flow_control = pause\n"
+		   "[port p1]\nrate = 10M\nbuffer = 8frames\nflow_control = pause\n"
+		   "[port p2]\nrate = 10M\nbuffer = 8frames\nflow_control = pause\n"
+		   "pause_watchdog = 0\n");
+	swt_learn(&t, hosts, 3);
+	p0 = &t.s->ports[0];
+	p1 = &t.s->ports[1];
+	p2 = &t.s->ports[2];
+	flood_pause(&t, 2, 65535);
+	flood_pause(&t, 1, 1953);
+	from = t.k.n;
+	wd_send(&t, H_V, 6);
+	for (int i = 0; i < 2; i++)
+		CHECK(swt_rx(&t, 2, (struct vt_eth){ .dst = H_B, .src = H_V, .prio = -1, .len = 1000 }));
+	CHECK(swt_rx(&t, 0, (struct vt_eth){ .dst = 0x77, .src = H_A, .prio = -1, .len = 1000 }));
+	swt_run(&t, 1000000);
+	CHECK_EQ(t.s->voq->out_total[2], 7);
+	CHECK_EQ(t.s->voq->out_total[1], 3);
+	CHECK_EQ(p0->occ[0], 7);
+	CHECK_EQ(p0->frx.xoff_mask, 1);
+	CHECK_EQ(link_last_pause(&t, from, 0), 65535);
+	CHECK_EQ(t.u->held, link_queued(&t));
+
+	t.s->now = t.s->start_ns + 2000000;
+	sw_port_link(t.s, p2, false);
+	down_at = t.k.n;
+	CHECK(!p2->link_up);
+	CHECK_EQ(p2->st.link_down_events, 1);
+	CHECK_EQ(t.s->voq->out_total[2], 0);
+	CHECK_EQ(p2->st.link_down_drops, 7);
+	CHECK_EQ(p0->st.drop[SW_DROP_LINK_DOWN], 7);
+	CHECK_EQ(p2->flood_waiting, 0);
+	CHECK_EQ(p0->flood_held, 1);
+	CHECK_EQ(p0->occ[0], 1);
+	CHECK_EQ(p2->occ[0], 2);
+	CHECK_EQ(p1->st.drop[SW_DROP_LINK_DOWN], 0);
+	CHECK_EQ(t.u->held, link_queued(&t));
+	CHECK_EQ(t.u->held, 3);
+	/* Flushed: V is unknown, and nothing is learnt on p2. */
+	CHECK_EQ(link_port_of(&t, H_V), -ENOENT);
+	CHECK_EQ(t.s->fdb->learned[2], 0);
+	CHECK_EQ(p2->st.fdb_flushed, 1);
+	CHECK_EQ(link_port_of(&t, H_A), 0);
+	/* V's pause is forgotten; A is told XON in this pass. */
+	CHECK_EQ(fc_tx_paused_mask(&p2->etx, t.s->now), 0);
+	swt_run(&t, 3000000);
+	CHECK_EQ(p0->frx.xoff_mask, 0);
+	CHECK_EQ(link_last_pause(&t, down_at, 0), 0);
+
+	/* Down: what p2's ring still gives is dropped; A's frames for V flood
+	 * to B only; nothing for p2 wakes the core. */
+	CHECK(swt_rx(&t, 2, (struct vt_eth){ .dst = H_B, .src = H_V, .prio = -1, .len = 1000 }));
+	CHECK_EQ(p2->st.drop[SW_DROP_LINK_DOWN], 1);
+	CHECK_EQ(p2->occ[0], 2);
+	wd_send(&t, H_V, 1);
+	CHECK_EQ(t.s->voq->out_total[2], 0);
+	CHECK_EQ(t.s->voq->out_total[1], 4);
+	CHECK_EQ(p2->next_tx_ns, UINT64_MAX);
+	/* B's pause ends at 100 ms: V's two frames, held in p2's buffer, go. */
+	swt_run(&t, 150000000);
+	CHECK_EQ(vt_count(&t.k, down_at, 1), 4);
+	CHECK_EQ(vt_count(&t.k, down_at, 2), 0);
+	CHECK_EQ(p2->occ[0], 0);
+	CHECK_EQ(p0->occ[0], 0);
+	CHECK_EQ(t.u->held, 0);
+
+	/* Back up: V is learnt again and A's frames reach it at once (V's
+	 * 3.4 s pause from before is not in force). */
+	t.s->now = t.s->start_ns + 200000000;
+	sw_port_link(t.s, p2, true);
+	CHECK_EQ(p2->st.link_up_events, 1);
+	CHECK(swt_rx(&t, 2, (struct vt_eth){ .dst = H_B, .src = H_V, .prio = -1, .len = 1000 }));
+	wd_send(&t, H_V, 2);
+	swt_run(&t, 210000000);
+	CHECK_EQ(vt_count(&t.k, down_at, 2), 2);
+	CHECK_EQ(link_port_of(&t, H_V), 2);
+	CHECK_EQ(p0->st.drop[SW_DROP_LINK_DOWN], 7);
+	swt_destroy(&t);
+}
+
+/* A credit port that comes back grants at once (its peer forgot its credits
+ * when the link went down, and waits for a first grant), and forgets the
+ * credits its peer had granted it. */
+static void test_core_link_credit(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	struct wire_credit c = { .unit = L2CC_CREDIT_FRAMES, .prio_mask = 0xff,
+				 .sent_unit = L2CC_CREDIT_UNIT_NONE };
+	const uint8_t peer[6] = { 2, 0, 0, 0, 0, 0x66 };
+	const struct vt_frame *f = NULL;
+	struct sw_port *p1;
+	uint8_t buf[200];
+	uint32_t from;
+	struct swt t;
+	int len;
+
+	swt_create(&t, TWO_PORTS("", "flow_control = credit\nrole = switch\n"));
+	swt_learn(&t, hosts, 2);
+	p1 = &t.s->ports[1];
+	for (int i = 0; i < L2CC_NPRIO; i++)
+		c.limit[i] = 100;
+	len = wire_build_credit(buf, sizeof(buf), peer, &c);
+	swt_rx_raw(&t, 1, buf, len);
+	swt_run(&t, 1000000);
+	CHECK(p1->etx.credit_have);
+	t.s->now = t.s->start_ns + 2000000;
+	sw_port_link(t.s, p1, false);
+	CHECK(!p1->etx.credit_have);
+	from = t.k.n;
+	/* Down for 200 ms: no keepalive goes out, and the core sleeps. */
+	CHECK_EQ(sw_core_deadline(t.s), UINT64_MAX);
+	swt_run(&t, 200000000);
+	CHECK_EQ(swt_ctrl(&t, from, 1, L2CC_ETH_P_CTRL, NULL), 0);
+	t.s->now = t.s->start_ns + 200000000;
+	sw_port_link(t.s, p1, true);
+	swt_at(&t, 200000000);
+	CHECK_EQ(swt_ctrl(&t, from, 1, L2CC_ETH_P_CTRL, &f), 1);
+	swt_credit_of(f, &c);
+	CHECK_EQ(c.sent_unit, L2CC_CREDIT_UNIT_NONE);
+	swt_destroy(&t);
+}
+
 int main(void)
 {
 	log_set_level(LOG_LVL_WARN);    /* the headroom notes of small buffers */
@@ -1548,6 +1724,8 @@ int main(void)
 	RUN(test_core_watchdog_forward);
 	RUN(test_core_watchdog_alert);
 	RUN(test_core_watchdog_short_pauses);
+	RUN(test_core_link_down);
+	RUN(test_core_link_credit);
 	RUN(test_core_santos_root_marks_cnt1);
 	RUN(test_core_santos_blocked_revokes);
 	RUN(test_core_naive_marks_victims);
