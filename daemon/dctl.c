@@ -34,7 +34,7 @@ int dctl_open(const struct dctl_cfg *c, struct loop *loop, struct ctl **ctl, str
 	if (err)
 		return err;
 	if (c->stats_file[0]) {
-		err = tseries_open(ts, c->stats_file);
+		err = tseries_open(ts, c->stats_file, c->stats_file_max);
 		if (err) {
 			pr_err("stats_file %s: %s\n", c->stats_file, strerror(-err));
 			return err;

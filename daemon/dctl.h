@@ -22,6 +22,7 @@ struct dctl_cfg {
 	const char *ctl_socket;         /* required */
 	const char *metrics_listen;     /* "" = none; serves the `metrics` command */
 	const char *stats_file;         /* "" = no time series */
+	uint64_t stats_file_max;        /* its bound (tseries.h); 0 = none */
 	const struct dctl_cmd *cmds;
 	size_t ncmds;
 	void *ctx;                      /* every handler's */

@@ -66,7 +66,11 @@ static const struct cfg_item hd_items[] = {
 	H("metrics_listen", CFG_STR, metrics_listen, "", 1, 0,
 	  "address:port serving Prometheus metrics over HTTP; empty = off (also `l2ccctl metrics`)", KEEP),
 	H("stats_file", CFG_STR, stats_file, "", 1, 0,
-	  "JSON-lines time series of the counters; empty = off", KEEP),
+	  "JSON-lines time series of the counters; empty = off (never followed through a symbolic link)",
+	  KEEP),
+	H("stats_file_max", CFG_SIZE, stats_file_max, "256M", 0, 1LL << 40,
+	  "the time series is renamed to stats_file.1 (replacing it) when a line would take it "
+	  "past this; 0 = no bound", KEEP),
 	H("stats_interval", CFG_DURATION, stats_interval, "100ms", 1000000, 3600000000000LL,
 	  "time between two time-series lines", LIVE),
 	H("host_port", CFG_STR, host_port, NULL, 1, 0,

@@ -555,7 +555,8 @@ int hd_ctl_init(struct hd *h)
 {
 	const struct dctl_cfg c = {
 		.ctl_socket = h->cfg->ctl_socket, .metrics_listen = h->cfg->metrics_listen,
-		.stats_file = h->cfg->stats_file, .cmds = hd_cmds,
+		.stats_file = h->cfg->stats_file, .stats_file_max = h->cfg->stats_file_max,
+		.cmds = hd_cmds,
 		.ncmds = sizeof(hd_cmds) / sizeof(hd_cmds[0]), .ctx = h,
 	};
 

@@ -40,6 +40,7 @@ struct hd_cfg {
 	char ctl_socket[108];
 	char metrics_listen[64];
 	char stats_file[256];
+	uint64_t stats_file_max;    /* bytes before it is rotated to .1; 0 = no bound */
 	uint64_t stats_interval;    /* ns */
 	char host_port[16];         /* the host stack's veth peer (cc0) */
 	char uplink[16];            /* toward the switch (up0) */

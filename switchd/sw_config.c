@@ -51,7 +51,11 @@ static const struct cfg_item sw_items[] = {
 	G("metrics_listen", CFG_STR, metrics_listen, "", 1, 0,
 	  "address:port serving Prometheus metrics over HTTP; empty = off (also `l2ccctl metrics`)", KEEP),
 	G("stats_file", CFG_STR, stats_file, "", 1, 0,
-	  "JSON-lines time series of the counters; empty = off", KEEP),
+	  "JSON-lines time series of the counters; empty = off (never followed through a symbolic link)",
+	  KEEP),
+	G("stats_file_max", CFG_SIZE, stats_file_max, "256M", 0, 1LL << 40,
+	  "the time series is renamed to stats_file.1 (replacing it) when a line would take it "
+	  "past this; 0 = no bound", KEEP),
 	G("stats_interval", CFG_DURATION, stats_interval, "100ms", 1000000, 3600000000000LL,
 	  "time between two time-series lines", LIVE),
 	G("fdb_aging", CFG_DURATION, fdb_aging, "300s", 0, 86400000000000LL,

@@ -689,7 +689,8 @@ int sw_ctl_init(struct sw *s)
 {
 	const struct dctl_cfg c = {
 		.ctl_socket = s->cfg->ctl_socket, .metrics_listen = s->cfg->metrics_listen,
-		.stats_file = s->cfg->stats_file, .cmds = sw_cmds,
+		.stats_file = s->cfg->stats_file, .stats_file_max = s->cfg->stats_file_max,
+		.cmds = sw_cmds,
 		.ncmds = sizeof(sw_cmds) / sizeof(sw_cmds[0]), .ctx = s,
 	};
 

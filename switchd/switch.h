@@ -69,6 +69,7 @@ struct sw_cfg {
 	char ctl_socket[108];
 	char metrics_listen[64];
 	char stats_file[256];
+	uint64_t stats_file_max;    /* bytes before it is rotated to .1; 0 = no bound */
 	uint64_t stats_interval;    /* ns */
 	uint64_t fdb_aging;         /* ns */
 	uint64_t fdb_size;

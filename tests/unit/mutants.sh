@@ -112,6 +112,8 @@ MUTANTS=(
 "ibcc_law_timer_rearmed@@hostd/rp_ibcc.c@@s/if \(rp->running\[sl\] \|\| !rp->env.h\)/if (!rp->env.h)/@@test_hostd_ibcc@@test_ibcc_lockstep"
 "ibcc_law_one_timer@@hostd/rp_ibcc.c@@s/if \(s->sl != st->sl \|\| /if (/@@test_hostd_ibcc@@test_ibcc_timer_per_priority"
 "ibcc_law_timer_us@@hostd/rp_ibcc.c@@s/\*ns = v \* IBCC_TIMER_UNIT_NS;/*ns = v * 1000;/@@test_hostd_ibcc@@test_ibcc_keys"
+"tseries_follows_links@@daemon/tseries.c@@s/ \| O_NOFOLLOW \| O_NONBLOCK/ | O_NONBLOCK/@@test_ctl@@test_tseries_safe_bounded"
+"tseries_unbounded@@daemon/tseries.c@@s/if \(ts->max && ts->size && ts->size \+ len > ts->max\)/if (0)/@@test_ctl@@test_tseries_safe_bounded"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)

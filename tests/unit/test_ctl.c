@@ -1000,12 +1000,12 @@ static void test_tseries(void)
 	ssize_t n;
 
 	tmp_path(path, sizeof(path), "series.jsonl");
-	CHECK_EQ(tseries_open(&ts, path), 0);
+	CHECK_EQ(tseries_open(&ts, path, 0), 0);
 	CHECK_EQ(tseries_write_line(ts, "{\"t\":1}"), 0);
 	CHECK_EQ(tseries_write_line(ts, "{\"t\":2}"), 0);
 	tseries_close(ts);
 	/* append, not truncate */
-	CHECK_EQ(tseries_open(&ts, path), 0);
+	CHECK_EQ(tseries_open(&ts, path, 0), 0);
 	CHECK_EQ(tseries_write_line(ts, "{\"t\":3}"), 0);
 	tseries_close(ts);
 	tseries_close(NULL);
@@ -1018,7 +1018,85 @@ static void test_tseries(void)
 	unlink(path);
 
 	tmp_path(path, sizeof(path), "no/such/dir/x.jsonl");
-	CHECK_EQ(tseries_open(&ts, path), -ENOENT);
+	CHECK_EQ(tseries_open(&ts, path, 0), -ENOENT);
+}
+
+static void slurp(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t r = fd < 0 ? -1 : read(fd, buf, n - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[r > 0 ? r : 0] = '\0';
+}
+
+/* stats_file is written by root: never through a symbolic link, never into
+ * a FIFO, and never past its bound (issue 18, audit L2). */
+static void test_tseries_safe_bounded(void)
+{
+	char path[128], old[140], victim[128], buf[256];
+	struct tseries *ts = NULL;
+
+	tmp_path(path, sizeof(path), "safe.jsonl");
+	tmp_path(victim, sizeof(victim), "victim");
+	snprintf(old, sizeof(old), "%s.1", path);
+	unlink(path);
+	unlink(old);
+	{
+		int fd = open(victim, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		CHECK(fd >= 0);
+		CHECK_EQ(write(fd, "keep\n", 5), 5);
+		close(fd);
+	}
+	/* A link planted at the path is not followed. */
+	CHECK_EQ(symlink(victim, path), 0);
+	CHECK_EQ(tseries_open(&ts, path, 0), -ELOOP);
+	slurp(victim, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "keep\n"));
+	unlink(path);
+	/* Nor is a FIFO opened for writing (it would block the daemon). */
+	CHECK_EQ(mkfifo(path, 0600), 0);
+	{
+		int ret = tseries_open(&ts, path, 0);
+
+		/* ENXIO from the open (no reader), or EINVAL: not a regular file */
+		CHECK(ret == -EINVAL || ret == -ENXIO);
+	}
+	unlink(path);
+
+	/* 8-byte lines, bound 20: the third goes to a fresh file, the first
+	 * two to .1, whose planted link is replaced, not followed. */
+	CHECK_EQ(symlink(victim, old), 0);
+	CHECK_EQ(tseries_open(&ts, path, 20), 0);
+	if (!ts)
+		return;
+	CHECK_EQ(tseries_write_line(ts, "{\"t\":1}"), 0);
+	CHECK_EQ(tseries_write_line(ts, "{\"t\":2}"), 0);
+	CHECK_EQ(tseries_rotations(ts), 0);
+	CHECK_EQ(tseries_write_line(ts, "{\"t\":3}"), 0);
+	CHECK_EQ(tseries_rotations(ts), 1);
+	slurp(path, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "{\"t\":3}\n"));
+	slurp(old, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "{\"t\":1}\n{\"t\":2}\n"));
+	slurp(victim, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "keep\n"));
+	/* A line alone longer than the bound still goes out, to a file of its own. */
+	CHECK_EQ(tseries_write_line(ts, "{\"long\":\"0123456789abcdef\"}"), 0);
+	CHECK_EQ(tseries_rotations(ts), 2);
+	slurp(path, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "{\"long\":\"0123456789abcdef\"}\n"));
+	tseries_close(ts);
+	/* Reopened, the size so far counts: the next line rotates. */
+	CHECK_EQ(tseries_open(&ts, path, 30), 0);
+	CHECK_EQ(tseries_write_line(ts, "{\"t\":4}"), 0);
+	CHECK_EQ(tseries_rotations(ts), 1);
+	tseries_close(ts);
+	unlink(path);
+	unlink(old);
+	unlink(victim);
 }
 
 static void rm_tree(const char *dir)
@@ -1058,6 +1136,7 @@ int main(void)
 	RUN(test_ctl_http);
 	RUN(test_notify);
 	RUN(test_tseries);
+	RUN(test_tseries_safe_bounded);
 
 	ret = check_summary();
 	rm_tree(tmpdir);
