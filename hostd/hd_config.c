@@ -64,7 +64,8 @@ static const struct cfg_item hd_items[] = {
 	H("ctl_socket", CFG_STR, ctl_socket, "/run/l2cc/hostd.sock", 1, 0,
 	  "control socket path (l2ccctl -s PATH)", KEEP),
 	H("metrics_listen", CFG_STR, metrics_listen, "", 1, 0,
-	  "address:port serving Prometheus metrics over HTTP; empty = off (also `l2ccctl metrics`)", KEEP),
+	  "address:port serving Prometheus metrics over HTTP: :PORT is loopback, *:PORT every "
+	  "address; empty = off (also `l2ccctl metrics`)", KEEP),
 	H("stats_file", CFG_STR, stats_file, "", 1, 0,
 	  "JSON-lines time series of the counters; empty = off (never followed through a symbolic link)",
 	  KEEP),

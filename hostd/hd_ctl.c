@@ -543,12 +543,12 @@ void hd_stats_tick(struct hd *h)
 }
 
 static const struct dctl_cmd hd_cmds[] = {
-	{ "status", "daemon, uptime, settings and UMEM frame accounting", cmd_status },
-	{ "counters", "port, flow control and notification counters", cmd_counters },
-	{ "flows", "flows with rate, ipd, queue, frames, marks, CNPs/ACKs in", cmd_flows },
-	{ "peers", "remote senders' flows we notify: frames, marks, CNPs/ACKs out", cmd_peers },
-	{ "set-rate", "FLOW-ID|DST-MAC RATE|ipd=N: pin a flow's rate", cmd_set_rate },
-	{ "metrics", "Prometheus text exposition", cmd_metrics },
+	{ "status", CTL_READS, "daemon, uptime, settings and UMEM frame accounting", cmd_status },
+	{ "counters", CTL_READS, "port, flow control and notification counters", cmd_counters },
+	{ "flows", CTL_READS, "flows with rate, ipd, queue, frames, marks, CNPs/ACKs in", cmd_flows },
+	{ "peers", CTL_READS, "remote senders' flows we notify: frames, marks, CNPs/ACKs out", cmd_peers },
+	{ "set-rate", CTL_CHANGES, "FLOW-ID|DST-MAC RATE|ipd=N: pin a flow's rate", cmd_set_rate },
+	{ "metrics", CTL_READS, "Prometheus text exposition", cmd_metrics },
 };
 
 int hd_ctl_init(struct hd *h)

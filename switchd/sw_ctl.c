@@ -674,14 +674,14 @@ void sw_stats_tick(struct sw *s)
 }
 
 static const struct dctl_cmd sw_cmds[] = {
-	{ "status", "daemon, uptime and UMEM frame accounting", cmd_status },
-	{ "ports", "ports with rate, flow control, thresholds, pause state", cmd_ports },
-	{ "fdb", "learned and static forwarding entries", cmd_fdb },
-	{ "queues", "VOQ and input buffer occupancy", cmd_queues },
-	{ "counters", "per port (and priority) counters [PORT]", cmd_counters },
-	{ "metrics", "Prometheus text exposition", cmd_metrics },
-	{ "mark", "PORT N: set FECN on the next N tagged frames sent on PORT", cmd_mark },
-	{ "cp", "PORT ARGS...: a command for PORT's congestion point (its scheme's: l2ccctl.md)",
+	{ "status", CTL_READS, "daemon, uptime and UMEM frame accounting", cmd_status },
+	{ "ports", CTL_READS, "ports with rate, flow control, thresholds, pause state", cmd_ports },
+	{ "fdb", CTL_READS, "learned and static forwarding entries", cmd_fdb },
+	{ "queues", CTL_READS, "VOQ and input buffer occupancy", cmd_queues },
+	{ "counters", CTL_READS, "per port (and priority) counters [PORT]", cmd_counters },
+	{ "metrics", CTL_READS, "Prometheus text exposition", cmd_metrics },
+	{ "mark", CTL_CHANGES, "PORT N: set FECN on the next N tagged frames sent on PORT", cmd_mark },
+	{ "cp", CTL_CHANGES, "PORT ARGS...: a command for PORT's congestion point (its scheme's: l2ccctl.md)",
 	  cmd_cp },
 };
 

@@ -114,6 +114,10 @@ MUTANTS=(
 "ibcc_law_timer_us@@hostd/rp_ibcc.c@@s/\*ns = v \* IBCC_TIMER_UNIT_NS;/*ns = v * 1000;/@@test_hostd_ibcc@@test_ibcc_keys"
 "tseries_follows_links@@daemon/tseries.c@@s/ \| O_NOFOLLOW \| O_NONBLOCK/ | O_NONBLOCK/@@test_ctl@@test_tseries_safe_bounded"
 "tseries_unbounded@@daemon/tseries.c@@s/if \(ts->max && ts->size && ts->size \+ len > ts->max\)/if (0)/@@test_ctl@@test_tseries_safe_bounded"
+"ctl_anyone_all@@daemon/ctl.c@@s/if \(cr.uid == 0 \|\| cr.uid == c->owner\)/if (1)/@@test_ctl@@test_ctl_access"
+"ctl_group_changes@@daemon/ctl.c@@s/if \(may != CTL_MAY_ALL\) \{/if (0) {/@@test_ctl@@test_ctl_access"
+"ctl_stranger_reads@@daemon/ctl.c@@s/\treturn CTL_MAY_NOTHING;\n\}/\treturn CTL_MAY_READ;\n}/@@test_ctl@@test_ctl_access"
+"metrics_all_addresses@@daemon/ctl.c@@s/strcpy\(host, \\x22127.0.0.1\\x22\);/strcpy(host, \\x22*\\x22);/@@test_ctl@@test_ctl_access"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)
