@@ -63,6 +63,9 @@ static const struct cfg_item hd_items[] = {
 	H("name", CFG_STR, name, "hostd", 1, 0, "name used in logs, metrics labels and the time series", KEEP),
 	H("ctl_socket", CFG_STR, ctl_socket, "/run/l2cc/hostd.sock", 1, 0,
 	  "control socket path (l2ccctl -s PATH)", KEEP),
+	H("runtime_dir", CFG_STR, runtime_dir, "/run/l2cc", 1, 0,
+	  "where the ports' original disable_ipv6 is saved, by network namespace and interface, "
+	  "so that the next start restores it after a crash; empty = not saved", KEEP),
 	H("metrics_listen", CFG_STR, metrics_listen, "", 1, 0,
 	  "address:port serving Prometheus metrics over HTTP: :PORT is loopback, *:PORT every "
 	  "address; empty = off (also `l2ccctl metrics`)", KEEP),

@@ -73,11 +73,23 @@ t_sigterm() {
 	info "after SIGTERM: no XDP program on p1/p2, control socket removed"
 }
 
+# v6_off NAME PORT: net.ipv6.conf.IF.disable_ipv6 of that port, in switchd s's namespace
+v6_off() { ip netns exec "$(ns s)" sysctl -n "net.ipv6.conf.$(ifn "$2").disable_ipv6"; }
+
 t_sigkill_restart() {
-	local xdp
+	local xdp saved
+	# IPv6 is on (0) on p1 before; switchd turns it off while it runs
+	# and saves the 0 under runtime_dir, so that the start after a
+	# SIGKILL does not take its predecessor's 1 for the original.
+	ip netns exec "$(ns s)" sysctl -qw "net.ipv6.conf.$(ifn p1).disable_ipv6=0" || skip "no IPv6 sysctls"
 	start_switchd s "$(sw_conf)"
+	assert_eq "$(v6_off s p1)" 1 "p1's disable_ipv6 while switchd runs"
+	saved=$L2T_DIR/run/ipv6-$(stat -L -c %i "/run/netns/$(ns s)")-$(ifn p1)
+	[ -f "$saved" ] || fail "no saved value $saved while switchd runs: $(ls "$L2T_DIR/run" 2>&1)"
+	info "saved while running: $saved: $(cat "$saved")"
 	ping_ok || fail "ping h1 -> h2 through the first switchd"
 	stop_switchd s KILL || fail "switchd did not die on SIGKILL"
+	assert_eq "$(v6_off s p1)" 1 "p1's disable_ipv6 after SIGKILL (nobody restored it)"
 	xdp=$(xdp_on "$(ns s)" "$(ifn p1)")
 	info "after SIGKILL: XDP on p1: ${xdp:-none (the BPF link died with the process)};" \
 		"control socket left behind: $([ -e "$L2T_DIR/s.sock" ] && echo yes || echo no)"
@@ -86,6 +98,10 @@ t_sigkill_restart() {
 	info "restarted switchd forwards; its log: $(grep -v 'forwarding on' "$L2T_DIR/s.log" | tail -2 | tr '\n' ' ')"
 	stop_switchd s TERM || fail "restarted switchd did not stop"
 	assert_eq "$SW_RC" 0 "restarted switchd exit status"
+	assert_eq "$(v6_off s p1)" 0 "p1's disable_ipv6 after the restarted switchd stopped (the value before the first run)"
+	assert_eq "$(v6_off s p2)" 0 "p2's disable_ipv6 after the restarted switchd stopped"
+	[ -e "$saved" ] && fail "saved value $saved left after a clean stop"
+	return 0
 }
 
 # p2_rate_is BPS (for wait_for): switchd s's port p2 runs at BPS.
