@@ -739,8 +739,16 @@ uplink = up0" hostd)
 t_kill_restart() {
 	local out j xdp i ino
 	default_daemons
-	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 before the kill"
 	echo dirty >"$L2T_DIR/daemons.tag"
+	# IPv6 on (0) on h1's cc0 and up0 before its hostd starts (lib.sh's
+	# namespaces have it off by default): that 0 must come back in the end.
+	stop_switchd h1 TERM || fail "h1's hostd did not stop on SIGTERM"
+	hx h1 sysctl -qw net.ipv6.conf.cc0.disable_ipv6=0 net.ipv6.conf.up0.disable_ipv6=0 ||
+		skip "no IPv6 sysctls"
+	start_hostd h1 "$(HD_COMMON="link_rate = 1G" hd_conf h1)"
+	assert_eq "$(hx h1 sysctl -n net.ipv6.conf.up0.disable_ipv6)" 1 "h1 up0 disable_ipv6 while hostd runs"
+	warm_ping h1 2 dirty
+	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 before the kill"
 	stop_switchd h1 KILL || fail "h1's hostd did not die on SIGKILL"
 	# Its XDP programs hang on BPF links, which the kernel releases with the
 	# process's file descriptors (possibly a moment after the exit).
