@@ -118,6 +118,8 @@ MUTANTS=(
 "ctl_group_changes@@daemon/ctl.c@@s/if \(may != CTL_MAY_ALL\) \{/if (0) {/@@test_ctl@@test_ctl_access"
 "ctl_stranger_reads@@daemon/ctl.c@@s/\treturn CTL_MAY_NOTHING;\n\}/\treturn CTL_MAY_READ;\n}/@@test_ctl@@test_ctl_access"
 "metrics_all_addresses@@daemon/ctl.c@@s/strcpy\(host, \\x22127.0.0.1\\x22\);/strcpy(host, \\x22*\\x22);/@@test_ctl@@test_ctl_access"
+"room_underflow@@switchd/switch.c@@s/room\[i\] = p->cap > p->occ\[i\] \? p->cap - p->occ\[i\] : 0;/room[i] = p->cap - p->occ[i];/@@test_switch_core@@test_core_buffer_shrunk_below_occupancy"
+"full_room_underflow@@switchd/switch.c@@s/uint64_t room = p->cap > p->occ\[prio\] \? p->cap - p->occ\[prio\] : 0;/uint64_t room = p->cap - p->occ[prio];/@@test_switch_core@@test_core_buffer_shrunk_below_occupancy"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)
