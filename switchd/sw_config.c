@@ -370,12 +370,19 @@ static uint64_t sw_port_frames(const struct sw_cfg *cfg, const struct port_cfg *
 	return 2 * cfg->ring_size + sw_buffer_frames(&p->buffer) + 16;
 }
 
-uint32_t sw_cfg_umem_need(const struct sw_cfg *cfg)
+static uint64_t sw_cfg_umem_need_raw(const struct sw_cfg *cfg)
 {
 	uint64_t n = 64 + cfg->cpu_queue * L2CC_NPRIO;
 
 	for (int i = 0; i < cfg->nports; i++)
 		n += sw_port_frames(cfg, &cfg->ports[i]) + cfg->flood_queue;
+	return n;
+}
+
+uint32_t sw_cfg_umem_need(const struct sw_cfg *cfg)
+{
+	uint64_t n = sw_cfg_umem_need_raw(cfg);
+
 	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
 }
 
@@ -425,8 +432,9 @@ static int sw_buffer_ok(const struct cfg_change *c, char *err, size_t errlen)
 	if (!sw_umem_check(c, &have, &need))
 		return 0;
 	/* The largest buffer of this port the UMEM still holds, the others
-	 * as they are in the new file: sw_buffer_frames() inverted. */
-	other = need - sw_buffer_frames(n);
+	 * as they are in the new file: sw_buffer_frames() inverted (from the
+	 * need before its 2^20 cap, which a huge buffer alone passes). */
+	other = sw_cfg_umem_need_raw(c->new_cfg) - sw_buffer_frames(n);
 	room = have > other ? have - other : 0;
 	if (room >= 4096)
 		max = room;

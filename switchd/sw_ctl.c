@@ -673,6 +673,28 @@ void sw_stats_tick(struct sw *s)
 	jw_free(&w);
 }
 
+/* `reload`: what SIGHUP does, the outcome in the reply (a refusal's reason
+ * too, which SIGHUP leaves in the log only). */
+static int cmd_reload(struct jw *w, const char *args, void *ctx)
+{
+	struct sw *s = ctx;
+	char why[1024] = "";
+	int ret;
+
+	if (*args)
+		return ctl_errorf(w, -EINVAL, "reload takes no arguments");
+	if (!s->reload)
+		return ctl_errorf(w, -EOPNOTSUPP, "this switch cannot reload");
+	ret = s->reload(s, why, sizeof(why));
+	if (ret)
+		return ctl_errorf(w, ret, "reload refused: %s", why);
+	jw_obj_begin(w, NULL);
+	jw_bool(w, "reloaded", true);
+	jw_str(w, "message", why);
+	jw_obj_end(w);
+	return 0;
+}
+
 static const struct dctl_cmd sw_cmds[] = {
 	{ "status", CTL_READS, "daemon, uptime and UMEM frame accounting", cmd_status },
 	{ "ports", CTL_READS, "ports with rate, flow control, thresholds, pause state", cmd_ports },
@@ -683,6 +705,8 @@ static const struct dctl_cmd sw_cmds[] = {
 	{ "mark", CTL_CHANGES, "PORT N: set FECN on the next N tagged frames sent on PORT", cmd_mark },
 	{ "cp", CTL_CHANGES, "PORT ARGS...: a command for PORT's congestion point (its scheme's: l2ccctl.md)",
 	  cmd_cp },
+	{ "reload", CTL_CHANGES, "re-read the configuration as SIGHUP does; the reply says what "
+	  "changed or why nothing did", cmd_reload },
 };
 
 int sw_ctl_init(struct sw *s)

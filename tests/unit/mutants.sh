@@ -120,6 +120,7 @@ MUTANTS=(
 "metrics_all_addresses@@daemon/ctl.c@@s/strcpy\(host, \\x22127.0.0.1\\x22\);/strcpy(host, \\x22*\\x22);/@@test_ctl@@test_ctl_access"
 "room_underflow@@switchd/switch.c@@s/room\[i\] = p->cap > p->occ\[i\] \? p->cap - p->occ\[i\] : 0;/room[i] = p->cap - p->occ[i];/@@test_switch_core@@test_core_buffer_shrunk_below_occupancy"
 "full_room_underflow@@switchd/switch.c@@s/uint64_t room = p->cap > p->occ\[prio\] \? p->cap - p->occ\[prio\] : 0;/uint64_t room = p->cap - p->occ[prio];/@@test_switch_core@@test_core_buffer_shrunk_below_occupancy"
+"buffer_limit_capped_need@@switchd/sw_config.c@@s/other = sw_cfg_umem_need_raw\(c->new_cfg\) - sw_buffer_frames\(n\);/other = need - sw_buffer_frames(n);/@@test_switch_config@@test_reload_validators"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)
