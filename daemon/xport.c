@@ -97,8 +97,18 @@ static int xport_clear_stale(const char *ifname, int ifindex)
 	if (err || !prog_id)
 		return 0;
 	fd = bpf_prog_get_fd_by_id(prog_id);
-	if (fd < 0)
+	if (fd < 0 && errno == ENOENT)
 		return 0; /* gone in the meantime */
+	if (fd < 0) {
+		/* Opening a program by id takes CAP_SYS_ADMIN, which the systemd
+		 * units do not grant: without it ours and a foreign one look the
+		 * same, and the attach would only say EBUSY. */
+		err = -errno;
+		pr_err("%s: an XDP program (id %u) is attached and cannot be inspected (%s; "
+		       "that takes CAP_SYS_ADMIN): detach it first (ip link set dev %s xdp off)\n",
+		       ifname, prog_id, strerror(-err), ifname);
+		return -EBUSY;
+	}
 	err = bpf_obj_get_info_by_fd(fd, &info, &info_len);
 	close(fd);
 	if (err)
@@ -111,10 +121,18 @@ static int xport_clear_stale(const char *ifname, int ifindex)
 	}
 	pr_info("%s: removing stale %s program (id %u) left by an earlier run\n",
 		ifname, info.name, prog_id);
-	err = bpf_xdp_detach(ifindex, 0, NULL);
-	if (err)
-		err = bpf_xdp_detach(ifindex, XDP_FLAGS_SKB_MODE, NULL);
-	return err;
+	/* Detach in the mode it was attached in: flags 0 means the driver's
+	 * mode on a device that has one (veth does), which leaves a generic
+	 * (skb) mode program in place and reports success. */
+	for (int i = 0; i < 2; i++) {
+		__u32 mode = i ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE, id = 0;
+
+		if (bpf_xdp_query_id(ifindex, (int)mode, &id) || id != prog_id)
+			continue;
+		err = bpf_xdp_detach(ifindex, (int)mode, NULL);
+		return err ? err : 0;
+	}
+	return bpf_xdp_detach(ifindex, 0, NULL);
 }
 
 int xport_if_mtu(const char *ifname)

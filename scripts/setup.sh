@@ -11,6 +11,7 @@ PKGS=(
 	python3 python3-yaml python3-matplotlib
 	libclang-rt-14-dev
 	prometheus
+	stress-ng
 )
 
 missing=()

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const fc_names[] = { "none", "pause", "pfc", "credit", NULL };
@@ -143,6 +144,14 @@ static const struct cfg_item port_items[] = {
 	  "role = host: the most learned addresses that may move to this port per second; a "
 	  "frame over it is dropped and the address stays where it was (mac_move drops); 0 = none",
 	  LIVE),
+	P("l2cc_host", CFG_BOOL, l2cc_host, "yes", 1, 0,
+	  "role = host: a hostd is behind this port; no = a plain host, whose l2cc frames "
+	  "(0x88B6 messages, data tags) can only be forged and are dropped (forged drops)", LIVE),
+	P("vlans", CFG_STR, vlans, "all", 1, 0,
+	  "VLAN ids the port carries: all, or a list such as 10,20-29 (1..4094); a frame tagged "
+	  "with another is dropped at this input (vlan drops), never sent out of this port, and "
+	  "floods stay within the ports that carry its VLAN; untagged and priority-tagged (VID "
+	  "0) frames always pass", LIVE),
 	P("credit_interval", CFG_DURATION, credit_interval, "1ms", 10000, 1000000000,
 	  "credit mode: how often changed credits are re-advertised (lost updates heal this fast)", LIVE),
 	PE("role", role, "host", role_names,
@@ -288,6 +297,38 @@ const struct cfg_section sw_cfg_sections[] = {
 const size_t sw_cfg_nsections = sizeof(sw_cfg_sections) / sizeof(sw_cfg_sections[0]);
 
 /* Checks that span keys or sections; each names what was expected. */
+/* "all" or a comma list of VIDs and VID ranges (1..4094) into a bitmap. */
+static int sw_vlans_parse(const char *s, uint64_t map[4096 / 64])
+{
+	memset(map, 0, 4096 / 8);
+	if (!strcmp(s, "all")) {
+		for (int v = 1; v <= 4094; v++)
+			map[v / 64] |= 1ull << (v % 64);
+		return 0;
+	}
+	while (*s) {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+
+		if (end == s || a < 1 || a > 4094)
+			return -EINVAL;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (end == s || b < a || b > 4094)
+				return -EINVAL;
+		}
+		for (unsigned long v = a; v <= b; v++)
+			map[v / 64] |= 1ull << (v % 64);
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -EINVAL;
+		s = end;
+	}
+	return 0;
+}
+
 static int sw_cfg_validate(struct sw_cfg *cfg, const char *path, char *err, size_t errlen)
 {
 	int ret;
@@ -313,6 +354,12 @@ static int sw_cfg_validate(struct sw_cfg *cfg, const char *path, char *err, size
 					 (unsigned long long)p->queue);
 				return -EINVAL;
 			}
+		}
+		if (sw_vlans_parse(p->vlans, p->vlan_map)) {
+			snprintf(err, errlen, "%s: [port %s] vlans \"%s\": expected all, or VLAN ids "
+				 "and ranges 1..4094 separated by commas (10,20-29)", path, p->name,
+				 p->vlans);
+			return -EINVAL;
 		}
 		if (!p->buffer.n) {
 			snprintf(err, errlen, "%s: [port %s] buffer is 0, expected room for at least one frame",

@@ -39,6 +39,7 @@ const char *const sw_drop_names[SW_DROP_MAX] = {
 	[SW_DROP_STATIC_MAC] = "static_mac",
 	[SW_DROP_MAC_LIMIT] = "mac_limit",
 	[SW_DROP_MAC_MOVE] = "mac_move",
+	[SW_DROP_VLAN] = "vlan",
 };
 
 _Static_assert(SW_MAX_PORTS <= FDB_MAX_PORTS, "the FDB keeps per-port limits for every port");
@@ -319,7 +320,14 @@ static void sw_dequeued(struct sw *s, struct sw_port *p, int prio, uint32_t idx)
  * floods toward a slow or paused output fills its own buffer, not the pool.
  * Two bounds keep the pool for what must not wait: an output takes at most
  * flood_queue copies, and a copy never takes one of the reserve's frames. */
-static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, uint32_t len)
+/* Does the port carry VLAN vid? Untagged and priority-tagged (0) always. */
+static inline bool sw_vlan_ok(const struct sw_port *p, uint16_t vid)
+{
+	return !vid || (p->cfg->vlan_map[vid / 64] >> (vid % 64)) & 1;
+}
+
+static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, uint32_t len,
+		     uint16_t vid)
 {
 	const void *src = sw_frame_data(s, idx);
 	uint32_t g = s->flood_free[--s->nflood_free];
@@ -330,7 +338,8 @@ static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, ui
 		struct sw_port *op = &s->ports[o];
 		int64_t c = idx;
 
-		if ((uint32_t)o == p->idx)
+		/* A VLAN's broadcast domain is the ports that carry it. */
+		if ((uint32_t)o == p->idx || !sw_vlan_ok(op, vid))
 			continue;
 		others = true;
 		if (op->flood_waiting >= s->cfg->flood_queue) {
@@ -449,13 +458,24 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 	}
 	/* FECN is the switches' to set and CNMs theirs to send (802.1Qau):
 	 * from a host port, either is a forgery; so is an l2cc message the
-	 * message table says a host may not send (checked at the edge, once). */
+	 * message table says a host may not send (checked at the edge, once),
+	 * and any l2cc frame from a plain host (l2cc_host = no): with no hostd
+	 * behind the port, a CNP or a tag from it can only be made up. */
 	if (p->cfg->role == ROLE_HOST &&
-	    ((ei.ethertype == L2CC_ETH_P_DATA_TAG && len > ei.hlen + 1u &&
+	    ((!p->cfg->l2cc_host && (ei.ethertype == L2CC_ETH_P_CTRL ||
+				     ei.ethertype == L2CC_ETH_P_DATA_TAG)) ||
+	     (ei.ethertype == L2CC_ETH_P_DATA_TAG && len > ei.hlen + 1u &&
 	      (frame[ei.hlen + 1] & L2CC_TAG_FECN)) || ei.ethertype == L2CC_ETH_P_CNM ||
 	     (ei.ethertype == L2CC_ETH_P_CTRL && sw_ctrl_forged(frame, len, &ei)))) {
 		sw_fc_update(s, p);
 		sw_drop_frame(s, p, idx, SW_DROP_FORGED);
+		return true;
+	}
+	/* A VLAN this port does not carry: dropped before it can teach the
+	 * FDB anything or be flooded into that VLAN. */
+	if (!sw_vlan_ok(p, ei.vid)) {
+		sw_fc_update(s, p);
+		sw_drop_frame(s, p, idx, SW_DROP_VLAN);
 		return true;
 	}
 	/* A source the FDB refuses is not let in: one that a static entry
@@ -477,6 +497,11 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 		sw_drop_frame(s, p, idx, SW_DROP_FILTERED);
 		return true;
 	}
+	if (out >= 0 && !sw_vlan_ok(&s->ports[out], ei.vid)) {
+		sw_fc_update(s, p);
+		sw_drop_frame(s, p, idx, SW_DROP_VLAN);
+		return true;
+	}
 	if (!sw_admit(p, prio, len)) {
 		/* No room for this frame proves the buffer full now: judged at
 		 * once, since this pass's transmissions may drain it before the
@@ -494,7 +519,7 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 			sw_transit(s, p->idx, out, frame, len, &ei);
 		sw_enqueue(s, p, out, prio, idx, len, VOQ_F_CHARGED);
 	} else {
-		sw_flood(s, p, prio, idx, len);
+		sw_flood(s, p, prio, idx, len, ei.vid);
 	}
 	/* Whether the buffer became full is judged after this pass's
 	 * transmissions (sw_pass): a frame whose output was free has left

@@ -51,6 +51,11 @@ struct port_cfg {
 	/* A host port's source addresses: at most mac_limit learned, at most
 	 * mac_move_limit moving to it per second (0 = none). */
 	uint64_t mac_limit, mac_move_limit;
+	/* The VLAN ids the port carries ("all", or "10,20-29"); VID 0 (untagged
+	 * or priority-tagged) always. vlan_map is derived from it at load. */
+	char vlans[160];
+	bool l2cc_host;             /* role = host: an l2cc host (hostd) is behind it */
+	uint64_t vlan_map[4096 / 64];
 	int xdp_mode;
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
 	int marking;                /* congestion point: SW_MARK_SWITCH or 1 + cp_names index */

@@ -37,6 +37,7 @@ enum sw_drop {
 	SW_DROP_STATIC_MAC,     /* its source is another port's by a static FDB entry */
 	SW_DROP_MAC_LIMIT,      /* a new source on a port that has mac_limit addresses */
 	SW_DROP_MAC_MOVE,       /* a source moving here over mac_move_limit per second */
+	SW_DROP_VLAN,           /* a VLAN its input port, or its known output, does not carry */
 	SW_DROP_MAX
 };
 extern const char *const sw_drop_names[SW_DROP_MAX];

@@ -4,14 +4,15 @@
 #   N passed, N failed, N skipped
 # Layers: unit tests, the testbed's Python unit tests, BPF_PROG_TEST_RUN tests,
 # fuzzers (a short run over the seed corpus each), the Wireshark dissector
-# check, netns integration tests.
-# Set L2CC_TESTS="unit python bpf fuzz wireshark netns" to run a subset,
+# check, the systemd units checked as files (tests/systemd/check_units.sh),
+# netns integration tests.
+# Set L2CC_TESTS="unit python bpf fuzz wireshark systemd netns" to run a subset,
 # L2CC_FUZZ_SECONDS to fuzz longer, L2CC_NETNS_FILTER=regex to pick netns scripts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 B=build
-LAYERS=${L2CC_TESTS:-"unit python bpf fuzz wireshark netns"}
+LAYERS=${L2CC_TESTS:-"unit python bpf fuzz wireshark systemd netns"}
 FUZZ_SECONDS=${L2CC_FUZZ_SECONDS:-20}
 passed=0 failed=0 skipped=0
 failures=()
@@ -103,6 +104,18 @@ for layer in $LAYERS; do
 		77) skipped=$((skipped + 1)) ;;
 		*) failed=$((failed + 1)); failures+=("dissector") ;;
 		esac
+		;;
+	systemd)
+		out=$(mktemp)
+		tests/systemd/check_units.sh >"$out" 2>&1; rc=$?
+		cat "$out"
+		p=$(grep -c '^PASS ' "$out"); f=$(grep -c '^FAIL ' "$out"); s=$(grep -c '^SKIP ' "$out")
+		passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+		while read -r l; do failures+=("${l#FAIL }"); done < <(grep '^FAIL ' "$out")
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			failed=$((failed + 1)); failures+=("check_units.sh (exit $rc)")
+		fi
+		rm -f "$out"
 		;;
 	netns)
 		if [ "$(id -u)" -ne 0 ]; then

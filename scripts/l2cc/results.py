@@ -1371,12 +1371,21 @@ def _cpu(c):
             "per_daemon_pct_one_core": {k: pct(v) for k, v in
                                         (c.get("daemons_cpu_s") or {}).items()},
             "machine_pct_one_core": c.get("machine_pct_one_core"),
+            "daemons_run_delay_s": {k: round(v, 4) if v is not None else None for k, v in
+                                    (c.get("daemons_run_delay_s") or {}).items()},
+            "run_delay_max_s": max((v for v in (c.get("daemons_run_delay_s") or {}).values()
+                                    if v is not None), default=None),
+            "run_delay_max_daemon": max(((v, k) for k, v in
+                                         (c.get("daemons_run_delay_s") or {}).items()
+                                         if v is not None), default=(None, None))[1],
             "definition": "utime+stime over the run (from launching the clients until every "
                           "traffic process was reaped) as %% of one core: the lab's daemons "
                           "(/proc/PID/stat) plus the iperf3/l2cc-flowgen processes "
                           "(RUSAGE_CHILDREN); machine: /proc/stat busy time x ncpu, which is "
                           "tick-sampled and may read below the per-process figures (those "
-                          "come from the scheduler's exact run time)"}
+                          "come from the scheduler's exact run time); run delay: the time a "
+                          "daemon's threads were runnable but waited for a CPU over the same "
+                          "span (/proc/PID/task/*/schedstat), what a busy machine costs it"}
 
 
 # ---- output ----------------------------------------------------------------------------------
@@ -1581,6 +1590,10 @@ def summary_text(res):
                      c["lab_pct_one_core"] or 0, c["daemons_pct_one_core"] or 0,
                      c["traffic_pct_one_core"] or 0, c["machine_pct_one_core"] or 0,
                      c["ncpu"] or 0))
+        if c.get("run_delay_max_s") is not None:
+            L[-1] += "; the longest wait for a CPU: %s %.3f s (%.1f%% of the run)" % (
+                c["run_delay_max_daemon"], c["run_delay_max_s"],
+                100.0 * c["run_delay_max_s"] / c["wall_s"])
     for w in res.get("warnings", []):
         L.append("  warning: " + w)
     return "\n".join(L)

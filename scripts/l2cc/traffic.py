@@ -95,6 +95,24 @@ def _read_cpu(pid):
         return None
 
 
+def _read_run_delay(pid):
+    """Seconds PID's threads have spent runnable but waiting for a CPU (the
+    scheduler's run-queue delay, /proc/PID/task/*/schedstat), or None."""
+    total, seen = 0, False
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return None
+    for t in tasks:
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                total += int(f.read().split()[1])
+                seen = True
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / 1e9 if seen else None
+
+
 def _read_proc_stat():
     """(busy, total) jiffies of the machine, from /proc/stat's cpu line."""
     with open("/proc/stat") as f:
@@ -435,11 +453,12 @@ class Traffic:
     # ---- 5. CPU ----------------------------------------------------------------------------
 
     def _cpu_snapshot(self):
-        d = {}
+        d, w = {}, {}
         for name, nd in self.nodes.items():
             if nd.get("pid"):
                 d[name] = _read_cpu(int(nd["pid"]))
-        return {"wall": time.time(), "daemons": d, "children": _children_cpu(),
+                w[name] = _read_run_delay(int(nd["pid"]))
+        return {"wall": time.time(), "daemons": d, "waits": w, "children": _children_cpu(),
                 "machine": _read_proc_stat()}
 
     def _cpu_result(self, a, b):
@@ -449,11 +468,16 @@ class Traffic:
             w = b["daemons"].get(name)
             daemons[name] = (w - v) if v is not None and w is not None else None
         dsum = sum(v for v in daemons.values() if v is not None)
+        waits = {}
+        for name, v in a["waits"].items():
+            w = b["waits"].get(name)
+            waits[name] = (w - v) if v is not None and w is not None else None
         traffic = b["children"] - a["children"]
         busy = b["machine"][0] - a["machine"][0]
         total = b["machine"][1] - a["machine"][1]
         ncpu = os.cpu_count() or 1
         return {"wall_s": wall, "ncpu": ncpu, "daemons_cpu_s": daemons,
+                "daemons_run_delay_s": waits,
                 "daemons_s": dsum, "traffic_s": traffic, "lab_s": dsum + traffic,
                 "machine_busy_fraction": busy / total if total else None,
                 "machine_pct_one_core": 100.0 * ncpu * busy / total if total else None}

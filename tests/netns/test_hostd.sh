@@ -264,7 +264,7 @@ EOF
 # ---- 2. per-flow static rate ----------------------------------------------------------
 
 t_static_rate() {
-	local mac2 mac3 c1 c2 r rate2 rate3
+	local mac2 mac3 c1 c2 r rate2 rate3 n
 	mac2=$(host_mac h2)
 	mac3=$(host_mac h3)
 	HD_COMMON="link_rate = 1G" HD_h1="[rate toh2]
@@ -272,26 +272,30 @@ dst = $mac2
 rate = 50M" daemons rate "$(sw_conf none 1G none 1G none 1G)"
 	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2"
 	assert_eq "$(flow_of h1 "$mac2" 'f["rate_bps"]')" 50000000 "h1's flow to h2: rate_bps"
-	iperf_server h2 5211
-	iperf_server h3 5212
-	measure_lock
-	iperf_client_bg h1 2 5211 "$L2T_DIR/rate-c2.json" -u -b 200M -l "$UDP_LEN" -t 5
-	c1=$CLI_PID
-	iperf_client_bg h1 3 5212 "$L2T_DIR/rate-c3.json" -u -b 300M -l "$UDP_LEN" -t 5
-	c2=$CLI_PID
-	sleep 1.5
-	r=$(snap_pair 2 h1 flows) || fail "reading h1's flows"
-	wait "$c1" "$c2"
-	measure_unlock
-	iperf_server_wait h2 5211
-	iperf_server_wait h3 5212
-	# The pacer charges each frame as it goes on the wire: its tagged length
-	# (hd_send_flow passes the length after wire_tag_insert to pacer_done)
-	# plus wire_overhead (0 here). bytes_out counts the untagged length
-	# (flow_dequeue, before the tag is inserted), so the paced rate is
-	# (bytes_out + 18 x frames_out) x 8 / t. Every frame of these flows is
-	# tagged (IPv4 can always carry the tag).
-	r=$("$PY" - "$r" "$mac2" "$mac3" "$TAG_LEN" <<'EOF'
+	# A run short of a rate is tried once more (see lib.sh's short_or_starved).
+	for n in 1 2; do
+		iperf_server h2 5211
+		iperf_server h3 5212
+		measure_lock
+		iperf_client_bg h1 2 5211 "$L2T_DIR/rate-c2.json" -u -b 200M -l "$UDP_LEN" -t 5
+		c1=$CLI_PID
+		iperf_client_bg h1 3 5212 "$L2T_DIR/rate-c3.json" -u -b 300M -l "$UDP_LEN" -t 5
+		c2=$CLI_PID
+		sleep 1.5
+		starve_begin "h1=$(sw_pid h1)"
+		r=$(snap_pair 2 h1 flows) || fail "reading h1's flows"
+		starve_end
+		wait "$c1" "$c2"
+		measure_unlock
+		iperf_server_wait h2 5211
+		iperf_server_wait h3 5212
+		# The pacer charges each frame as it goes on the wire: its tagged length
+		# (hd_send_flow passes the length after wire_tag_insert to pacer_done)
+		# plus wire_overhead (0 here). bytes_out counts the untagged length
+		# (flow_dequeue, before the tag is inserted), so the paced rate is
+		# (bytes_out + 18 x frames_out) x 8 / t. Every frame of these flows is
+		# tagged (IPv4 can always carry the tag).
+		r=$("$PY" - "$r" "$mac2" "$mac3" "$TAG_LEN" <<'EOF'
 import json, sys
 r, tag = json.loads(sys.argv[1])["h1"], int(sys.argv[4])
 dt = r["t"][1] - r["t"][0]
@@ -307,19 +311,28 @@ out["dt"] = dt
 print(json.dumps(out))
 EOF
 ) || fail "could not compute the flow rates"
-	rate2=$(jget "$r" "d['$mac2']['wire']")
-	rate3=$(jget "$r" "d['$mac3']['wire']")
-	info "h1 -> h2 ([rate] 50M, 200M offered): $(mbps "$rate2") Mbit/s on the wire (tagged)," \
-		"$(mbps "$(jget "$r" "d['$mac2']['untagged']")") Mbit/s untagged," \
-		"$(jget "$r" "d['$mac2']['drops']") host-edge drops in $(jget "$r" '"%.2f" % d["dt"]') s;" \
-		"queue $(jget "$r" "d['$mac2']['queue']") bytes, limited_by $(jget "$r" "d['$mac2']['limited_by']")"
-	info "h1 -> h3 (unlimited, 300M offered): $(mbps "$rate3") Mbit/s on the wire (tagged)," \
-		"$(mbps "$(jget "$r" "d['$mac3']['untagged']")") Mbit/s untagged, $(jget "$r" "d['$mac3']['drops']") drops"
-	info "iperf3 receivers: h2 $(jget "$(cat "$L2T_DIR/iperf-h2-5211.json")" '"%.2f" % (d["end"]["sum_received"]["bits_per_second"] / 1e6)') Mbit/s," \
-		"h3 $(jget "$(cat "$L2T_DIR/iperf-h3-5212.json")" '"%.2f" % (d["end"]["sum_received"]["bits_per_second"] / 1e6)') Mbit/s of UDP payload"
-	assert_within 2 50e6 "$rate2" "h1 -> h2 paced rate (tagged bytes, bit/s)"
-	assert_ge "$(jget "$r" "d['$mac3']['untagged']")" "$(calc "0.9 * 300e6")" \
-		"h1 -> h3 rate (untagged frame bytes, bit/s): held back by the 50M flow?"
+		rate2=$(jget "$r" "d['$mac2']['wire']")
+		rate3=$(jget "$r" "d['$mac3']['wire']")
+		info "h1 -> h2 ([rate] 50M, 200M offered): $(mbps "$rate2") Mbit/s on the wire (tagged)," \
+			"$(mbps "$(jget "$r" "d['$mac2']['untagged']")") Mbit/s untagged," \
+			"$(jget "$r" "d['$mac2']['drops']") host-edge drops in $(jget "$r" '"%.2f" % d["dt"]') s;" \
+			"queue $(jget "$r" "d['$mac2']['queue']") bytes, limited_by $(jget "$r" "d['$mac2']['limited_by']")"
+		info "h1 -> h3 (unlimited, 300M offered): $(mbps "$rate3") Mbit/s on the wire (tagged)," \
+			"$(mbps "$(jget "$r" "d['$mac3']['untagged']")") Mbit/s untagged, $(jget "$r" "d['$mac3']['drops']") drops"
+		info "iperf3 receivers: h2 $(jget "$(cat "$L2T_DIR/iperf-h2-5211.json")" '"%.2f" % (d["end"]["sum_received"]["bits_per_second"] / 1e6)') Mbit/s," \
+			"h3 $(jget "$(cat "$L2T_DIR/iperf-h3-5212.json")" '"%.2f" % (d["end"]["sum_received"]["bits_per_second"] / 1e6)') Mbit/s of UDP payload;" \
+			"$STARVE_TXT"
+		# The pacer can fall behind only by waiting for a CPU, never get ahead:
+		# short twice, it is a SKIP when h1's hostd waited long enough to
+		# explain it. The same for the unlimited flow (hostd is CPU-bound there).
+		assert_le "$rate2" 51e6 "h1 -> h2 paced rate (tagged bytes, bit/s) above 50M + 2%"
+		rate3=$(jget "$r" "d['$mac3']['untagged']")
+		calc "float('$rate2') >= 49e6 and float('$rate3') >= 0.9 * 300e6" | grep -q True && break
+	done
+	calc "float('$rate2') >= 49e6" | grep -q True ||
+		short_or_starved "h1 -> h2 paced rate (tagged bytes, bit/s), 2 runs" 50e6 "$rate2"
+	calc "float('$rate3') >= 0.9 * 300e6" | grep -q True ||
+		short_or_starved "h1 -> h3 rate (untagged frame bytes, bit/s): held back by the 50M flow? 2 runs" 300e6 "$rate3"
 }
 
 # ---- 3. lossless host edge ----------------------------------------------------------
@@ -339,7 +352,9 @@ lossless_run() {
 	iperf_client_bg h3 2 5223 "$L2T_DIR/ll-$fc-c3.json" -u -b 300M -l "$UDP_LEN" -t 4
 	c3=$CLI_PID
 	sleep 1.2
+	starve_begin "S=$(sw_pid S)" "h1=$(sw_pid h1)" "h2=$(sw_pid h2)" "h3=$(sw_pid h3)"
 	win=$(snap_pair 2 h2 counters S "counters p2") || fail "reading h2's and S's counters"
+	starve_end
 	wait "$c1" "$c3"
 	measure_unlock
 	iperf_server_wait h2 5221
@@ -393,31 +408,40 @@ lossless_report() { # result JSON
 	info "$(jget "$r" '"%s: h2 goodput %.2f Mbit/s of frames (hostd host.tx_bytes, 2 s mid-run; 100M x 1442/1460 = 98.77 expected), S p2 egress %.2f Mbit/s (tagged); h2 seq_gaps %d, uplink drops %d" % (d["fc"], d["h2_goodput"] / 1e6, d["S_p2_tx"] / 1e6, d["h2_seq_gaps"], d["h2_uplink_drops"])')"
 }
 
+# The goodput floor needs the daemons on a CPU: short of it, the run is
+# tried once more, and short twice it is a SKIP when a daemon's wait for a
+# CPU explains it (lib.sh's short_or_starved). Every other check is judged
+# on each run.
 t_lossless() { # FC
-	local fc=$1 r h
-	lossless_run "$fc"
-	r=$(cat "$L2T_DIR/lossless-$fc.json")
-	lossless_report "$r"
-	[ "$(jget "$r" 'd["S_drops"]')" = 0 ] ||
-		fail "$fc: switch S dropped $(jget "$r" 'd["S_drops"]') frames: $(jget "$r" 'd["S_drop"]')"
-	for h in h1 h3; do
-		case $fc in
-		pause | pfc)
-			assert_ge "$(jget "$r" "d['$h']['${fc}_rx']")" 1 "$fc: $h hostd counters.${fc}_rx"
-			assert_ge "$(jget "$r" "d['$h']['paused_ns']")" 1 "$fc: $h hostd counters.paused_ns"
-			;;
-		credit)
-			assert_ge "$(jget "$r" "d['$h']['credit_rx']")" 1 "$fc: $h hostd counters.credit_rx"
-			assert_ge "$(jget "$r" "d['$h']['fc_blocked']")" 1 "$fc: $h hostd counters.fc_blocked (waited for credits)"
-			;;
-		esac
-		assert_ge "$(jget "$r" "d['$h']['edge_drops']")" 1 \
-			"$fc: $h hostd host.drop.queue_full + no_frame (the loss at the host edge)"
+	local fc=$1 r h n floor
+	floor=$(calc "0.8 * 100e6 * $FRAME_LEN / ($FRAME_LEN + $TAG_LEN)")
+	for n in 1 2; do
+		lossless_run "$fc"
+		r=$(cat "$L2T_DIR/lossless-$fc.json")
+		lossless_report "$r"
+		info "$fc: $STARVE_TXT"
+		[ "$(jget "$r" 'd["S_drops"]')" = 0 ] ||
+			fail "$fc: switch S dropped $(jget "$r" 'd["S_drops"]') frames: $(jget "$r" 'd["S_drop"]')"
+		for h in h1 h3; do
+			case $fc in
+			pause | pfc)
+				assert_ge "$(jget "$r" "d['$h']['${fc}_rx']")" 1 "$fc: $h hostd counters.${fc}_rx"
+				assert_ge "$(jget "$r" "d['$h']['paused_ns']")" 1 "$fc: $h hostd counters.paused_ns"
+				;;
+			credit)
+				assert_ge "$(jget "$r" "d['$h']['credit_rx']")" 1 "$fc: $h hostd counters.credit_rx"
+				assert_ge "$(jget "$r" "d['$h']['fc_blocked']")" 1 "$fc: $h hostd counters.fc_blocked (waited for credits)"
+				;;
+			esac
+			assert_ge "$(jget "$r" "d['$h']['edge_drops']")" 1 \
+				"$fc: $h hostd host.drop.queue_full + no_frame (the loss at the host edge)"
 	done
 	# Not a rate test (test_switch_rate.sh is): only that the 100M port was
 	# kept busy, not starved by pauses that last too long.
-	assert_ge "$(jget "$r" 'd["h2_goodput"]')" "$(calc "0.8 * 100e6 * $FRAME_LEN / ($FRAME_LEN + $TAG_LEN)")" \
-		"$fc: h2 goodput (untagged frame bit/s), 80% of 100M x $FRAME_LEN/$((FRAME_LEN + TAG_LEN))"
+	calc "$(jget "$r" 'd["h2_goodput"]') >= $floor" | grep -q True && return 0
+	done
+	short_or_starved "$fc: h2 goodput (untagged frame bit/s), 80% of 100M x $FRAME_LEN/$((FRAME_LEN + TAG_LEN)), 2 runs" \
+		"$floor" "$(jget "$r" 'd["h2_goodput"]')"
 }
 
 t_lossy_none() {

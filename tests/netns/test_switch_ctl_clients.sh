@@ -158,7 +158,9 @@ run_once() { # attempt
 	measure_lock
 	iperf_client_bg h1 3 "$port" "$L2T_DIR/udp-$1.json" -u -b 200M -l "$UDP_LEN" -t 5
 	sleep 1.2
+	starve_begin "B=$(sw_pid B)" "A=$(sw_pid A)"
 	RATE=$(port_rate B p3 3) || fail "reading p3's counters"
+	starve_end
 	wait "$CLI_PID"
 	measure_unlock
 	stop_clients
@@ -172,7 +174,7 @@ run_once() { # attempt
 }
 
 t_rate_with_clients() {
-	local n attempts=${L2CC_RATE_ATTEMPTS:-3} runs= size
+	local n attempts=${L2CC_RATE_ATTEMPTS:-2} runs= size
 	size=$(ctl B metrics | wc -c)
 	# The kernel takes a reply this small whole (a unix socket ~200 KB, TCP
 	# on loopback more), so here the reader that never reads costs B a
@@ -182,7 +184,7 @@ t_rate_with_clients() {
 		run_once "$n"
 		info "run $n: B p3 egress $(mbps "$RATE") Mbit/s (tx_bytes, 3 s mid-run) with $NSILENT silent" \
 			"clients and a metrics reader that never reads; B lost $LOST; A up paused $A_PAUSED ms;" \
-			"clients $CLIENTS"
+			"clients $CLIENTS; $STARVE_TXT"
 		runs="$runs $(mbps "$RATE")"
 		assert_ge "$(jget "$CLIENTS" 'd["silent_connects"]')" "$NSILENT" "silent clients connected"
 		assert_ge "$(jget "$CLIENTS" 'd["metrics_connects"]')" 1 "metrics clients connected"
@@ -191,7 +193,10 @@ t_rate_with_clients() {
 		assert_le "$RATE" 102e6 "run $n: B p3 egress (bit/s) above 100M + 2%"
 		calc "abs(float('$RATE') - 100e6) <= 5e6" | grep -q True && break
 	done
-	assert_within 5 100e6 "$RATE" "B p3 egress rate (bit/s) with control clients, in each of $attempts runs (Mbit/s:$runs)"
+	# A run short of the rate is tried once more; short twice, it is a SKIP
+	# when B's or A's wait for a CPU explains it (lib.sh's short_or_starved).
+	calc "float('$RATE') >= 95e6" | grep -q True ||
+		short_or_starved "B p3 egress rate (bit/s) with control clients, in each of $attempts runs (Mbit/s:$runs)" 100e6 "$RATE"
 	# The server is still there for everyone else.
 	ctl B status >/dev/null || fail "l2ccctl status after the clients"
 }

@@ -252,6 +252,28 @@ t_foreign_xdp() {
 	return 0
 }
 
+# A stale l2cc program left in generic (skb) mode, as `ip link set ...
+# xdpgeneric` or an old run with xdp_mode = skb leaves it: switchd finds it
+# ours, removes it in the mode it was attached in, and starts. (It used to
+# detach in the driver's mode only, which left the program and failed with
+# EBUSY.)
+t_stale_generic_xdp() {
+	local nsn pif out obj=$L2CC_ROOT/build/l2cc_xdp.bpf.o
+	nsn=$(ns s)
+	pif=$(ifn p1)
+	[ -r "$obj" ] || skip "$obj not built"
+	if ! out=$(ip -n "$nsn" link set dev "$pif" xdpgeneric obj "$obj" program l2cc_xdp 2>&1); then
+		skip "iproute2 cannot attach program l2cc_xdp from $obj: $out"
+	fi
+	info "stale program on p1: $(xdp_on "$nsn" "$pif")"
+	start_switchd s "$(sw_conf)"
+	grep -q "$pif: removing stale l2cc_xdp program" "$L2T_DIR/s.log" ||
+		fail "no removal logged: $(tail -3 "$L2T_DIR/s.log")"
+	stop_switchd s TERM || fail "switchd did not stop"
+	out=$(xdp_on "$nsn" "$pif")
+	[ -z "$out" ] || fail "a program is still on p1 after switchd's exit: $out"
+}
+
 run_setup setup
 run_test lifecycle_check_ok t_check_ok
 run_test lifecycle_bad_config t_bad_config
@@ -261,4 +283,5 @@ run_test lifecycle_sighup_rate t_sighup_rate
 run_test lifecycle_sighup_verbose t_sighup_verbose
 run_test lifecycle_ctl_access_reload t_ctl_access_reload
 run_test lifecycle_foreign_xdp t_foreign_xdp
+run_test lifecycle_stale_generic_xdp t_stale_generic_xdp
 tests_done

@@ -89,9 +89,11 @@ rate = 100M"
 	c1=$CLI_PID
 	iperf_client_bg h2 3 5202 "$L2T_DIR/$tag-c2.json" -u -b 200M -l "$UDP_LEN" -t 5
 	c2=$CLI_PID
+	starve_begin "A=$(sw_pid A)" "B=$(sw_pid B)"
 	sleep 1.2
 	port_rate B p3 3 >"$L2T_DIR/$tag-rate" || fail "reading B's counters ($tag)"
 	wait "$c1" "$c2"
+	starve_end
 	date +%s.%N >"$L2T_DIR/$tag-t1"
 	measure_unlock
 	iperf_server_wait h3 5201
@@ -161,11 +163,12 @@ report() { # result json
 		info "NOTE $(jget "$r" 'd["fc"]'): B's down socket lost frames at startup, before any traffic: $(jget "$r" 'd["B_kernel_drops_before_traffic"]')"
 }
 
-t_lossless() { # TAG FC [DOWN_EXTRA]
+# lossless_checks TAG FC: what every run must show, whatever the machine.
+lossless_checks() {
 	local tag=$1 fc=$2 r
-	run_case "$@"
 	r=$(cat "$L2T_DIR/$tag.result.json")
 	report "$r"
+	info "$tag: $STARVE_TXT"
 	assert_eq "$(jget "$r" 'd["B_drops"]')" 0 "$tag: frames dropped by B (sum over its ports)"
 	assert_eq "$(jget "$r" 'sum(d["B_kernel_drops"].values()) + sum(d["link_drops"].values())')" 0 \
 		"$tag: frames lost on the A-B link or in B's AF_XDP rings"
@@ -179,7 +182,20 @@ t_lossless() { # TAG FC [DOWN_EXTRA]
 		assert_ge "$(jget "$r" 'd["B_down_tx"]["credit_tx"]')" 1 "$tag: B down credit_tx"
 		;;
 	esac
-	assert_ge "$(jget "$r" 'd["h3_goodput_wire_equiv"]')" 90e6 "$tag: h3 goodput in frame bit/s"
+	GOODPUT=$(jget "$r" 'd["h3_goodput_wire_equiv"]')
+}
+
+# Goodput short of 90M is tried once more; short twice, it is a SKIP when
+# A's or B's wait for a CPU explains it (lib.sh's short_or_starved).
+t_lossless() { # TAG FC [DOWN_EXTRA]
+	local tag=$1 fc=$2 n
+	for n in 1 2; do
+		run_case "$@"
+		lossless_checks "$tag" "$fc"
+		calc "float('$GOODPUT') >= 90e6" | grep -q True && return 0
+		info "$tag: h3 goodput $(mbps "$GOODPUT") Mbit/s, short of 90 in run $n"
+	done
+	short_or_starved "$tag: h3 goodput in frame bit/s, 2 runs" 90e6 "$GOODPUT"
 }
 
 t_none() {

@@ -21,8 +21,10 @@ setup() {
 	done
 }
 
-port_field() { # JSON PORT FIELD
-	jget "$1" "d['ports']['$2']['$3']"
+# port_field JSON PORT FIELD: "-" when the port has no such counter (a
+# scheme's counters exist only under that scheme's marking).
+port_field() {
+	jget "$1" "d['ports']['$2'].get('$3', '-')"
 }
 
 t_policy() { # POLICY

@@ -11,7 +11,7 @@ UDP_LEN=1400
 FRAME_LEN=$((UDP_LEN + 42))
 
 setup() {
-	mk_star s 3
+	mk_star s 4
 	start_switchd s "
 [port p1]
 ifname = $(ifn p1)
@@ -20,54 +20,78 @@ ifname = $(ifn p2)
 rate = 100M
 [port p3]
 ifname = $(ifn p3)
-rate = 1G"
+rate = 1G
+[port p4]
+ifname = $(ifn p4)
+rate = 90M"
 	# Learn every address before measuring (no flooding during the runs).
-	for i in 2 3; do
+	for i in 2 3 4; do
 		hx h1 ping -c 1 -W 2 "10.99.0.$i" >/dev/null || fail "ping h1 -> h$i"
 	done
 }
 
-# One UDP run h1 -> h2 at 300M: leaves the egress rate and the receiver
-# goodput in RATE and GOOD.
-udp_run() { # attempt
-	local port=$((5200 + $1))
-	iperf_server h2 "$port"
+# One UDP run h1 -> hN at 300M: leaves the egress rate of pN and the
+# receiver goodput in RATE and GOOD, how long switchd waited for a CPU
+# meanwhile in STARVE_* (the client offers three times the rate: its waits
+# explain nothing).
+udp_run() { # attempt [host number, 2]
+	local port=$((5200 + $1)) h=${2:-2}
+	iperf_server "h$h" "$port"
 	measure_lock
-	iperf_client_bg h1 2 "$port" "$L2T_DIR/udp100-$1.json" -u -b 300M -l "$UDP_LEN" -t 5
+	iperf_client_bg h1 "$h" "$port" "$L2T_DIR/udp100-$1.json" -u -b 300M -l "$UDP_LEN" -t 5
 	sleep 1.2
-	RATE=$(port_rate s p2 3) || fail "reading p2's counters"
+	starve_begin "switchd=$(sw_pid s)"
+	RATE=$(port_rate s "p$h" 3) || fail "reading p$h's counters"
+	starve_end
 	wait "$CLI_PID"
 	measure_unlock
-	iperf_server_wait h2 "$port" || fail "iperf3 server on h2 did not finish"
+	iperf_server_wait "h$h" "$port" || fail "iperf3 server on h$h did not finish"
 	# Receiver goodput over its steady middle seconds (intervals 1..3).
-	GOOD=$("$PY" - "$L2T_DIR/iperf-h2-$port.json" <<'EOF'
+	GOOD=$("$PY" - "$L2T_DIR/iperf-h$h-$port.json" <<'EOF'
 import json, sys
 iv = [i["sum"] for i in json.load(open(sys.argv[1]))["intervals"]]
 mid = iv[1:4]
 print(sum(i["bytes"] for i in mid) * 8 / sum(i["seconds"] for i in mid))
 EOF
-) || fail "iperf3 UDP h1 -> h2: no receiver report: $(head -c 300 "$L2T_DIR/iperf-h2-$port.json")"
+) || fail "iperf3 UDP h1 -> h$h: no receiver report: $(head -c 300 "$L2T_DIR/iperf-h$h-$port.json")"
 }
 
 # The shaper can only fall behind when switchd waits for a CPU longer than
-# its burst allowance (243 us at 100M), never get ahead: a run disturbed by
-# other load on the machine (fuzzers do not take the measurement lock) is
-# repeated, up to L2CC_RATE_ATTEMPTS (3) runs; every run is printed.
+# its burst allowance (243 us at 100M), never get ahead: a run short of the
+# rate is tried once more (L2CC_RATE_ATTEMPTS, 2), and a shortfall that
+# switchd's wait for a CPU explains is a SKIP (lib.sh's
+# short_or_starved); every run is printed.
 t_rate_100m_udp() {
-	local j n expect attempts=${L2CC_RATE_ATTEMPTS:-3} runs=
+	local j n expect attempts=${L2CC_RATE_ATTEMPTS:-2} runs=
 	j=$(ctl s ports) || fail "l2ccctl ports"
 	assert_eq "$(jget "$j" '[p["rate_bps"] for p in d["ports"] if p["name"] == "p2"][0]')" 100000000 "p2 rate_bps"
 	for n in $(seq "$attempts"); do
 		udp_run "$n"
 		expect=$(calc "float('$RATE') * $UDP_LEN / $FRAME_LEN")
 		info "100M port, UDP 300M offered, run $n: egress $(mbps "$RATE") Mbit/s of frames (tx_bytes, 3 s mid-run)," \
-			"receiver goodput $(mbps "$GOOD") Mbit/s (expected $(mbps "$expect") = egress x $UDP_LEN/$FRAME_LEN)"
+			"receiver goodput $(mbps "$GOOD") Mbit/s (expected $(mbps "$expect") = egress x $UDP_LEN/$FRAME_LEN); $STARVE_TXT"
 		runs="$runs $(mbps "$RATE")"
 		assert_le "$RATE" 102e6 "p2 egress rate (bit/s), run $n: above 100M + 2%"
 		calc "abs(float('$RATE') - 100e6) <= 2e6" | grep -q True && break
 	done
-	assert_within 2 100e6 "$RATE" "p2 egress rate (bit/s) in each of $attempts runs (Mbit/s:$runs)"
+	calc "float('$RATE') >= 98e6" | grep -q True ||
+		short_or_starved "p2 egress rate (bit/s) in each of $attempts runs (Mbit/s:$runs)" 100e6 "$RATE"
 	assert_within 3 "$expect" "$GOOD" "h2 goodput vs egress rate x $UDP_LEN/$FRAME_LEN (bit/s)"
+}
+
+# The breakage check of the rule above: p4 paces at 90M, as a pacer that
+# runs 10% slow would at 100M. Judged as a 100M port it must FAIL, on a busy
+# machine too: the verdict would be a SKIP only if switchd waited for a CPU
+# longer than a tenth of the window, and then this check cannot tell and
+# says so.
+t_rate_breakage() {
+	udp_run 9 4
+	info "p4 (90M, judged as 100M): egress $(mbps "$RATE") Mbit/s; $STARVE_TXT"
+	assert_le "$RATE" 91.8e6 "p4 egress rate (bit/s): above 90M + 2%"
+	if starved 100e6 "$RATE"; then
+		skip "the check cannot tell: $STARVE_WHO waited $STARVE_S s for a CPU in $STARVE_WIN s, more than the 10% a 90% pacer loses"
+	fi
+	info "a pacer at 90% is a FAIL: short of 100M by $(calc "'%.3f' % ((1 - float('$RATE') / 100e6) * $STARVE_WIN)") s, longest wait $STARVE_S s ($STARVE_WHO)"
 }
 
 t_rate_1g_tcp() {
@@ -90,5 +114,6 @@ t_rate_1g_tcp() {
 
 run_setup setup
 run_test rate_100M_udp_egress t_rate_100m_udp
+run_test rate_breakage t_rate_breakage
 run_test rate_1G_tcp t_rate_1g_tcp
 tests_done

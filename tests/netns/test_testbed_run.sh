@@ -107,8 +107,29 @@ t_check() {
 		fail "no FILE:LINE message for the unknown host: $out"
 }
 
+# The lab's rates need its daemons on a CPU: a run whose bottleneck comes up
+# short is tried once more, and short twice it is a SKIP when the switch
+# that paces the bottleneck waited for a CPU long enough to explain it (the
+# run's results carry each daemon's run-queue delay; see lib.sh's
+# short_or_starved for the rule). Every other check is judged as is.
 t_run() {
+	local n rc
+	for n in 1 2; do
+		run_once "$n"
+		rc=$?
+		[ "$rc" -eq 3 ] || break
+		info "run $n: the bottleneck came up short while S waited for a CPU; once more"
+	done
+	case $rc in
+	0) ;;
+	3) skip "$(cat "$L2T_DIR/starved")" ;;
+	*) fail "results.json is not sane (above)" ;;
+	esac
+}
+
+run_once() { # attempt
 	local rc
+	rm -rf "$OUT"
 	# incast3.yaml with phases: the first second, then the rest.
 	{ cat "$EXP"; echo "phases: {start: [0.2, 1], steady: [1, 3]}"; } >"$L2T_DIR/exp.yaml"
 	measure_lock
@@ -128,14 +149,16 @@ t_run() {
 		[ -s "$OUT/plots/$p.png" ] || fail "plots/$p.png is missing or empty"
 		head -c 8 "$OUT/plots/$p.png" | grep -q PNG || fail "plots/$p.png is not a PNG"
 	done
-	"$PY" - "$OUT/results.json" "$OUT/series/S.jsonl" <<'EOF' || fail "results.json is not sane (above)"
+	"$PY" - "$OUT/results.json" "$OUT/series/S.jsonl" "$L2T_DIR/starved" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
-bad = []
-def check(ok, what):
+bad, short = [], []
+def check(ok, what, rate=None):
+    """rate: (expected, got) when the check is a rate the daemons keep only
+    with a CPU: short of it is 'short', judged against S's run delay."""
     print("    # %s %s" % ("ok " if ok else "BAD", what))
     if not ok:
-        bad.append(what)
+        (short if rate and rate[1] < rate[0] else bad).append((what, rate))
 for f in r["flows"]:
     check((f["mean_rate_bps"] or 0) > 0 and not f.get("error"),
           "flow %s: %.2f Mbit/s from %s%s" % (f["name"], (f["mean_rate_bps"] or 0) / 1e6,
@@ -143,7 +166,8 @@ for f in r["flows"]:
                                               " ERROR " + f["error"] if f.get("error") else ""))
 link = next((l for l in r["links"] if l["id"] == "S>h3"), None)
 check(link is not None and 0.8 <= (link["utilisation"] or 0) <= 1.05,
-      "bottleneck S>h3 utilisation %s in [0.8, 1.05]" % (link or {}).get("utilisation"))
+      "bottleneck S>h3 utilisation %s in [0.8, 1.05]" % (link or {}).get("utilisation"),
+      rate=(1.0, (link or {}).get("utilisation") or 0) if link else None)
 check(link is not None and link["bottleneck"], "S>h3 is flagged as a bottleneck")
 check(r["fabric_drops"]["total"] == 0, "fabric drops %s == 0 (PAUSE on)"
       % json.dumps(r["fabric_drops"]))
@@ -168,7 +192,8 @@ for n in ("u1", "u2"):
     f = fl[n]
     check(f["fair_limit"] == "S>h3" and 0.6 <= (f["rate_over_fair"] or 0) <= 1.4,
           "flow %s: %.2f Mbit/s of a fair share of %.2f (held by %s)"
-          % (n, (f["mean_rate_bps"] or 0) / 1e6, (f["fair_bps"] or 0) / 1e6, f["fair_limit"]))
+          % (n, (f["mean_rate_bps"] or 0) / 1e6, (f["fair_bps"] or 0) / 1e6, f["fair_limit"]),
+          rate=(0.6, f["rate_over_fair"] or 0) if f["fair_limit"] == "S>h3" else None)
 b = fl["back"]
 check(b["fair_bps"] and b["fair_bps"] > 80e6 and (b["mean_rate_bps"] or 0) > 0,
       "flow back: %.2f Mbit/s of a fair share of %.2f" % ((b["mean_rate_bps"] or 0) / 1e6,
@@ -196,7 +221,22 @@ for n, v in ph.items():
           "efficiency %s" % (n, v["from_s"], v["to_s"], (g.get("sum_bps") or 0) / 1e6,
                              g.get("jain"), g.get("settle_s"), g.get("settled"),
                              v["efficiency"]))
-sys.exit(1 if bad else 0)
+c = r.get("cpu") or {}
+w, wall = (c.get("daemons_run_delay_s") or {}).get("S"), c.get("wall_s")
+print("    # waits for a CPU over the run (%s s): %s" % (wall, json.dumps(c.get("daemons_run_delay_s"))))
+if bad or not short:
+    sys.exit(1 if bad or short else 0)
+# Short only: explained when S waited at least the shortfall's share of the run.
+frac = w / wall if w is not None and wall else 0
+if all(1 - got / exp <= frac for _, (exp, got) in short):
+    open(sys.argv[3], "w").write("%s: short by %.1f%%, and S waited %.3f s of %.3f s (%.1f%%) "
+                                 "for a CPU (the machine is busy)" % (
+                                     "; ".join(x for x, _ in short),
+                                     100 * max(1 - g / e for _, (e, g) in short), w, wall,
+                                     100 * frac))
+    sys.exit(3)
+print("    # BAD the shortfall is more than S's wait for a CPU (%.1f%% of the run)" % (100 * frac))
+sys.exit(1)
 EOF
 }
 

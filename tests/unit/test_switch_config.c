@@ -273,6 +273,21 @@ static void test_scheme_key_errors(void)
 	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
 	unlink(path);
 	CHECK(strstr(err, ":4: unknown key \"frobnicate\" in [port p0], expected one of: "));
+	/* vlans: what was wrong and what is expected; a good list is a map. */
+	CHECK_EQ(write_conf("[port p0]\nvlans = 10,4095\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	CHECK(strstr(err, "[port p0] vlans \"10,4095\": expected all, or VLAN ids and ranges "
+			  "1..4094 separated by commas (10,20-29)"));
+	CHECK_EQ(write_conf("[port p0]\nvlans = 10,20-29\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), 0);
+	unlink(path);
+	CHECK(C.ports[0].vlan_map[0] & (1ull << 10));
+	CHECK(!(C.ports[0].vlan_map[0] & (1ull << 11)));
+	CHECK(!(C.ports[0].vlan_map[0] & (1ull << 19)));
+	CHECK(C.ports[0].vlan_map[0] & (1ull << 20));
+	CHECK(C.ports[0].vlan_map[0] & (1ull << 29));
+	CHECK(!(C.ports[0].vlan_map[0] & (1ull << 30)));
 }
 
 static void test_scheme_reference(void)

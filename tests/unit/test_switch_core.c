@@ -143,6 +143,36 @@ static void test_core_forged_from_host(void)
 	swt_destroy(&t);
 }
 
+/* A plain host port (l2cc_host = no): no hostd is behind it, so an
+ * unmarked data tag or a CNP from it is as forged as a FECN; the same
+ * frames from an l2cc host port go on. */
+static void test_core_plain_host_port(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct vt_eth tagged = { .dst = H_B, .src = H_A, .prio = -1, .len = 100, .tag = true };
+	const struct vt_eth cnp = { .dst = H_B, .src = H_A, .prio = -1, .len = 64,
+				    .ethertype = L2CC_ETH_P_CTRL };
+	const struct vt_eth ip = { .dst = H_B, .src = H_A, .prio = -1, .len = 100 };
+	struct swt t;
+
+	swt_create(&t, TWO_PORTS("l2cc_host = no\n", ""));
+	swt_learn(&t, hosts, 2);
+	CHECK(swt_rx(&t, 0, tagged));
+	CHECK(swt_rx(&t, 0, cnp));
+	CHECK(swt_rx(&t, 0, ip));
+	swt_run(&t, 1000000);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_FORGED], 2);
+	CHECK_EQ(t.s->ports[1].st.tx_frames, 2);   /* H_A's learning broadcast too */
+	swt_destroy(&t);
+	swt_create(&t, TWO_PORTS("", ""));
+	swt_learn(&t, hosts, 2);
+	CHECK(swt_rx(&t, 0, tagged));
+	swt_run(&t, 1000000);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_FORGED], 0);
+	CHECK_EQ(t.s->ports[1].st.tx_frames, 2);   /* H_A's learning broadcast too */
+	swt_destroy(&t);
+}
+
 /*
  * Who may send each l2cc message type, from the message table: at a host
  * port, a host's types (CNP, ACK, L2CI) go on to their destination; a
@@ -230,6 +260,58 @@ static void test_core_fdb_static_contradiction(void)
 	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_STATIC_MAC], 0);
 	CHECK_EQ(fdb_lookup(t.s->fdb, (uint8_t[6]){ 2, 0, 0, 0, 0, H_A }, 0, t.s->now), 0);
 	CHECK_EQ(t.s->ports[1].st.tx_frames, 1);
+	swt_destroy(&t);
+}
+
+/* VLAN membership (vlans): p0 carries 10 and 20-29, p1 only 10, p2 every
+ * VLAN. A VLAN-20 broadcast from p2 reaches p0 only; VLAN 30 from p2 is
+ * flooded nowhere (filtered); VLAN 30 arriving at p0 is dropped there (vlan)
+ * and teaches the FDB nothing; a unicast on VLAN 20 toward a host learnt on
+ * p1 is dropped (vlan), not sent where that VLAN does not go; untagged
+ * frames go everywhere. It used to flood every VLAN to every port. */
+static void test_core_vlans(void)
+{
+	struct swt t;
+	uint32_t tx1;
+
+	swt_create(&t, "[switch]\nfdb_aging = 0\n[port p0]\nvlans = 10,20-29\n"
+		       "[port p1]\nvlans = 10\n[port p2]\nrole = switch\n"
+		       "[fdb 02:00:00:00:00:1e]\nport = p1\nvlan = 20\n");
+	/* H_B on p1 in VLAN 20: p1 does not carry it, so it is not learnt. */
+	swt_rx(&t, 1, (struct vt_eth){ .dst = 0xff, .src = H_B, .prio = 0, .vid = 20, .len = 100 });
+	swt_run(&t, 1000000);
+	CHECK_EQ(t.s->ports[1].st.drop[SW_DROP_VLAN], 1);
+	CHECK_EQ(fdb_lookup(t.s->fdb, (uint8_t[6]){ 2, 0, 0, 0, 0, H_B }, 20, t.s->now), -ENOENT);
+	CHECK_EQ(t.k.n, 0);
+	/* VLAN 20 broadcast from p2: p0 only. */
+	swt_rx(&t, 2, (struct vt_eth){ .dst = 0xff, .src = H_A, .prio = 0, .vid = 20, .len = 100 });
+	swt_run(&t, 2000000);
+	CHECK_EQ(t.s->ports[0].st.tx_frames, 1);
+	CHECK_EQ(t.s->ports[1].st.tx_frames, 0);
+	/* VLAN 30 from p2: no other port carries it. */
+	swt_rx(&t, 2, (struct vt_eth){ .dst = 0xff, .src = H_A, .prio = 0, .vid = 30, .len = 100 });
+	swt_run(&t, 3000000);
+	CHECK_EQ(t.s->ports[2].st.drop[SW_DROP_FILTERED], 1);
+	CHECK_EQ(t.s->ports[0].st.tx_frames + t.s->ports[1].st.tx_frames, 1);
+	/* H_B learnt on p1 in VLAN 10 (carried): a unicast to it on VLAN 10
+	 * from p0 goes to p1. H_V is p1's by a static entry in VLAN 20, which
+	 * p1 does not carry: a unicast to it on VLAN 20 is dropped at p0's
+	 * input, not sent where that VLAN does not go. */
+	swt_rx(&t, 1, (struct vt_eth){ .dst = 0xff, .src = H_B, .prio = 0, .vid = 10, .len = 100 });
+	swt_run(&t, 4000000);
+	CHECK_EQ(fdb_lookup(t.s->fdb, (uint8_t[6]){ 2, 0, 0, 0, 0, H_B }, 10, t.s->now), 1);
+	tx1 = (uint32_t)t.s->ports[1].st.tx_frames;
+	swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_C, .prio = 0, .vid = 10, .len = 100 });
+	swt_run(&t, 5000000);
+	CHECK_EQ(t.s->ports[1].st.tx_frames, tx1 + 1);
+	swt_rx(&t, 0, (struct vt_eth){ .dst = H_V, .src = H_C, .prio = 0, .vid = 20, .len = 100 });
+	swt_run(&t, 6000000);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_VLAN], 1);
+	CHECK_EQ(t.s->ports[1].st.tx_frames, tx1 + 1);
+	/* Untagged: everywhere. */
+	swt_rx(&t, 0, (struct vt_eth){ .dst = 0xff, .src = H_C, .prio = -1, .len = 100 });
+	swt_run(&t, 7000000);
+	CHECK_EQ(t.s->ports[1].st.tx_frames, tx1 + 2);
 	swt_destroy(&t);
 }
 
@@ -1510,9 +1592,11 @@ int main(void)
 	log_set_level(LOG_LVL_WARN);    /* the headroom notes of small buffers */
 	RUN(test_core_admission_tail_drop);
 	RUN(test_core_forged_from_host);
+	RUN(test_core_plain_host_port);
 	RUN(test_core_ctrl_senders);
 	RUN(test_core_fdb_static_contradiction);
 	RUN(test_core_fdb_mac_limit);
+	RUN(test_core_vlans);
 	RUN(test_core_fdb_move_limit);
 	RUN(test_core_wire_rate);
 	RUN(test_core_pause_xoff_xon);

@@ -133,6 +133,7 @@ static inline void vt_mac(uint8_t mac[6], uint8_t id)
 struct vt_eth {
 	uint8_t dst, src;       /* vt_mac ids */
 	int prio;               /* -1: untagged; else an 802.1Q tag with this PCP */
+	uint16_t vid;           /* that tag's VLAN id (with prio >= 0) */
 	uint16_t ethertype;     /* 0 = IPv4 */
 	uint32_t len;           /* frame length before any l2cc tag */
 	bool tag;               /* add the l2cc data tag (flow, seq) */
@@ -165,8 +166,8 @@ static inline uint64_t vt_frame_make(struct umem *u, const struct vt_eth *e, uin
 	if (e->prio >= 0) {
 		p[12] = 0x81;
 		p[13] = 0x00;
-		p[14] = (uint8_t)(e->prio << 5);
-		p[15] = 0;
+		p[14] = (uint8_t)(e->prio << 5 | (e->vid >> 8 & 0x0f));
+		p[15] = (uint8_t)e->vid;
 		off = 16;
 	}
 	p[off] = (e->ethertype ? e->ethertype : 0x0800) >> 8;
