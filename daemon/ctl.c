@@ -32,8 +32,16 @@
 struct ctl_cmd {
 	char *name;
 	char *help;
+	enum ctl_access access;
 	ctl_handler_fn fn;
 	void *ctx;
+};
+
+/* What a client may run (ctl.h: who may ask what). */
+enum ctl_may {
+	CTL_MAY_NOTHING,
+	CTL_MAY_READ,		/* the read-only commands */
+	CTL_MAY_ALL,
 };
 
 /*
@@ -48,6 +56,9 @@ struct ctl_client {
 	int fd;
 	bool http;
 	bool writing;			/* the reply is out; pending holds the rest */
+	enum ctl_may may;
+	uid_t uid;			/* the unix peer's, for the log */
+	pid_t pid;
 	uint64_t deadline;		/* closed if nothing moves before */
 	char *pending;
 	size_t pending_len, pending_off;
@@ -60,6 +71,8 @@ struct ctl {
 	char *path;
 	dev_t dev;		/* identity of our socket file, so destroy */
 	ino_t ino;		/* never unlinks a successor's socket */
+	uid_t owner;		/* the socket file's, as made (until it is seen changed) */
+	gid_t group;
 	int http_fd;
 	int http_port;
 	char *http_cmd;
@@ -248,6 +261,11 @@ int ctl_create(struct ctl **out, const char *path)
 	if (stat(path, &st) == 0) {
 		c->dev = st.st_dev;
 		c->ino = st.st_ino;
+		c->owner = st.st_uid;
+		c->group = st.st_gid;
+	} else {
+		c->owner = geteuid();
+		c->group = getegid();
 	}
 	if (listen(c->fd, CTL_BACKLOG) < 0) {
 		ret = -errno;
@@ -268,7 +286,8 @@ err_free:
 	return ret;
 }
 
-/* Split "host:port", "[v6]:port" or ":port"; host "" means any address. */
+/* Split "host:port", "[v6]:port", ":port" (host "": loopback) or "*:port"
+ * (host "*": every address). */
 static int ctl_parse_addr(const char *s, char *host, size_t hostsz, char *port, size_t portsz)
 {
 	const char *colon, *h = s, *he;
@@ -335,11 +354,15 @@ int ctl_listen_http(struct ctl *c, const char *addr_port, const char *cmd)
 		return -EINVAL;
 	ret = ctl_parse_addr(addr_port, host, sizeof(host), port, sizeof(port));
 	if (ret) {
-		pr_err("metrics address %s: expected HOST:PORT, [V6ADDR]:PORT or :PORT\n",
-		       addr_port);
+		pr_err("metrics address %s: expected HOST:PORT, [V6ADDR]:PORT, :PORT (loopback) or "
+		       "*:PORT (every address)\n", addr_port);
 		return ret;
 	}
-	if (!*host) {
+	/* Loopback unless told otherwise: the metrics name flows and hosts,
+	 * and nothing asks who scrapes them. */
+	if (!*host)
+		strcpy(host, "127.0.0.1");
+	if (!strcmp(host, "*")) {
 		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_addr = in6addr_any,
 					   .sin6_port = htons(atoi(port)) };
 		struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY),
@@ -389,6 +412,24 @@ int ctl_listen_http(struct ctl *c, const char *addr_port, const char *cmd)
 	return 0;
 }
 
+int ctl_http_addr(const struct ctl *c, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen = sizeof(ss);
+	char a[INET6_ADDRSTRLEN];
+
+	if (c->http_fd < 0 || getsockname(c->http_fd, (struct sockaddr *)&ss, &sslen) < 0)
+		return -ENOENT;
+	if (ss.ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, a, sizeof(a));
+		snprintf(buf, len, "[%s]:%d", a, c->http_port);
+	} else {
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, a, sizeof(a));
+		snprintf(buf, len, "%s:%d", a, c->http_port);
+	}
+	return 0;
+}
+
 int ctl_http_port(const struct ctl *c)
 {
 	return c->http_fd >= 0 ? c->http_port : -ENOENT;
@@ -406,6 +447,12 @@ static struct ctl_cmd *ctl_find(struct ctl *c, const char *name)
 
 int ctl_register(struct ctl *c, const char *cmd, const char *help,
 		 ctl_handler_fn fn, void *ctx)
+{
+	return ctl_register_access(c, cmd, help, CTL_CHANGES, fn, ctx);
+}
+
+int ctl_register_access(struct ctl *c, const char *cmd, const char *help,
+			enum ctl_access access, ctl_handler_fn fn, void *ctx)
 {
 	struct ctl_cmd *cmds, *e;
 	const char *p;
@@ -434,6 +481,7 @@ int ctl_register(struct ctl *c, const char *cmd, const char *help,
 		free(e->help);
 		return -ENOMEM;
 	}
+	e->access = access;
 	e->fn = fn;
 	e->ctx = ctx;
 	c->ncmds++;
@@ -466,20 +514,35 @@ static void ctl_help(struct ctl *c, struct jw *out)
 	jw_obj_begin(out, NULL);
 	jw_str(out, "name", "help");
 	jw_str(out, "help", "list the commands");
+	jw_str(out, "access", "read");
 	jw_obj_end(out);
 	for (i = 0; i < c->ncmds; i++) {
 		jw_obj_begin(out, NULL);
 		jw_str(out, "name", c->cmds[i].name);
 		jw_str(out, "help", c->cmds[i].help);
+		jw_str(out, "access", c->cmds[i].access == CTL_READS ? "read" : "change");
 		jw_obj_end(out);
 	}
 	jw_arr_end(out);
 	jw_obj_end(out);
 }
 
+/* Client bytes must not reach a terminal (the log) as escape sequences. */
+static void ctl_printable(char *dst, size_t n, const char *src)
+{
+	size_t i;
+
+	snprintf(dst, n, "%s", src);
+	for (i = 0; dst[i]; i++)
+		if ((unsigned char)dst[i] < 0x20 || (unsigned char)dst[i] >= 0x7f)
+			dst[i] = '?';
+}
+
 /* Run one request line (NUL-terminated, len bytes, newline removed) into
- * c->out. Returns 0, or the negative errno of the failure. */
-static int ctl_run(struct ctl *c, char *line, size_t len)
+ * c->out for a client that may run may's commands (cl, for the log: NULL
+ * for HTTP). Returns 0, or the negative errno of the failure. */
+static int ctl_run(struct ctl *c, char *line, size_t len, enum ctl_may may,
+		   const struct ctl_client *cl)
 {
 	struct jw *out = &c->out;
 	struct ctl_cmd *cmd;
@@ -497,6 +560,13 @@ static int ctl_run(struct ctl *c, char *line, size_t len)
 	if (*args)
 		*args++ = '\0';
 	args += strspn(args, " \t");
+	if (may == CTL_MAY_NOTHING) {
+		pr_warn_rl("control request from uid %u (pid %d) refused: not root, the socket's "
+			   "owner (uid %u) or of its group (gid %u)\n", (unsigned)cl->uid,
+			   (int)cl->pid, (unsigned)c->owner, (unsigned)c->group);
+		return ctl_errorf(out, -EACCES, "permission denied: uid %u is not root, the control "
+				  "socket's owner or in its group", cl ? (unsigned)cl->uid : 0);
+	}
 	if (!*name)
 		return ctl_errorf(out, -EINVAL, "empty request, try help");
 	if (!strcmp(name, "help")) {
@@ -506,6 +576,21 @@ static int ctl_run(struct ctl *c, char *line, size_t len)
 	cmd = ctl_find(c, name);
 	if (!cmd)
 		return ctl_errorf(out, -ENOENT, "unknown command \"%.64s\", try help", name);
+	if (cmd->access == CTL_CHANGES) {
+		char what[160];
+
+		ctl_printable(what, sizeof(what), args);
+		if (may != CTL_MAY_ALL) {
+			pr_warn_rl("control command '%s %s' from uid %u (pid %d) refused: it changes "
+				   "the daemon's state\n", cmd->name, what, cl ? (unsigned)cl->uid : 0,
+				   cl ? (int)cl->pid : 0);
+			return ctl_errorf(out, -EPERM, "permission denied: %s changes the daemon's "
+					  "state; root or the control socket's owner only", cmd->name);
+		}
+		/* Who changed what, at the level a running daemon logs at. */
+		pr_info("control command '%s%s%s' from uid %u (pid %d)\n", cmd->name,
+			*what ? " " : "", what, (unsigned)cl->uid, (int)cl->pid);
+	}
 
 	ret = cmd->fn(out, args, cmd->ctx);
 	if (ret > 0)
@@ -745,16 +830,11 @@ static void ctl_serve_unix(struct ctl_client *cl, bool overflow)
 		*nl = '\0';
 		len = nl - buf;
 	}
-	ret = ctl_run(c, buf, len);
+	ret = ctl_run(c, buf, len, cl->may, cl);
 	if (log_get_level() >= LOG_LVL_DEBUG) {
 		char name[CTL_NAME_MAX];
-		size_t i;
 
-		/* Client bytes must not reach a terminal as escape sequences. */
-		snprintf(name, sizeof(name), "%s", buf + strspn(buf, " \t"));
-		for (i = 0; name[i]; i++)
-			if ((unsigned char)name[i] < 0x20 || (unsigned char)name[i] >= 0x7f)
-				name[i] = '?';
+		ctl_printable(name, sizeof(name), buf + strspn(buf, " \t"));
 		pr_debug("request '%s': %s\n", name, ret ? strerror(-ret) : "ok");
 	}
 reply:
@@ -791,7 +871,7 @@ static void ctl_serve_http(struct ctl_client *cl, bool overflow)
 	} else {
 		/* ctl_run() edits its line in place. */
 		snprintf(cmd, sizeof(cmd), "%s", c->http_cmd);
-		if (ctl_run(c, cmd, strlen(cmd))) {
+		if (ctl_run(c, cmd, strlen(cmd), CTL_MAY_READ, NULL)) {
 			status = 500;
 			reason = "Internal Server Error";
 			ctype = text;
@@ -881,6 +961,57 @@ static void ctl_reject(struct ctl *c, int fd, bool http)
 	ctl_hangup(fd);
 }
 
+/* Is gid among the unix peer's groups (SO_PEERGROUPS: supplementary ones)? */
+static bool ctl_peer_in_group(int fd, gid_t gid)
+{
+	gid_t few[64], *g = few;
+	socklen_t len = sizeof(few);
+	bool in = false;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
+		if (errno != ERANGE)
+			return false;
+		g = malloc(len);
+		if (!g || getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < len / sizeof(*g); i++)
+		in |= g[i] == gid;
+out:
+	if (g != few)
+		free(g);
+	return in;
+}
+
+/* What the unix peer on fd may run: by its credentials against the socket
+ * file's owner and group (looked up again, since an operator may chgrp the
+ * socket to let a monitoring group read; a file that is no longer ours
+ * leaves the values it was made with). */
+static enum ctl_may ctl_peer_may(struct ctl *c, int fd, uid_t *uid, pid_t *pid)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	struct stat st;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
+		pr_warn_rl("control client: SO_PEERCRED: %s\n", strerror(errno));
+		*uid = (uid_t)-1;
+		*pid = 0;
+		return CTL_MAY_NOTHING;
+	}
+	*uid = cr.uid;
+	*pid = cr.pid;
+	if (stat(c->path, &st) == 0 && st.st_dev == c->dev && st.st_ino == c->ino) {
+		c->owner = st.st_uid;
+		c->group = st.st_gid;
+	}
+	if (cr.uid == 0 || cr.uid == c->owner)
+		return CTL_MAY_ALL;
+	if (cr.gid == c->group || ctl_peer_in_group(fd, c->group))
+		return CTL_MAY_READ;
+	return CTL_MAY_NOTHING;
+}
+
 static void ctl_client_new(struct ctl *c, int fd, bool http)
 {
 	size_t cap = http ? CTL_MAX_HTTP_REQUEST : CTL_MAX_REQUEST + 2; /* line, newline, NUL */
@@ -897,6 +1028,7 @@ static void ctl_client_new(struct ctl *c, int fd, bool http)
 	cl->fd = fd;
 	cl->http = http;
 	cl->cap = cap;
+	cl->may = http ? CTL_MAY_READ : ctl_peer_may(c, fd, &cl->uid, &cl->pid);
 	err = loop_add_fd(c->loop, fd, EPOLLIN, ctl_on_client, cl);
 	if (err) {
 		pr_warn_rl("control client into the event loop: %s\n", strerror(-err));

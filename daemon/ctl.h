@@ -6,7 +6,19 @@
  * CTL_MAX_REQUEST bytes before the newline; EOF also ends the line), the
  * server writes one reply (a JSON document followed by '\n') and closes the
  * connection. The built-in command "help" lists the registered commands:
- * {"commands":[{"name":..,"help":..},...]}. Failures are {"error":"..."}.
+ * {"commands":[{"name":..,"help":..,"access":"read"|"change"},...]}.
+ * Failures are {"error":"..."}.
+ *
+ * Who may ask what (SO_PEERCRED, SO_PEERGROUPS of the unix peer, against
+ * the socket file's owner and group as they are at connect time):
+ * root and the socket's owner may run every command; a member of the
+ * socket's group (primary or supplementary) only the read-only ones
+ * (CTL_READS); anyone else nothing, not even help (only a socket whose
+ * mode was opened up lets them connect at all). A state-changing command
+ * that runs is logged with the peer's uid and pid; a refusal is logged
+ * (rate-limited). The HTTP listener serves its one read-only command to
+ * whoever reaches the address: bind it to loopback (the default) or a
+ * management address.
  *
  * Optionally a TCP listener serves the output of one command (the Prometheus
  * metrics) as text/plain; version=0.0.4 for any GET path.
@@ -87,8 +99,10 @@ int ctl_errorf(struct jw *out, int err, const char *fmt, ...)
 int ctl_create(struct ctl **out, const char *path);
 
 /*
- * Also listen on TCP addr_port: "127.0.0.1:9101", "[::1]:9101", "host:9101"
- * or ":9101" (all addresses, IPv6 and IPv4). Port 0 picks a free port, see
+ * Also listen on TCP addr_port: "127.0.0.1:9101", "[::1]:9101", "host:9101",
+ * ":9101" or "9101" (loopback: 127.0.0.1), or "*:9101" (all addresses, IPv6
+ * and IPv4): what it serves is open to whoever reaches the address, so
+ * every address takes the explicit "*". Port 0 picks a free port, see
  * ctl_http_port(). Every GET (or HEAD) is answered with the output of the
  * registered command cmd, looked up at request time. At most one listener;
  * -EBUSY for a second one, -EINVAL for a malformed addr_port.
@@ -98,11 +112,24 @@ int ctl_listen_http(struct ctl *c, const char *addr_port, const char *cmd);
 /* The bound TCP port of the HTTP listener, or -ENOENT if there is none. */
 int ctl_http_port(const struct ctl *c);
 
+/* The bound address of the HTTP listener, "127.0.0.1:9101" or "[::]:9101",
+ * in buf; -ENOENT if there is none. */
+int ctl_http_addr(const struct ctl *c, char *buf, size_t len);
+
+/* What a command does to the daemon, for who may run it (above). */
+enum ctl_access {
+	CTL_CHANGES = 0,	/* changes state (mark, set-rate, reload, cp): owner/root */
+	CTL_READS,		/* only reads: also the socket's group */
+};
+
 /*
  * Add a command. name is one word of printable characters (at most 63
  * bytes); help is a one-line description. Strings are copied. Returns
  * -EEXIST for a name already taken (including "help"), -EINVAL for a bad name.
+ * ctl_register() adds a state-changing one (the safe default).
  */
+int ctl_register_access(struct ctl *c, const char *cmd, const char *help,
+			enum ctl_access access, ctl_handler_fn fn, void *ctx);
 int ctl_register(struct ctl *c, const char *cmd, const char *help,
 		 ctl_handler_fn fn, void *ctx);
 

@@ -162,6 +162,12 @@ static void reload_note(void *arg, const struct cfg_change *c)
 int dconf_reload(const struct dconf_reload *r, void *d, void *running,
 		 const struct dcli_args *args)
 {
+	return dconf_reload_why(r, d, running, args, NULL, 0);
+}
+
+int dconf_reload_why(const struct dconf_reload *r, void *d, void *running,
+		     const struct dcli_args *args, char *why, size_t whylen)
+{
 	struct reload_log rl = { .prog = args->prog };
 	char err[1024];
 	void *n;
@@ -171,12 +177,16 @@ int dconf_reload(const struct dconf_reload *r, void *d, void *running,
 	if (!n) {
 		log_msg(LOG_LVL_ERR, args->prog, "reload: out of memory (keeping the running "
 			"configuration)\n");
+		if (why)
+			snprintf(why, whylen, "out of memory (keeping the running configuration)");
 		return -ENOMEM;
 	}
 	ret = r->load(n, args->path, args->overrides, args->noverrides, err, sizeof(err));
 	if (ret) {
 		log_msg(LOG_LVL_ERR, args->prog, "reload: %s (keeping the running configuration)\n",
 			err);
+		if (why)
+			snprintf(why, whylen, "%s (keeping the running configuration)", err);
 		goto out;
 	}
 	ret = cfg_reload_diff(r->secs, r->nsecs, running, n, d, reload_note, &rl, err,
@@ -184,6 +194,9 @@ int dconf_reload(const struct dconf_reload *r, void *d, void *running,
 	if (ret) {
 		log_msg(LOG_LVL_WARN, args->prog, "reload: %s; restart %s to apply (nothing "
 			"changed)\n", err, args->prog);
+		if (why)
+			snprintf(why, whylen, "%s; restart %s to apply (nothing changed)", err,
+				 args->prog);
 		goto out;
 	}
 	memcpy(running, n, r->cfg_size);
@@ -193,6 +206,9 @@ int dconf_reload(const struct dconf_reload *r, void *d, void *running,
 	log_set_level(args->cli_level >= 0 ? args->cli_level : level);
 	log_msg(LOG_LVL_INFO, args->prog, "reloaded %s: %d changes applied, %d kept\n",
 		args->path, rl.live, rl.kept);
+	if (why)
+		snprintf(why, whylen, "reloaded %s: %d changes applied, %d kept", args->path, rl.live,
+			 rl.kept);
 out:
 	free(n);
 	return ret;

@@ -98,5 +98,9 @@ struct dconf_reload {
  */
 int dconf_reload(const struct dconf_reload *r, void *d, void *running,
 		 const struct dcli_args *args);
+/* The same, with the outcome in why (the refusal's reason, or "reloaded
+ * PATH: N changes applied, K kept"), for the control socket's `reload`. */
+int dconf_reload_why(const struct dconf_reload *r, void *d, void *running,
+		     const struct dcli_args *args, char *why, size_t whylen);
 
 #endif

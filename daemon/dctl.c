@@ -9,6 +9,7 @@
 
 int dctl_open(const struct dctl_cfg *c, struct loop *loop, struct ctl **ctl, struct tseries **ts)
 {
+	char addr[80];
 	int err;
 
 	err = ctl_create(ctl, c->ctl_socket);
@@ -17,7 +18,8 @@ int dctl_open(const struct dctl_cfg *c, struct loop *loop, struct ctl **ctl, str
 		return err;
 	}
 	for (size_t i = 0; i < c->ncmds; i++) {
-		err = ctl_register(*ctl, c->cmds[i].name, c->cmds[i].help, c->cmds[i].fn, c->ctx);
+		err = ctl_register_access(*ctl, c->cmds[i].name, c->cmds[i].help,
+					  c->cmds[i].access, c->cmds[i].fn, c->ctx);
 		if (err) {
 			pr_err("control command %s: %s\n", c->cmds[i].name, strerror(-err));
 			return err;
@@ -29,12 +31,14 @@ int dctl_open(const struct dctl_cfg *c, struct loop *loop, struct ctl **ctl, str
 			pr_err("metrics_listen %s: %s\n", c->metrics_listen, strerror(-err));
 			return err;
 		}
+		if (!ctl_http_addr(*ctl, addr, sizeof(addr)))
+			pr_info("metrics on http://%s/\n", addr);
 	}
 	err = ctl_attach(*ctl, loop);
 	if (err)
 		return err;
 	if (c->stats_file[0]) {
-		err = tseries_open(ts, c->stats_file);
+		err = tseries_open(ts, c->stats_file, c->stats_file_max);
 		if (err) {
 			pr_err("stats_file %s: %s\n", c->stats_file, strerror(-err));
 			return err;

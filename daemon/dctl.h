@@ -13,8 +13,13 @@
 struct loop;
 struct tseries;
 
+/* A row of a daemon's command table: who may run it is by access (ctl.h:
+ * CTL_READS for the socket's group too, CTL_CHANGES for root and the
+ * socket's owner only, and logged). */
 struct dctl_cmd {
-	const char *name, *help;
+	const char *name;
+	enum ctl_access access;
+	const char *help;
 	ctl_handler_fn fn;
 };
 
@@ -22,6 +27,7 @@ struct dctl_cfg {
 	const char *ctl_socket;         /* required */
 	const char *metrics_listen;     /* "" = none; serves the `metrics` command */
 	const char *stats_file;         /* "" = no time series */
+	uint64_t stats_file_max;        /* its bound (tseries.h); 0 = none */
 	const struct dctl_cmd *cmds;
 	size_t ncmds;
 	void *ctx;                      /* every handler's */

@@ -63,10 +63,18 @@ static const struct cfg_item hd_items[] = {
 	H("name", CFG_STR, name, "hostd", 1, 0, "name used in logs, metrics labels and the time series", KEEP),
 	H("ctl_socket", CFG_STR, ctl_socket, "/run/l2cc/hostd.sock", 1, 0,
 	  "control socket path (l2ccctl -s PATH)", KEEP),
+	H("runtime_dir", CFG_STR, runtime_dir, "/run/l2cc", 1, 0,
+	  "where the ports' original disable_ipv6 is saved, by network namespace and interface, "
+	  "so that the next start restores it after a crash; empty = not saved", KEEP),
 	H("metrics_listen", CFG_STR, metrics_listen, "", 1, 0,
-	  "address:port serving Prometheus metrics over HTTP; empty = off (also `l2ccctl metrics`)", KEEP),
+	  "address:port serving Prometheus metrics over HTTP: :PORT is loopback, *:PORT every "
+	  "address; empty = off (also `l2ccctl metrics`)", KEEP),
 	H("stats_file", CFG_STR, stats_file, "", 1, 0,
-	  "JSON-lines time series of the counters; empty = off", KEEP),
+	  "JSON-lines time series of the counters; empty = off (never followed through a symbolic link)",
+	  KEEP),
+	H("stats_file_max", CFG_SIZE, stats_file_max, "256M", 0, 1LL << 40,
+	  "the time series is renamed to stats_file.1 (replacing it) when a line would take it "
+	  "past this; 0 = no bound", KEEP),
 	H("stats_interval", CFG_DURATION, stats_interval, "100ms", 1000000, 3600000000000LL,
 	  "time between two time-series lines", LIVE),
 	H("host_port", CFG_STR, host_port, NULL, 1, 0,

@@ -568,20 +568,45 @@ void hd_stats_tick(struct hd *h)
 	jw_free(&w);
 }
 
+/* `reload`: what SIGHUP does, the outcome in the reply (a refusal's reason
+ * too, which SIGHUP leaves in the log only). */
+static int cmd_reload(struct jw *w, const char *args, void *ctx)
+{
+	struct hd *h = ctx;
+	char why[1024] = "";
+	int ret;
+
+	if (*args)
+		return ctl_errorf(w, -EINVAL, "reload takes no arguments");
+	if (!h->reload)
+		return ctl_errorf(w, -EOPNOTSUPP, "this hostd cannot reload");
+	ret = h->reload(h, why, sizeof(why));
+	if (ret)
+		return ctl_errorf(w, ret, "reload refused: %s", why);
+	jw_obj_begin(w, NULL);
+	jw_bool(w, "reloaded", true);
+	jw_str(w, "message", why);
+	jw_obj_end(w);
+	return 0;
+}
+
 static const struct dctl_cmd hd_cmds[] = {
-	{ "status", "daemon, uptime, settings and UMEM frame accounting", cmd_status },
-	{ "counters", "port, flow control and notification counters", cmd_counters },
-	{ "flows", "flows with rate, ipd, queue, frames, marks, CNPs/ACKs in", cmd_flows },
-	{ "peers", "remote senders' flows we notify: frames, marks, CNPs/ACKs out", cmd_peers },
-	{ "set-rate", "FLOW-ID|DST-MAC RATE|ipd=N: pin a flow's rate", cmd_set_rate },
-	{ "metrics", "Prometheus text exposition", cmd_metrics },
+	{ "status", CTL_READS, "daemon, uptime, settings and UMEM frame accounting", cmd_status },
+	{ "counters", CTL_READS, "port, flow control and notification counters", cmd_counters },
+	{ "flows", CTL_READS, "flows with rate, ipd, queue, frames, marks, CNPs/ACKs in", cmd_flows },
+	{ "peers", CTL_READS, "remote senders' flows we notify: frames, marks, CNPs/ACKs out", cmd_peers },
+	{ "set-rate", CTL_CHANGES, "FLOW-ID|DST-MAC RATE|ipd=N: pin a flow's rate", cmd_set_rate },
+	{ "metrics", CTL_READS, "Prometheus text exposition", cmd_metrics },
+	{ "reload", CTL_CHANGES, "re-read the configuration as SIGHUP does; the reply says what "
+	  "changed or why nothing did", cmd_reload },
 };
 
 int hd_ctl_init(struct hd *h)
 {
 	const struct dctl_cfg c = {
 		.ctl_socket = h->cfg->ctl_socket, .metrics_listen = h->cfg->metrics_listen,
-		.stats_file = h->cfg->stats_file, .cmds = hd_cmds,
+		.stats_file = h->cfg->stats_file, .stats_file_max = h->cfg->stats_file_max,
+		.cmds = hd_cmds,
 		.ncmds = sizeof(hd_cmds) / sizeof(hd_cmds[0]), .ctx = h,
 	};
 

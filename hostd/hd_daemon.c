@@ -10,6 +10,7 @@
 #include "hostd_private.h"
 #include "drun.h"
 #include "link.h"
+#include "ifsave.h"
 #include "log.h"
 #include "loop.h"
 #include "wire.h"
@@ -250,10 +251,8 @@ void hd_destroy(struct hd *h)
 		lnk_fini(h->lnk);
 		h->lnk = NULL;
 	}
-	if (h->ipv6_host >= 0)
-		xport_if_ipv6_disable(h->cfg->host_port, h->ipv6_host);
-	if (h->ipv6_up >= 0)
-		xport_if_ipv6_disable(h->cfg->uplink, h->ipv6_up);
+	ifsave_ipv6_restore(h->cfg->runtime_dir, h->cfg->host_port, h->ipv6_host);
+	ifsave_ipv6_restore(h->cfg->runtime_dir, h->cfg->uplink, h->ipv6_up);
 	host = h->host;
 	up = h->up;
 	umem = h->umem;
@@ -354,8 +353,8 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 	loop = NULL;
 	/* The kernel's own IPv6 chatter on our ports would reach the host
 	 * stack or the switch as if someone had sent it. */
-	h->ipv6_host = xport_if_ipv6_disable(cfg->host_port, 1);
-	h->ipv6_up = xport_if_ipv6_disable(cfg->uplink, 1);
+	h->ipv6_host = ifsave_ipv6_off(cfg->runtime_dir, cfg->host_port);
+	h->ipv6_up = ifsave_ipv6_off(cfg->runtime_dir, cfg->uplink);
 	err = loop_add_fd(h->loop, h->host->fd, EPOLLIN | EPOLLET, NULL, NULL);
 	if (!err)
 		err = loop_add_fd(h->loop, h->up->fd, EPOLLIN | EPOLLET, NULL, NULL);

@@ -60,9 +60,8 @@ static int hd_load(void *cfg, const char *path, char *const *overrides, int nove
 
 /* SIGHUP: the one reload of daemon/dconf.c, with hostd's tables; what each
  * key does on reload is in hd_config.c. */
-static void hd_reload(void *d, const struct dcli_args *args)
+static int hd_reload_why(struct hd *h, const struct dcli_args *args, char *why, size_t whylen)
 {
-	struct hd *h = d;
 	const struct dconf_reload r = {
 		.secs = hd_cfg_sections,
 		.nsecs = hd_cfg_nsections,
@@ -72,7 +71,17 @@ static void hd_reload(void *d, const struct dcli_args *args)
 		.apply = hd_reload_apply,
 	};
 
-	dconf_reload(&r, h, h->cfg, args);
+	return dconf_reload_why(&r, h, h->cfg, args, why, whylen);
+}
+
+static void hd_reload(void *d, const struct dcli_args *args)
+{
+	hd_reload_why(d, args, NULL, 0);
+}
+
+static int hd_reload_ctl(struct hd *h, char *why, size_t whylen)
+{
+	return hd_reload_why(h, h->reload_args, why, whylen);
 }
 
 static bool hd_poll_cb(void *d) { return hd_poll(d); }
@@ -95,6 +104,8 @@ static int hd_run(void *c, const struct dcli_args *args)
 	err = hd_create(&h, cfg);
 	if (err)
 		goto out;
+	h->reload = hd_reload_ctl;
+	h->reload_args = args;
 	/* h->cfg is cfg, which a reload rewrites: drun sees a new busy_poll. */
 	r = (struct drun){ .ops = &hd_run_ops, .d = h, .args = args, .loop = h->loop,
 			   .now = &h->now, .busy_poll = &cfg->busy_poll, .wakeups = &h->wakeups,

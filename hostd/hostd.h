@@ -38,8 +38,10 @@ struct hd_cfg {
 	/* [hostd] */
 	char name[32];
 	char ctl_socket[108];
+	char runtime_dir[108];       /* interface settings to give back after a crash (ifsave.h) */
 	char metrics_listen[64];
 	char stats_file[256];
+	uint64_t stats_file_max;    /* bytes before it is rotated to .1; 0 = no bound */
 	uint64_t stats_interval;    /* ns */
 	char host_port[16];         /* the host stack's veth peer (cc0) */
 	char uplink[16];            /* toward the switch (up0) */

@@ -127,6 +127,10 @@ struct hd_req {
 
 struct hd {
 	struct hd_cfg *cfg;
+	/* The control socket's `reload` (hostd.c sets it; NULL in tests):
+	 * what SIGHUP does, with the outcome in why. */
+	int (*reload)(struct hd *h, char *why, size_t whylen);
+	const void *reload_args;
 	const struct rp_ops *rpo;   /* the law ([law] law) and its instance */
 	struct rp *rp;
 	struct umem *umem;

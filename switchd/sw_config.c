@@ -49,10 +49,18 @@ static const struct cfg_item sw_items[] = {
 	G("name", CFG_STR, name, "switchd", 1, 0, "name used in logs, metrics labels and the time series", KEEP),
 	G("ctl_socket", CFG_STR, ctl_socket, "/run/l2cc/switchd.sock", 1, 0,
 	  "control socket path (l2ccctl -s PATH)", KEEP),
+	G("runtime_dir", CFG_STR, runtime_dir, "/run/l2cc", 1, 0,
+	  "where the ports' original disable_ipv6 is saved, by network namespace and interface, "
+	  "so that the next start restores it after a crash; empty = not saved", KEEP),
 	G("metrics_listen", CFG_STR, metrics_listen, "", 1, 0,
-	  "address:port serving Prometheus metrics over HTTP; empty = off (also `l2ccctl metrics`)", KEEP),
+	  "address:port serving Prometheus metrics over HTTP: :PORT is loopback, *:PORT every "
+	  "address; empty = off (also `l2ccctl metrics`)", KEEP),
 	G("stats_file", CFG_STR, stats_file, "", 1, 0,
-	  "JSON-lines time series of the counters; empty = off", KEEP),
+	  "JSON-lines time series of the counters; empty = off (never followed through a symbolic link)",
+	  KEEP),
+	G("stats_file_max", CFG_SIZE, stats_file_max, "256M", 0, 1LL << 40,
+	  "the time series is renamed to stats_file.1 (replacing it) when a line would take it "
+	  "past this; 0 = no bound", KEEP),
 	G("stats_interval", CFG_DURATION, stats_interval, "100ms", 1000000, 3600000000000LL,
 	  "time between two time-series lines", LIVE),
 	G("fdb_aging", CFG_DURATION, fdb_aging, "300s", 0, 86400000000000LL,
@@ -409,12 +417,19 @@ static uint64_t sw_port_frames(const struct sw_cfg *cfg, const struct port_cfg *
 	return 2 * cfg->ring_size + sw_buffer_frames(&p->buffer) + 16;
 }
 
-uint32_t sw_cfg_umem_need(const struct sw_cfg *cfg)
+static uint64_t sw_cfg_umem_need_raw(const struct sw_cfg *cfg)
 {
 	uint64_t n = 64 + cfg->cpu_queue * L2CC_NPRIO;
 
 	for (int i = 0; i < cfg->nports; i++)
 		n += sw_port_frames(cfg, &cfg->ports[i]) + cfg->flood_queue;
+	return n;
+}
+
+uint32_t sw_cfg_umem_need(const struct sw_cfg *cfg)
+{
+	uint64_t n = sw_cfg_umem_need_raw(cfg);
+
 	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
 }
 
@@ -464,8 +479,9 @@ static int sw_buffer_ok(const struct cfg_change *c, char *err, size_t errlen)
 	if (!sw_umem_check(c, &have, &need))
 		return 0;
 	/* The largest buffer of this port the UMEM still holds, the others
-	 * as they are in the new file: sw_buffer_frames() inverted. */
-	other = need - sw_buffer_frames(n);
+	 * as they are in the new file: sw_buffer_frames() inverted (from the
+	 * need before its 2^20 cap, which a huge buffer alone passes). */
+	other = sw_cfg_umem_need_raw(c->new_cfg) - sw_buffer_frames(n);
 	room = have > other ? have - other : 0;
 	if (room >= 4096)
 		max = room;

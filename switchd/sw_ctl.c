@@ -700,23 +700,48 @@ void sw_stats_tick(struct sw *s)
 	jw_free(&w);
 }
 
+/* `reload`: what SIGHUP does, the outcome in the reply (a refusal's reason
+ * too, which SIGHUP leaves in the log only). */
+static int cmd_reload(struct jw *w, const char *args, void *ctx)
+{
+	struct sw *s = ctx;
+	char why[1024] = "";
+	int ret;
+
+	if (*args)
+		return ctl_errorf(w, -EINVAL, "reload takes no arguments");
+	if (!s->reload)
+		return ctl_errorf(w, -EOPNOTSUPP, "this switch cannot reload");
+	ret = s->reload(s, why, sizeof(why));
+	if (ret)
+		return ctl_errorf(w, ret, "reload refused: %s", why);
+	jw_obj_begin(w, NULL);
+	jw_bool(w, "reloaded", true);
+	jw_str(w, "message", why);
+	jw_obj_end(w);
+	return 0;
+}
+
 static const struct dctl_cmd sw_cmds[] = {
-	{ "status", "daemon, uptime and UMEM frame accounting", cmd_status },
-	{ "ports", "ports with rate, flow control, thresholds, pause state", cmd_ports },
-	{ "fdb", "learned and static forwarding entries", cmd_fdb },
-	{ "queues", "VOQ and input buffer occupancy", cmd_queues },
-	{ "counters", "per port (and priority) counters [PORT]", cmd_counters },
-	{ "metrics", "Prometheus text exposition", cmd_metrics },
-	{ "mark", "PORT N: set FECN on the next N tagged frames sent on PORT", cmd_mark },
-	{ "cp", "PORT ARGS...: a command for PORT's congestion point (its scheme's: l2ccctl.md)",
+	{ "status", CTL_READS, "daemon, uptime and UMEM frame accounting", cmd_status },
+	{ "ports", CTL_READS, "ports with rate, flow control, thresholds, pause state", cmd_ports },
+	{ "fdb", CTL_READS, "learned and static forwarding entries", cmd_fdb },
+	{ "queues", CTL_READS, "VOQ and input buffer occupancy", cmd_queues },
+	{ "counters", CTL_READS, "per port (and priority) counters [PORT]", cmd_counters },
+	{ "metrics", CTL_READS, "Prometheus text exposition", cmd_metrics },
+	{ "mark", CTL_CHANGES, "PORT N: set FECN on the next N tagged frames sent on PORT", cmd_mark },
+	{ "cp", CTL_CHANGES, "PORT ARGS...: a command for PORT's congestion point (its scheme's: l2ccctl.md)",
 	  cmd_cp },
+	{ "reload", CTL_CHANGES, "re-read the configuration as SIGHUP does; the reply says what "
+	  "changed or why nothing did", cmd_reload },
 };
 
 int sw_ctl_init(struct sw *s)
 {
 	const struct dctl_cfg c = {
 		.ctl_socket = s->cfg->ctl_socket, .metrics_listen = s->cfg->metrics_listen,
-		.stats_file = s->cfg->stats_file, .cmds = sw_cmds,
+		.stats_file = s->cfg->stats_file, .stats_file_max = s->cfg->stats_file_max,
+		.cmds = sw_cmds,
 		.ncmds = sizeof(sw_cmds) / sizeof(sw_cmds[0]), .ctx = s,
 	};
 

@@ -9,6 +9,7 @@
 #include "switch_private.h"
 #include "drun.h"
 #include "link.h"
+#include "ifsave.h"
 #include "log.h"
 #include "loop.h"
 #include "wire.h"
@@ -199,7 +200,8 @@ void sw_destroy(struct sw *s)
 	}
 	for (int i = 0; i < s->nports; i++)
 		if (s->ports[i].ipv6_was >= 0)
-			xport_if_ipv6_disable(s->ports[i].cfg->ifname, s->ports[i].ipv6_was);
+			ifsave_ipv6_restore(s->cfg->runtime_dir, s->ports[i].cfg->ifname,
+					    s->ports[i].ipv6_was);
 	xps = s->xps;
 	umem = s->umem;
 	loop = s->loop;
@@ -286,7 +288,7 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 
 		p->xp = s->xps[i];
 		if (pc->quiet_stack) {
-			p->ipv6_was = xport_if_ipv6_disable(pc->ifname, 1);
+			p->ipv6_was = ifsave_ipv6_off(cfg->runtime_dir, pc->ifname);
 			if (p->ipv6_was < 0 && p->ipv6_was != -ENOENT)
 				pr_warn("port %s: cannot disable IPv6 on %s: %s\n", pc->name,
 					pc->ifname, strerror(-p->ipv6_was));

@@ -72,8 +72,10 @@ struct fdb_static_cfg {
 struct sw_cfg {
 	char name[32];
 	char ctl_socket[108];
+	char runtime_dir[108];       /* interface settings to give back after a crash (ifsave.h) */
 	char metrics_listen[64];
 	char stats_file[256];
+	uint64_t stats_file_max;    /* bytes before it is rotated to .1; 0 = no bound */
 	uint64_t stats_interval;    /* ns */
 	uint64_t fdb_aging;         /* ns */
 	uint64_t fdb_size;

@@ -163,6 +163,10 @@ struct sw_flood {
 
 struct sw {
 	struct sw_cfg *cfg;
+	/* The control socket's `reload` (switchd.c sets it; NULL in tests):
+	 * what SIGHUP does, with the outcome in why. */
+	int (*reload)(struct sw *s, char *why, size_t whylen);
+	const void *reload_args;
 	struct umem *umem;
 	/* Free frames flood copies may not take: what the fill rings need to
 	 * keep receiving and control frames (PAUSE, PFC, CREDIT) to be built,

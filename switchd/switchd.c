@@ -37,10 +37,9 @@ static int sw_load(void *cfg, const char *path, char *const *overrides, int nove
 	return sw_cfg_load(cfg, path, overrides, noverrides, err, errlen);
 }
 
-/* SIGHUP: the one reload of daemon/dconf.c, with switchd's tables. */
-static void sw_reload(void *d, const struct dcli_args *args)
+/* SIGHUP and `reload`: the one reload of daemon/dconf.c, with switchd's tables. */
+static int sw_reload_why(struct sw *s, const struct dcli_args *args, char *why, size_t whylen)
 {
-	struct sw *s = d;
 	const struct dconf_reload r = {
 		.secs = sw_cfg_sections,
 		.nsecs = sw_cfg_nsections,
@@ -50,7 +49,17 @@ static void sw_reload(void *d, const struct dcli_args *args)
 		.apply = sw_reload_apply,
 	};
 
-	dconf_reload(&r, s, s->cfg, args);
+	return dconf_reload_why(&r, s, s->cfg, args, why, whylen);
+}
+
+static void sw_reload(void *d, const struct dcli_args *args)
+{
+	sw_reload_why(d, args, NULL, 0);
+}
+
+static int sw_reload_ctl(struct sw *s, char *why, size_t whylen)
+{
+	return sw_reload_why(s, s->reload_args, why, whylen);
 }
 
 static bool sw_poll_cb(void *d) { return sw_poll(d); }
@@ -73,6 +82,8 @@ static int sw_run(void *c, const struct dcli_args *args)
 	err = sw_create(&s, cfg);
 	if (err)
 		goto out;
+	s->reload = sw_reload_ctl;
+	s->reload_args = args;
 	r = (struct drun){ .ops = &sw_run_ops, .d = s, .args = args, .loop = s->loop,
 			   .now = &s->now, .busy_poll = &cfg->busy_poll, .wakeups = &s->wakeups,
 			   .stop = &s->stop };

@@ -679,14 +679,21 @@ def down(tg, quiet=False):
     stuck = _stop_pids(victims, say)
     did = did or bool(victims)
 
-    # 2. The namespaces: lab.json's, and any other <prefix>-<node>.
+    # 2. The namespaces lab.json records, and only those: another one
+    # with the lab's prefix may be someone else's (a lab of the same name
+    # with another run directory, a hand-made one), and deleting it would
+    # take its daemons' ports away. lab.json is written before `up` makes
+    # anything, so a lab without one has made nothing to delete.
     names = set()
     for nd in ((tg.doc or {}).get("nodes") or {}).values():
         if nd.get("netns"):
             names.add(nd["netns"])
     existing = netns_list()
-    names |= {ns for ns in existing if T.is_lab_netns(tg.prefix, ns)}
+    foreign = sorted(ns for ns in existing if T.is_lab_netns(tg.prefix, ns) and ns not in names)
     names &= set(existing)
+    for ns in foreign:
+        _warn("namespace %s has the lab's prefix but %s/lab.json does not record it: "
+              "left alone (`ip netns del %s` if it is a leftover)" % (ns, tg.rundir, ns))
     # Whatever else still runs inside them (an experiment's iperf3 after a
     # crash, a daemon whose PID file was lost) would keep the namespace and
     # its veths alive after `ip netns del`.

@@ -600,6 +600,7 @@ write_config() {
 		echo "name = $name"
 		echo "ctl_socket = $L2T_DIR/$name.sock"
 		echo "stats_file = $L2T_DIR/$name.stats"
+		echo "runtime_dir = $L2T_DIR/run"
 		printf '%s\n' "$text"
 	} >"$L2T_DIR/$name.conf"
 	echo "$L2T_DIR/$name.conf"

@@ -761,10 +761,18 @@ uplink = up0" hostd)
 # ---- 8. SIGKILL and restart -------------------------------------------------------------------
 
 t_kill_restart() {
-	local out j xdp
+	local out j xdp i ino
 	default_daemons
-	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 before the kill"
 	echo dirty >"$L2T_DIR/daemons.tag"
+	# IPv6 on (0) on h1's cc0 and up0 before its hostd starts (lib.sh's
+	# namespaces have it off by default): that 0 must come back in the end.
+	stop_switchd h1 TERM || fail "h1's hostd did not stop on SIGTERM"
+	hx h1 sysctl -qw net.ipv6.conf.cc0.disable_ipv6=0 net.ipv6.conf.up0.disable_ipv6=0 ||
+		skip "no IPv6 sysctls"
+	start_hostd h1 "$(HD_COMMON="link_rate = 1G" hd_conf h1)"
+	assert_eq "$(hx h1 sysctl -n net.ipv6.conf.up0.disable_ipv6)" 1 "h1 up0 disable_ipv6 while hostd runs"
+	warm_ping h1 2 dirty
+	hx h1 ping -c 1 -W 2 10.99.0.2 >/dev/null || fail "ping h1 -> h2 before the kill"
 	stop_switchd h1 KILL || fail "h1's hostd did not die on SIGKILL"
 	# Its XDP programs hang on BPF links, which the kernel releases with the
 	# process's file descriptors (possibly a moment after the exit).
@@ -781,7 +789,19 @@ t_kill_restart() {
 	info "after the restart: ping h1 -> h2 3/3; h1 umem $(jget "$j" 'd["umem"]'), tagged $(hd_counter h1 'd["tagged"]')"
 	assert_eq "$(jget "$j" 'd["umem"]["consistent"]')" true "h1 hostd umem.consistent after the restart"
 	assert_ge "$(hd_counter h1 'd["tagged"]')" 3 "h1 hostd counters.tagged after the restart"
-	echo default >"$L2T_DIR/daemons.tag"
+	# IPv6 on cc0 and up0 was on (0) before the killed hostd: its
+	# successor's clean stop gives back that 0, not the 1 it found.
+	stop_switchd h1 TERM || fail "h1's restarted hostd did not stop on SIGTERM"
+	echo dirty >"$L2T_DIR/daemons.tag"
+	for i in cc0 up0; do
+		assert_eq "$(hx h1 sysctl -n "net.ipv6.conf.$i.disable_ipv6")" 0 \
+			"h1 $i disable_ipv6 after SIGKILL, restart and SIGTERM"
+	done
+	ino=$(stat -L -c %i "/run/netns/$(ns h1)")
+	for i in cc0 up0; do
+		[ -e "$L2T_DIR/run/ipv6-$ino-$i" ] && fail "h1's saved $i value left in runtime_dir after hostd's clean stop"
+	done
+	return 0
 }
 
 # [law] persistent (Santos et al. 2003 §VI-B.2): LIPD at 100M, three marks

@@ -73,11 +73,26 @@ t_sigterm() {
 	info "after SIGTERM: no XDP program on p1/p2, control socket removed"
 }
 
+# v6_off NAME PORT: net.ipv6.conf.IF.disable_ipv6 of that port, in switchd s's namespace
+v6_off() { ip netns exec "$(ns s)" sysctl -n "net.ipv6.conf.$(ifn "$2").disable_ipv6"; }
+
 t_sigkill_restart() {
-	local xdp
+	local xdp saved
+	# IPv6 is on (0) on p1 before; switchd turns it off while it runs
+	# and saves the 0 under runtime_dir, so that the start after a
+	# SIGKILL does not take its predecessor's 1 for the original.
+	# (lib.sh makes namespaces with IPv6 off by default: p2 stays at 1,
+	# which must come back as 1.)
+	ip netns exec "$(ns s)" sysctl -qw "net.ipv6.conf.$(ifn p1).disable_ipv6=0" || skip "no IPv6 sysctls"
+	assert_eq "$(v6_off s p2)" 1 "p2's disable_ipv6 before switchd"
 	start_switchd s "$(sw_conf)"
+	assert_eq "$(v6_off s p1)" 1 "p1's disable_ipv6 while switchd runs"
+	saved=$L2T_DIR/run/ipv6-$(stat -L -c %i "/run/netns/$(ns s)")-$(ifn p1)
+	[ -f "$saved" ] || fail "no saved value $saved while switchd runs: $(ls "$L2T_DIR/run" 2>&1)"
+	info "saved while running: $saved: $(cat "$saved")"
 	ping_ok || fail "ping h1 -> h2 through the first switchd"
 	stop_switchd s KILL || fail "switchd did not die on SIGKILL"
+	assert_eq "$(v6_off s p1)" 1 "p1's disable_ipv6 after SIGKILL (nobody restored it)"
 	xdp=$(xdp_on "$(ns s)" "$(ifn p1)")
 	info "after SIGKILL: XDP on p1: ${xdp:-none (the BPF link died with the process)};" \
 		"control socket left behind: $([ -e "$L2T_DIR/s.sock" ] && echo yes || echo no)"
@@ -86,6 +101,10 @@ t_sigkill_restart() {
 	info "restarted switchd forwards; its log: $(grep -v 'forwarding on' "$L2T_DIR/s.log" | tail -2 | tr '\n' ' ')"
 	stop_switchd s TERM || fail "restarted switchd did not stop"
 	assert_eq "$SW_RC" 0 "restarted switchd exit status"
+	assert_eq "$(v6_off s p1)" 0 "p1's disable_ipv6 after the restarted switchd stopped (the value before the first run)"
+	assert_eq "$(v6_off s p2)" 1 "p2's disable_ipv6 after the restarted switchd stopped (1 before)"
+	[ -e "$saved" ] && fail "saved value $saved left after a clean stop"
+	return 0
 }
 
 # p2_rate_is BPS (for wait_for): switchd s's port p2 runs at BPS.
@@ -158,6 +177,59 @@ flow_control = pause" >/dev/null
 	assert_eq "$SW_RC" 0 "exit status after the reloads and SIGTERM"
 }
 
+# as_nobody ARGS...: l2ccctl on switchd s's socket as uid nobody, with
+# group $NOBODY_GID only (setpriv), stdout and stderr together.
+as_nobody() {
+	setpriv --reuid nobody --regid "$NOBODY_GID" --clear-groups \
+		"$L2CCCTL" -s "$L2T_DIR/s.sock" -r -t 3000 "$@" 2>&1
+}
+
+# Who may run what on the control socket (issue 18): root everything (and
+# logged), the socket's group the read-only commands, anyone else nothing
+# even where a careless chmod lets them connect; `reload` answers with what
+# happened, a buffer past the UMEM made at start refused with the reason.
+t_ctl_access_reload() {
+	local out
+	command -v setpriv >/dev/null || skip "setpriv is missing"
+	start_switchd s "$(sw_conf)"
+	chmod 755 "$L2T_DIR"
+	chmod 666 "$L2T_DIR/s.sock"
+	NOBODY_GID=$(getent group nogroup | cut -d: -f3)
+	[ -n "$NOBODY_GID" ] || NOBODY_GID=65534
+	out=$(as_nobody status)
+	grep -q "permission denied: uid [0-9]* is not root" <<<"$out" || fail "nobody (not owner, not group) ran status: $out"
+	out=$(as_nobody mark p1 1)
+	grep -q "permission denied" <<<"$out" || fail "nobody ran mark: $out"
+	chgrp "$NOBODY_GID" "$L2T_DIR/s.sock"
+	out=$(as_nobody status) || fail "the socket's group could not run status: $out"
+	grep -q '"daemon"' <<<"$out" || fail "status as the socket's group: $out"
+	for c in "mark p1 1" "reload" "cp p1 level 5"; do
+		# shellcheck disable=SC2086
+		out=$(as_nobody $c)
+		grep -q "permission denied: ${c%% *} changes the daemon's state" <<<"$out" ||
+			fail "the socket's group ran '$c': $out"
+	done
+	info "as nobody in the socket's group: status answered, mark/reload/cp refused"
+	chmod 700 "$L2T_DIR"
+	ctl s mark p1 1 >/dev/null || fail "root could not run mark"
+	grep -q "control command 'mark p1 1' from uid 0 (pid [0-9]*)" "$L2T_DIR/s.log" ||
+		fail "mark by root not logged: $(tail -3 "$L2T_DIR/s.log")"
+	# reload: the outcome in the reply.
+	write_config s "$(sw_conf 250M)" >/dev/null
+	out=$(ctl s reload) || fail "reload: $out"
+	grep -q '"reloaded":true' <<<"$out" || fail "reload reply: $out"
+	info "reload: $out"
+	write_config s "$(sw_conf 250M | sed 's/^\[port p2\]$/[port p2]\nbuffer = 64M/')" >/dev/null
+	out=$(ctl s reload 2>&1) && fail "a reload to a 64M buffer was applied: $out"
+	grep -q "reload refused: .*buffer: 64M needs [0-9]* UMEM frames in all, the UMEM made at start has" <<<"$out" ||
+		fail "the refusal does not say why: $out"
+	grep -q "at most buffer = 0K" <<<"$out" && fail "the refusal names a limit of 0K: $out"
+	grep -q "the UMEM made at start has" "$L2T_DIR/s.log" || fail "the refusal is not in the log"
+	info "reload to buffer = 64M: $out"
+	p2_rate_is 250000000 >/dev/null || fail "p2 lost its reloaded rate after the refused reload"
+	stop_switchd s TERM || fail "switchd did not stop"
+}
+
 t_foreign_xdp() {
 	local nsn pif out rc conf
 	nsn=$(ns s)
@@ -209,6 +281,7 @@ run_test lifecycle_sigterm t_sigterm
 run_test lifecycle_sigkill_restart t_sigkill_restart
 run_test lifecycle_sighup_rate t_sighup_rate
 run_test lifecycle_sighup_verbose t_sighup_verbose
+run_test lifecycle_ctl_access_reload t_ctl_access_reload
 run_test lifecycle_foreign_xdp t_foreign_xdp
 run_test lifecycle_stale_generic_xdp t_stale_generic_xdp
 tests_done

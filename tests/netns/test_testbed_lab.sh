@@ -17,8 +17,9 @@
 #    leaves the running lab alone. The host keys reach the namespaces:
 #    h1's tcp_ecn and tcp_window as its sysctls (h2 keeps the defaults),
 #    and h2, whose hostd sets pcp_from_dscp, gets 4 bytes less MTU.
-#  - lab_down_clean: `down` leaves no namespace with the lab's prefix, no
-#    veth, no process of the recorded PIDs; a second `down` succeeds.
+#  - lab_down_clean: `down` leaves no namespace of the lab, no veth, no
+#    process of the recorded PIDs; a second `down` succeeds. A namespace
+#    with the lab's prefix that lab.json does not record survives it.
 #  - lab_down_after_kill: after SIGKILL of a switchd and a hostd, `down`
 #    still removes everything.
 #
@@ -220,9 +221,17 @@ EOF
 t_down() {
 	local out rc
 	[ -s "$L2T_DIR/lab.pids" ] || skip "no lab was up"
+	# A namespace with the lab's prefix that lab.json does not record is
+	# someone else's: down leaves it (and says so).
+	ip netns add "$L2T-zz" || fail "ip netns add $L2T-zz"
 	out=$(lab down "$LAB" --rundir "$LABDIR" 2>&1)
 	rc=$?
-	[ "$rc" -eq 0 ] || fail "down exited $rc: $out"
+	[ "$rc" -eq 0 ] || { ip netns del "$L2T-zz"; fail "down exited $rc: $out"; }
+	if ! ip netns list | grep -q "^$L2T-zz\b"; then
+		fail "down deleted namespace $L2T-zz, which lab.json does not record"
+	fi
+	ip netns del "$L2T-zz"
+	grep -q "$L2T-zz has the lab's prefix but" <<<"$out" || fail "down did not say it left $L2T-zz: $out"
 	lab_gone
 	out=$(lab down "$LAB" --rundir "$LABDIR" 2>&1)
 	rc=$?

@@ -121,6 +121,15 @@ MUTANTS=(
 "hd_link_queues_kept@@hostd/hd_path.c@@s/while \(\(idx = flow_dequeue\(h->flows, f, h->now, &len\)\)/while (0 && (idx = flow_dequeue(h->flows, f, h->now, &len))/@@test_hostd_core@@test_hd_core_link_down"
 "hd_link_rate_lost@@hostd/hd_path.c@@s/\t\tx->out.rate_bps = o.rate_bps \+ 1;\n//@@test_hostd_core@@test_hd_core_link_down"
 "ibcc_law_timer_us@@hostd/rp_ibcc.c@@s/\*ns = v \* IBCC_TIMER_UNIT_NS;/*ns = v * 1000;/@@test_hostd_ibcc@@test_ibcc_keys"
+"tseries_follows_links@@daemon/tseries.c@@s/ \| O_NOFOLLOW \| O_NONBLOCK/ | O_NONBLOCK/@@test_ctl@@test_tseries_safe_bounded"
+"tseries_unbounded@@daemon/tseries.c@@s/if \(ts->max && ts->size && ts->size \+ len > ts->max\)/if (0)/@@test_ctl@@test_tseries_safe_bounded"
+"ctl_anyone_all@@daemon/ctl.c@@s/if \(cr.uid == 0 \|\| cr.uid == c->owner\)/if (1)/@@test_ctl@@test_ctl_access"
+"ctl_group_changes@@daemon/ctl.c@@s/if \(may != CTL_MAY_ALL\) \{/if (0) {/@@test_ctl@@test_ctl_access"
+"ctl_stranger_reads@@daemon/ctl.c@@s/\treturn CTL_MAY_NOTHING;\n\}/\treturn CTL_MAY_READ;\n}/@@test_ctl@@test_ctl_access"
+"metrics_all_addresses@@daemon/ctl.c@@s/strcpy\(host, \\x22127.0.0.1\\x22\);/strcpy(host, \\x22*\\x22);/@@test_ctl@@test_ctl_access"
+"room_underflow@@switchd/switch.c@@s/room\[i\] = p->cap > p->occ\[i\] \? p->cap - p->occ\[i\] : 0;/room[i] = p->cap - p->occ[i];/@@test_switch_core@@test_core_buffer_shrunk_below_occupancy"
+"full_room_underflow@@switchd/switch.c@@s/uint64_t room = p->cap > p->occ\[prio\] \? p->cap - p->occ\[prio\] : 0;/uint64_t room = p->cap - p->occ[prio];/@@test_switch_core@@test_core_buffer_shrunk_below_occupancy"
+"buffer_limit_capped_need@@switchd/sw_config.c@@s/other = sw_cfg_umem_need_raw\(c->new_cfg\) - sw_buffer_frames\(n\);/other = need - sw_buffer_frames(n);/@@test_switch_config@@test_reload_validators"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)

@@ -15,6 +15,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -427,11 +429,12 @@ static void test_ctl_roundtrip(void)
 	CHECK(!strcmp(reply, "{\"args\":\"eof\"}\n"));
 
 	RT(l, path, "help\n", reply);
-	CHECK(!strcmp(reply, "{\"commands\":[{\"name\":\"help\",\"help\":\"list the commands\"},"
-		      "{\"name\":\"echo\",\"help\":\"repeat the arguments\"},"
-		      "{\"name\":\"fail\",\"help\":\"always fails\"},"
-		      "{\"name\":\"custom\",\"help\":\"custom error\"},"
-		      "{\"name\":\"empty\",\"help\":\"writes nothing\"}]}\n"));
+	CHECK(!strcmp(reply, "{\"commands\":[{\"name\":\"help\",\"help\":\"list the commands\","
+		      "\"access\":\"read\"},"
+		      "{\"name\":\"echo\",\"help\":\"repeat the arguments\",\"access\":\"change\"},"
+		      "{\"name\":\"fail\",\"help\":\"always fails\",\"access\":\"change\"},"
+		      "{\"name\":\"custom\",\"help\":\"custom error\",\"access\":\"change\"},"
+		      "{\"name\":\"empty\",\"help\":\"writes nothing\",\"access\":\"change\"}]}\n"));
 
 	RT(l, path, "nope 1 2\n", reply);
 	CHECK(!strcmp(reply, "{\"error\":\"unknown command \\\"nope\\\", try help\"}\n"));
@@ -530,7 +533,7 @@ static void test_ctl_silent_clients(void)
 	if (!c)
 		return;
 	CHECK_EQ(ctl_register(c, "echo", "repeat", h_echo, &calls), 0);
-	CHECK_EQ(ctl_register(c, "metrics", "Prometheus", h_metrics, NULL), 0);
+	CHECK_EQ(ctl_register_access(c, "metrics", "Prometheus", CTL_READS, h_metrics, NULL), 0);
 	CHECK_EQ(ctl_listen_http(c, "127.0.0.1:0", "metrics"), 0);	/* after ctl_attach */
 	ctl_set_limits(c, &lim);
 	for (i = 0; i < 16; i++) {
@@ -658,7 +661,7 @@ static void test_ctl_partial_requests(void)
 	if (!c)
 		return;
 	CHECK_EQ(ctl_register(c, "echo", "repeat", h_echo, &calls), 0);
-	CHECK_EQ(ctl_register(c, "metrics", "Prometheus", h_metrics, NULL), 0);
+	CHECK_EQ(ctl_register_access(c, "metrics", "Prometheus", CTL_READS, h_metrics, NULL), 0);
 	CHECK_EQ(ctl_listen_http(c, "127.0.0.1:0", "metrics"), 0);
 
 	fd = unix_connect(path);
@@ -904,7 +907,7 @@ static void test_ctl_http(void)
 	CHECK(!strncmp(reply, "HTTP/1.1 500 ", 13));
 	CHECK(strstr(reply, "unknown command") != NULL);
 
-	CHECK_EQ(ctl_register(c, "metrics", "Prometheus text", h_metrics, NULL), 0);
+	CHECK_EQ(ctl_register_access(c, "metrics", "Prometheus text", CTL_READS, h_metrics, NULL), 0);
 	http_get(c, l, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n",
 		 reply, sizeof(reply));
 	snprintf(expect, sizeof(expect),
@@ -937,6 +940,140 @@ static void test_ctl_http(void)
 	ret = ctl_listen_http(c, "[::1]:0", "metrics");
 	CHECK(ret == 0 || ret == -EADDRNOTAVAIL || ret == -EAFNOSUPPORT);
 	ctl_destroy(c);
+}
+
+/* ---- who may ask what ---------------------------------------------------- */
+
+/*
+ * As uid (and gid, no supplementary groups) in a child: connect to path,
+ * send req, and return the reply here; the parent turns the loop meanwhile.
+ */
+static void as_user(struct loop *l, const char *path, uid_t uid, gid_t gid, const char *req,
+		    char *reply, size_t n)
+{
+	int pfd[2], st = 0;
+	size_t len = 0;
+	pid_t pid;
+	ssize_t r;
+
+	reply[0] = '\0';
+	CHECK_EQ(pipe(pfd), 0);
+	pid = fork();
+	if (pid == 0) {
+		char buf[4096];
+		int fd;
+
+		close(pfd[0]);
+		if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
+			_exit(2);
+		fd = unix_connect(path);
+		if (fd < 0) {
+			dprintf(pfd[1], "connect: %s", strerror(errno));
+			_exit(0);
+		}
+		if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
+			_exit(3);
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			if (write(pfd[1], buf, (size_t)r) != r)
+				_exit(4);
+		_exit(0);
+	}
+	close(pfd[1]);
+	CHECK(pid > 0);
+	for (int i = 0; i < 3000 && pid > 0; i++) {
+		loop_run_once(l, loop_now_ns() + 1000000);
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+	}
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	while (len < n - 1 && (r = read(pfd[0], reply + len, n - 1 - len)) > 0)
+		len += (size_t)r;
+	reply[len] = '\0';
+	close(pfd[0]);
+}
+
+/*
+ * SO_PEERCRED against the socket's owner and group (issue 18, audit L3):
+ * root and the owner run everything; the group only the read-only
+ * commands; anyone else nothing, even where the socket's mode lets them
+ * connect. The HTTP listener binds loopback unless told "*".
+ */
+static void test_ctl_access(void)
+{
+	const uid_t nobody = 65534;
+	const gid_t grp = 65534, other = 65533;
+	char path[128], reply[4096], addr[80];
+	struct ctl *c = NULL;
+	struct loop *l = NULL;
+	int reads = 0, changes = 0;
+
+	if (geteuid() != 0) {
+		printf("    (not root: peer credentials not tried)\n");
+		return;
+	}
+	CHECK_EQ(chmod(tmpdir, 0755), 0);
+	c = srv_start(&l, "acc.sock", path, sizeof(path));
+	if (!c)
+		return;
+	CHECK_EQ(ctl_register_access(c, "look", "reads", CTL_READS, h_echo, &reads), 0);
+	CHECK_EQ(ctl_register_access(c, "poke", "changes", CTL_CHANGES, h_echo, &changes), 0);
+	CHECK_EQ(ctl_register(c, "poke2", "changes by default", h_echo, &changes), 0);
+
+	/* help says which is which */
+	RT(l, path, "help\n", reply);
+	CHECK(strstr(reply, "\"name\":\"look\",\"help\":\"reads\",\"access\":\"read\""));
+	CHECK(strstr(reply, "\"name\":\"poke\",\"help\":\"changes\",\"access\":\"change\""));
+	CHECK(strstr(reply, "\"name\":\"poke2\",\"help\":\"changes by default\",\"access\":\"change\""));
+	/* root: everything */
+	RT(l, path, "poke a\n", reply);
+	CHECK_EQ(changes, 1);
+
+	/* A careless chmod: nobody connects, but is neither owner nor group. */
+	CHECK_EQ(chmod(path, 0666), 0);
+	as_user(l, path, nobody, other, "look x\n", reply, sizeof(reply));
+	CHECK(strstr(reply, "permission denied: uid 65534 is not root"));
+	as_user(l, path, nobody, other, "help\n", reply, sizeof(reply));
+	CHECK(strstr(reply, "permission denied"));
+	as_user(l, path, nobody, other, "poke x\n", reply, sizeof(reply));
+	CHECK(strstr(reply, "permission denied"));
+	CHECK_EQ(reads, 0);
+	CHECK_EQ(changes, 1);
+
+	/* The socket's group: reads, but changes nothing. */
+	CHECK_EQ(chown(path, 0, grp), 0);
+	as_user(l, path, nobody, grp, "look x\n", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "{\"args\":\"x\"}\n"));
+	CHECK_EQ(reads, 1);
+	as_user(l, path, nobody, grp, "poke x\n", reply, sizeof(reply));
+	CHECK(strstr(reply, "permission denied: poke changes the daemon's state"));
+	as_user(l, path, nobody, grp, "poke2 x\n", reply, sizeof(reply));
+	CHECK(strstr(reply, "permission denied: poke2 changes"));
+	CHECK_EQ(changes, 1);
+
+	/* The socket's owner: everything. */
+	CHECK_EQ(chown(path, nobody, 0), 0);
+	as_user(l, path, nobody, other, "poke y\n", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "{\"args\":\"y\"}\n"));
+	CHECK_EQ(changes, 2);
+	CHECK_EQ(chown(path, 0, 0), 0);
+
+	/* Mode 0660 as made: nobody cannot even connect. */
+	CHECK_EQ(chmod(path, 0660), 0);
+	as_user(l, path, nobody, grp, "look x\n", reply, sizeof(reply));
+	CHECK(strstr(reply, "connect: Permission denied"));
+
+	/* metrics: ":PORT" is loopback, "*:PORT" every address */
+	CHECK_EQ(ctl_listen_http(c, ":0", "look"), 0);
+	CHECK_EQ(ctl_http_addr(c, addr, sizeof(addr)), 0);
+	CHECK(!strncmp(addr, "127.0.0.1:", 10));
+	srv_stop(c, l);
+	CHECK_EQ(ctl_create(&c, path), 0);
+	CHECK_EQ(ctl_http_addr(c, addr, sizeof(addr)), -ENOENT);
+	CHECK_EQ(ctl_listen_http(c, "*:0", "look"), 0);
+	CHECK_EQ(ctl_http_addr(c, addr, sizeof(addr)), 0);
+	CHECK(!strncmp(addr, "[::]:", 5) || !strncmp(addr, "0.0.0.0:", 8));
+	ctl_destroy(c);
+	CHECK_EQ(chmod(tmpdir, 0700), 0);
 }
 
 /* ---- notify, tseries --------------------------------------------------- */
@@ -1000,12 +1137,12 @@ static void test_tseries(void)
 	ssize_t n;
 
 	tmp_path(path, sizeof(path), "series.jsonl");
-	CHECK_EQ(tseries_open(&ts, path), 0);
+	CHECK_EQ(tseries_open(&ts, path, 0), 0);
 	CHECK_EQ(tseries_write_line(ts, "{\"t\":1}"), 0);
 	CHECK_EQ(tseries_write_line(ts, "{\"t\":2}"), 0);
 	tseries_close(ts);
 	/* append, not truncate */
-	CHECK_EQ(tseries_open(&ts, path), 0);
+	CHECK_EQ(tseries_open(&ts, path, 0), 0);
 	CHECK_EQ(tseries_write_line(ts, "{\"t\":3}"), 0);
 	tseries_close(ts);
 	tseries_close(NULL);
@@ -1018,7 +1155,85 @@ static void test_tseries(void)
 	unlink(path);
 
 	tmp_path(path, sizeof(path), "no/such/dir/x.jsonl");
-	CHECK_EQ(tseries_open(&ts, path), -ENOENT);
+	CHECK_EQ(tseries_open(&ts, path, 0), -ENOENT);
+}
+
+static void slurp(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t r = fd < 0 ? -1 : read(fd, buf, n - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[r > 0 ? r : 0] = '\0';
+}
+
+/* stats_file is written by root: never through a symbolic link, never into
+ * a FIFO, and never past its bound (issue 18, audit L2). */
+static void test_tseries_safe_bounded(void)
+{
+	char path[128], old[140], victim[128], buf[256];
+	struct tseries *ts = NULL;
+
+	tmp_path(path, sizeof(path), "safe.jsonl");
+	tmp_path(victim, sizeof(victim), "victim");
+	snprintf(old, sizeof(old), "%s.1", path);
+	unlink(path);
+	unlink(old);
+	{
+		int fd = open(victim, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		CHECK(fd >= 0);
+		CHECK_EQ(write(fd, "keep\n", 5), 5);
+		close(fd);
+	}
+	/* A link planted at the path is not followed. */
+	CHECK_EQ(symlink(victim, path), 0);
+	CHECK_EQ(tseries_open(&ts, path, 0), -ELOOP);
+	slurp(victim, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "keep\n"));
+	unlink(path);
+	/* Nor is a FIFO opened for writing (it would block the daemon). */
+	CHECK_EQ(mkfifo(path, 0600), 0);
+	{
+		int ret = tseries_open(&ts, path, 0);
+
+		/* ENXIO from the open (no reader), or EINVAL: not a regular file */
+		CHECK(ret == -EINVAL || ret == -ENXIO);
+	}
+	unlink(path);
+
+	/* 8-byte lines, bound 20: the third goes to a fresh file, the first
+	 * two to .1, whose planted link is replaced, not followed. */
+	CHECK_EQ(symlink(victim, old), 0);
+	CHECK_EQ(tseries_open(&ts, path, 20), 0);
+	if (!ts)
+		return;
+	CHECK_EQ(tseries_write_line(ts, "{\"t\":1}"), 0);
+	CHECK_EQ(tseries_write_line(ts, "{\"t\":2}"), 0);
+	CHECK_EQ(tseries_rotations(ts), 0);
+	CHECK_EQ(tseries_write_line(ts, "{\"t\":3}"), 0);
+	CHECK_EQ(tseries_rotations(ts), 1);
+	slurp(path, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "{\"t\":3}\n"));
+	slurp(old, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "{\"t\":1}\n{\"t\":2}\n"));
+	slurp(victim, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "keep\n"));
+	/* A line alone longer than the bound still goes out, to a file of its own. */
+	CHECK_EQ(tseries_write_line(ts, "{\"long\":\"0123456789abcdef\"}"), 0);
+	CHECK_EQ(tseries_rotations(ts), 2);
+	slurp(path, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "{\"long\":\"0123456789abcdef\"}\n"));
+	tseries_close(ts);
+	/* Reopened, the size so far counts: the next line rotates. */
+	CHECK_EQ(tseries_open(&ts, path, 30), 0);
+	CHECK_EQ(tseries_write_line(ts, "{\"t\":4}"), 0);
+	CHECK_EQ(tseries_rotations(ts), 1);
+	tseries_close(ts);
+	unlink(path);
+	unlink(old);
+	unlink(victim);
 }
 
 static void rm_tree(const char *dir)
@@ -1057,7 +1272,9 @@ int main(void)
 	RUN(test_ctl_stale_and_live);
 	RUN(test_ctl_http);
 	RUN(test_notify);
+	RUN(test_ctl_access);
 	RUN(test_tseries);
+	RUN(test_tseries_safe_bounded);
 
 	ret = check_summary();
 	rm_tree(tmpdir);

@@ -444,7 +444,7 @@ static void test_reload_live_kept_restart(void)
 static void test_reload_validators(void)
 {
 	struct sw_cfg *big;
-	char text[512], *lim;
+	char text[512], want[128], *lim;
 
 	if (rt_start(BASE, 2048)) {
 		CHECK(!"rt_start");
@@ -475,6 +475,16 @@ static void test_reload_validators(void)
 		CHECK(sw_cfg_umem_need(big) > R.u->nframes);
 		free(big);
 	}
+	/* A buffer past the UMEM's 2^20-frame cap on its own: the same limit,
+	 * not "0K" (the capped need less this buffer wrapped around). */
+	snprintf(want, sizeof(want), "%s", lim ? lim : "?");
+	if (strchr(want, ' ') && strstr(want, " on this port"))
+		*strstr(want, " on this port") = '\0';
+	CHECK_EQ(rt_diff("[switch]\nring_size = 64\n[port p0]\nrate = 100M\nbuffer = 64M\n"
+			 "[port p1]\nrate = 100M\nbuffer = 16frames\n"), -EBUSY);
+	CHECK(strstr(err, "[port p0] buffer: 64M needs "));
+	CHECK(!strstr(err, "at most buffer = 0K"));
+	CHECK(strstr(err, want));
 	/* In frames, the limit is in frames. */
 	CHECK_EQ(rt_diff("[switch]\nring_size = 64\n[port p0]\nrate = 100M\nbuffer = 64K\n"
 			 "[port p1]\nrate = 100M\nbuffer = 100000frames\n"), -EBUSY);

@@ -557,6 +557,69 @@ static void test_core_credit_grants(void)
 	swt_destroy(&t);
 }
 
+/* A reload that shrinks a buffer below what it holds (issue 18, audit M3):
+ * the buffer has no room (not 2^64 - n units), so the credits granted
+ * upstream stop where they were and the buffer counts as full; once it
+ * drains below the new size, grants resume from there. */
+static void test_core_buffer_shrunk_below_occupancy(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct vt_frame *f = NULL;
+	struct wire_credit c;
+	struct sw_port *p0;
+	struct swt t;
+	uint32_t from;
+	uint64_t got;
+	int grants = 0;
+
+	swt_create(&t, TWO_PORTS("flow_control = credit\nrole = switch\nbuffer = 8frames\n", ""));
+	swt_learn(&t, hosts, 2);
+	p0 = &t.s->ports[0];
+	/* Eight 1500-byte frames toward a 10M output: the wire clock's burst
+	 * lets some go, the rest wait in p0's buffer of eight. */
+	for (int i = 0; i < 8; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 1500 });
+	swt_at(&t, t.s->now - t.s->start_ns);
+	CHECK(p0->occ[0] >= 4);
+	got = 1 + 8;				/* the broadcast of swt_learn, eight frames */
+	t.cfg.ports[0].buffer.n = 1;
+	sw_port_apply_cfg(t.s, p0);
+	CHECK_EQ(p0->cap, 1);
+	CHECK(p0->occ[0] > p0->cap);
+	/* A frame now finds the buffer full, and it stays full while a
+	 * frame leaves and it still holds more than the new size. */
+	swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 100 });
+	CHECK_EQ(p0->st.drop[SW_DROP_BUFFER_FULL], 1);
+	got++;					/* a refused frame was received too */
+	CHECK(p0->full_mask & 1);
+	swt_run(&t, t.s->now - t.s->start_ns + 1300000);
+	CHECK(p0->occ[0] > p0->cap);
+	CHECK(p0->full_mask & 1);
+	/* Every grant while it drains: the frames received (the broadcast,
+	 * eight frames) and at most the one frame of the new size. */
+	from = t.k.n;
+	swt_run(&t, t.s->now - t.s->start_ns + FC_RX_CREDIT_KEEPALIVE_NS + 1000);
+	for (uint32_t i = from; i < t.k.n; i++) {
+		f = &t.k.log[i];
+		if (f->port != 0 || vt_ethertype(f) != L2CC_ETH_P_CTRL)
+			continue;
+		swt_credit_of(f, &c);
+		grants++;
+		/* (room = 1 - occupancy wrapped took the limit below what was
+		 * received: the peer's arithmetic then grants 2^n - k) */
+		CHECK(c.limit[0] >= got && c.limit[0] <= got + 1);
+		CHECK_EQ(c.limit[7], 1);
+	}
+	CHECK(grants >= 1);
+	CHECK(p0->full_mask == 0);
+	/* Drained: the next frame is admitted (and only one at a time). */
+	CHECK_EQ(p0->occ[0], 0);
+	swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 100 });
+	swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 100 });
+	CHECK_EQ(p0->st.drop[SW_DROP_BUFFER_FULL], 2);
+	swt_destroy(&t);
+}
+
 /* ---- egress flow control: what the peer lets us send ---------------------- */
 
 static void test_core_egress_credits(void)
@@ -1716,6 +1779,7 @@ int main(void)
 	RUN(test_core_pause_refresh);
 	RUN(test_core_pfc_per_priority);
 	RUN(test_core_credit_grants);
+	RUN(test_core_buffer_shrunk_below_occupancy);
 	RUN(test_core_egress_credits);
 	RUN(test_core_egress_pause);
 	RUN(test_core_flood_bounded_charged);
