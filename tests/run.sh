@@ -2,16 +2,18 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Run every test layer and end with one line the CI reads:
 #   N passed, N failed, N skipped
-# Layers: unit tests, the testbed's Python unit tests, BPF_PROG_TEST_RUN tests,
-# fuzzers (a short run over the seed corpus each), the Wireshark dissector
-# check, netns integration tests.
-# Set L2CC_TESTS="unit python bpf fuzz wireshark netns" to run a subset,
-# L2CC_FUZZ_SECONDS to fuzz longer, L2CC_NETNS_FILTER=regex to pick netns scripts.
+# Layers: unit tests, the same unit tests built with ASan and UBSan
+# (make asan-bins), the testbed's Python unit tests, BPF_PROG_TEST_RUN
+# tests, fuzzers (a short run over the seed corpus each), the Wireshark
+# dissector check, netns integration tests.
+# Set L2CC_TESTS="unit asan python bpf fuzz wireshark netns" to run a subset,
+# L2CC_FUZZ_SECONDS to fuzz longer (each fuzzer; default 20, or the
+# fuzzer's own shorter CI time), L2CC_NETNS_FILTER=regex to pick netns scripts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 B=build
-LAYERS=${L2CC_TESTS:-"unit python bpf fuzz wireshark netns"}
+LAYERS=${L2CC_TESTS:-"unit asan python bpf fuzz wireshark netns"}
 FUZZ_SECONDS=${L2CC_FUZZ_SECONDS:-20}
 passed=0 failed=0 skipped=0
 failures=()
@@ -40,13 +42,13 @@ count_unit_output() { # name, output file, exit code
 	echo "$name: $p passed, $f failed"
 }
 
-run_bins() { # glob
+run_bins() { # glob [name prefix]
 	local t out rc
 	for t in $1; do
 		[ -x "$t" ] || continue
 		out=$(mktemp)
 		"$t" >"$out" 2>&1; rc=$?
-		count_unit_output "$(basename "$t")" "$out" "$rc"
+		count_unit_output "${2:-}$(basename "$t")" "$out" "$rc"
 		rm -f "$out"
 	done
 }
@@ -67,6 +69,18 @@ for layer in $LAYERS; do
 		else
 			failed=$((failed + 1)); failures+=("config_reference"); echo "FAIL config_reference: $out"
 		fi
+		;;
+	asan)
+		# The unit tests once more with ASan and UBSan: any finding
+		# (a read out of bounds, a leak, an overflow) ends the test
+		# binary with an error, which fails it.
+		if ! compgen -G "build-asan/tests/test_*" >/dev/null; then
+			echo "SKIP asan: no build-asan/tests (make asan-bins)"; skipped=$((skipped + 1))
+			continue
+		fi
+		ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} \
+		UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+			run_bins "build-asan/tests/test_[!b]*" asan:
 		;;
 	python)
 		out=$(mktemp)
