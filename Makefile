@@ -140,7 +140,7 @@ $(B)/bench/%: $(B)/tests/bench/%.o $(B)/libl2cc.a
 # sources cannot write one dependency file, so every header is a prerequisite.
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=gnu11 -D_GNU_SOURCE -Idaemon -Ibpf -I$(B) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-FUZZ_HDRS := $(wildcard daemon/*.h switchd/*.h hostd/*.h bpf/*.h) $(SKELS)
+FUZZ_HDRS := $(wildcard daemon/*.h switchd/*.h hostd/*.h bpf/*.h tests/fuzz/*.h) $(SKELS)
 $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(SW_SRCS) $(HD_SRCS) $(FUZZ_HDRS)
 	$(call msg,FUZZ,$@)
 	@mkdir -p $(@D)

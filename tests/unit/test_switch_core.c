@@ -780,6 +780,63 @@ static void test_core_watchdog_drop(void)
 	swt_destroy(&t);
 }
 
+/*
+ * One PAUSE that outlasts the restoration time (65535 quanta at 10M:
+ * 3.36 s; raw bytes below): found as a storm at 200 ms, the storm lasts
+ * the restoration time from then (to 400 ms) since no pause came after,
+ * and the core never asks to be woken in the past. Found by fuzz_datapath:
+ * the restoration time counted from the PAUSE at 0 had passed when the
+ * storm was found, so it ended on the next pass (with sw_core_deadline()
+ * in the past) and was found again 200 ms later, for as long as the pause.
+ */
+static void test_core_watchdog_long_pause(void)
+{
+	/* 01:80:c2:00:00:01 <- V, 0x8808, opcode 1, 0xffff quanta */
+	static const uint8_t pause[60] = {
+		0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, H_V,
+		0x88, 0x08, 0x00, 0x01, 0xff, 0xff,
+	};
+	struct swt t;
+	struct sw_port *p2;
+	int e = swt_create_(&t, WD_CONF(""));
+	bool past = false;
+
+	CHECK_EQ(e, 0);
+	if (e)
+		return;
+	p2 = &t.s->ports[2];
+	swt_learn(&t, wd_hosts, 3);
+	swt_rx_raw(&t, 2, pause, sizeof(pause));
+	wd_send(&t, H_V, 4);
+	sw_pass(t.s);
+	for (int n = 0; n < 10000; n++) {
+		uint64_t d = sw_core_deadline(t.s);
+
+		if (d > t.s->start_ns + 1000000000ull)
+			break;
+		past |= d <= t.s->now;
+		if (t.s->now < t.s->start_ns + 300000000ull && d >= t.s->start_ns + 300000000ull) {
+			swt_at(&t, 300000000);
+			CHECK_EQ(p2->wd_storm, 1);
+			CHECK_EQ(p2->st.pause_storms, 1);
+			continue;
+		}
+		t.s->now = d > t.s->now ? d : t.s->now + 1;
+		sw_pass(t.s);
+	}
+	CHECK(!past);
+	if (t.s->now < t.s->start_ns + 300000000ull) {
+		swt_at(&t, 300000000);
+		CHECK_EQ(p2->wd_storm, 1);
+	}
+	swt_at(&t, 999000000);
+	CHECK_EQ(p2->st.pause_storms, 1);
+	CHECK_EQ(p2->st.pause_storm_restores, 1);
+	CHECK_EQ(p2->wd_storm, 0);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_WATCHDOG], 4);
+	swt_destroy(&t);
+}
+
 /* Action forward: the storm's frames go to V despite its pauses. */
 static void test_core_watchdog_forward(void)
 {
@@ -1461,6 +1518,7 @@ int main(void)
 	RUN(test_core_flood_bounded_charged);
 	RUN(test_core_flood_reserve);
 	RUN(test_core_watchdog_drop);
+	RUN(test_core_watchdog_long_pause);
 	RUN(test_core_watchdog_forward);
 	RUN(test_core_watchdog_alert);
 	RUN(test_core_watchdog_short_pauses);
