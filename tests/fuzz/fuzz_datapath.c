@@ -276,8 +276,31 @@ static uint64_t time_step(struct fz_in *in)
 
 /* ---- switchd ------------------------------------------------------------- */
 
+#ifdef FZ_DEBUG
+/* What each part of sw_core_deadline() says, relative to now. */
+static void sw_why(struct sw *s)
+{
+	for (int i = 0; i < s->ncps; i++)
+		if (s->cps[i].ops->next_timer)
+			fprintf(stderr, "cp %s next %lld\n", s->cps[i].ops->name,
+				(long long)(s->cps[i].ops->next_timer(s->cps[i].cp) - s->now));
+	for (int i = 0; i < s->nports; i++) {
+		const struct sw_port *p = &s->ports[i];
+
+		fprintf(stderr, "port %d next_tx %lld wd %lld frx %lld fc %d out %u\n", i,
+			(long long)(p->next_tx_ns - s->now), (long long)(p->wd_next - s->now),
+			p->frx.cfg.mode != FC_RX_NONE ? (long long)(fc_rx_next(&p->frx) - s->now) : 0,
+			p->cfg->fc, s->voq->out_total[i]);
+	}
+}
+#else
+static void sw_why(struct sw *s) { }
+#endif
+
 static void sw_deadline_ok(struct sw *s)
 {
+	if (sw_core_deadline(s) <= s->now)
+		sw_why(s);
 	/* After a pass, nothing is due now: a deadline in the past is a
 	 * loop that would spin. */
 	fz_check(sw_core_deadline(s) > s->now);

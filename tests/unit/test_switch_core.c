@@ -837,6 +837,50 @@ static void test_core_watchdog_long_pause(void)
 	swt_destroy(&t);
 }
 
+/*
+ * A PAUSE refresh that cannot go (the port's TX ring is full) does not
+ * make the core ask to be woken in the past: p1 is paused by B for 3.36 s
+ * (raw PAUSE below), A's 8 frames for B fill p0's buffer, the XOFF goes
+ * to A; then p0's ring stays full past the refresh time (half of 3.36 s).
+ * Found by fuzz_datapath: fc_rx_next() kept returning the overdue refresh
+ * time, a deadline in the past on every pass (a spinning loop) until the
+ * ring drained.
+ */
+static void test_core_pause_refresh_ring_full(void)
+{
+	/* 01:80:c2:00:00:01 <- B, 0x8808, opcode 1, 0xffff quanta */
+	static const uint8_t pause[60] = {
+		0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, H_B,
+		0x88, 0x08, 0x00, 0x01, 0xff, 0xff,
+	};
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	struct swt t;
+	uint32_t from;
+
+	swt_create(&t, "[switch]\nfdb_aging = 0\n"
+		   "[port p0]\nrate = 10M\nbuffer = 8frames\nflow_control = pause\n"
+		   "[port p1]\nrate = 10M\nbuffer = 8frames\nflow_control = pause\n"
+		   "pause_watchdog = 0\n");
+	swt_learn(&t, hosts, 2);
+	swt_rx_raw(&t, 1, pause, sizeof(pause));
+	from = t.k.n;
+	for (int i = 0; i < 8; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 1000 });
+	swt_run(&t, 1000000);
+	CHECK_EQ(vt_count(&t.k, from, 0), 1);   /* the XOFF */
+	t.k.cap[0] = 0;
+	swt_at(&t, 2000000000);
+	CHECK(sw_core_deadline(t.s) > t.s->now);
+	swt_at(&t, 2000100000);
+	CHECK(sw_core_deadline(t.s) > t.s->now);
+	/* The ring drains: the refresh goes. */
+	t.k.cap[0] = 64;
+	swt_at(&t, 2000200000);
+	CHECK_EQ(vt_count(&t.k, from, 0), 2);
+	CHECK(sw_core_deadline(t.s) > t.s->now);
+	swt_destroy(&t);
+}
+
 /* Action forward: the storm's frames go to V despite its pauses. */
 static void test_core_watchdog_forward(void)
 {
@@ -1519,6 +1563,7 @@ int main(void)
 	RUN(test_core_flood_reserve);
 	RUN(test_core_watchdog_drop);
 	RUN(test_core_watchdog_long_pause);
+	RUN(test_core_pause_refresh_ring_full);
 	RUN(test_core_watchdog_forward);
 	RUN(test_core_watchdog_alert);
 	RUN(test_core_watchdog_short_pauses);
