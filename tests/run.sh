@@ -7,14 +7,24 @@
 # tests, fuzzers (a short run over the seed corpus each), the Wireshark
 # dissector check, netns integration tests.
 # Set L2CC_TESTS="unit asan python bpf fuzz wireshark netns" to run a subset,
-# L2CC_FUZZ_SECONDS to fuzz longer (each fuzzer; default 20, or the
-# fuzzer's own shorter CI time), L2CC_NETNS_FILTER=regex to pick netns scripts.
+# L2CC_FUZZ_SECONDS to give each fuzzer that long (default: 10 to 30 s,
+# fuzz_seconds below; `make fuzz-long` for long runs), L2CC_NETNS_FILTER=regex
+# to pick netns scripts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 B=build
 LAYERS=${L2CC_TESTS:-"unit asan python bpf fuzz wireshark netns"}
-FUZZ_SECONDS=${L2CC_FUZZ_SECONDS:-20}
+# Each fuzzer's CI time, unless L2CC_FUZZ_SECONDS says: the decoders' and
+# the classifier's are fast and shallow, the cores' slow and deep.
+fuzz_seconds() { # target
+	if [ -n "${L2CC_FUZZ_SECONDS:-}" ]; then echo "$L2CC_FUZZ_SECONDS"; return; fi
+	case $1 in
+	fuzz_flowkey) echo 10 ;;
+	fuzz_datapath|fuzz_ctl) echo 30 ;;
+	*) echo 20 ;;
+	esac
+}
 passed=0 failed=0 skipped=0
 failures=()
 
@@ -96,11 +106,12 @@ for layer in $LAYERS; do
 			[ -x "$fz" ] || continue
 			name=$(basename "$fz"); seeds=tests/fuzz/corpus/$name
 			work=$(mktemp -d)
+			secs=$(fuzz_seconds "$name")
 			[ -d "$seeds" ] && cp -r "$seeds"/. "$work"/
-			if "$fz" -max_total_time="$FUZZ_SECONDS" -timeout=5 -rss_limit_mb=2048 \
+			if "$fz" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 \
 				-artifact_prefix="$work/" "$work" >"$work.log" 2>&1; then
 				passed=$((passed + 1))
-				echo "PASS $name ($(grep -Eo '#[0-9]+' "$work.log" | tail -1 | tr -d '#') runs in ${FUZZ_SECONDS}s)"
+				echo "PASS $name ($(grep -Eo '#[0-9]+' "$work.log" | tail -1 | tr -d '#') runs in ${secs}s)"
 			else
 				failed=$((failed + 1)); failures+=("$name")
 				echo "FAIL $name"; tail -30 "$work.log"
