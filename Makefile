@@ -150,7 +150,7 @@ fuzz: $(FUZZ_BINS)
 
 # The fuzzers for as long as you like: L2CC_FUZZ_SECONDS each (default 600),
 # over the seed corpus, the corpus grown kept in build/fuzz/corpus/<target>/
-# (merge what adds coverage into tests/fuzz/corpus/ by hand: docs/testing.md).
+# (merge what adds coverage into tests/fuzz/corpus/ by hand: README.md, Fuzzers).
 fuzz-long: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run_long.sh $(FUZZ_BINS)
 

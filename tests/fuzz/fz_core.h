@@ -68,6 +68,24 @@ static inline uint32_t fz_u32(struct fz_in *in)
 	return (uint32_t)fz_u16(in) | (uint32_t)fz_u16(in) << 16;
 }
 
+/* ---- the pool ------------------------------------------------------------- */
+
+/* One pool for the process, as umem_create() leaves it at the start of
+ * every input (every frame free, in its order): a fresh mmap per input
+ * costs more in page faults than the rest of a run. */
+static inline struct umem *fz_umem(void)
+{
+	static struct umem *u;
+
+	if (!u && umem_create(&u, FZ_FRAMES, 2048, 0))
+		abort();
+	fz_check(u->held == 0);
+	for (uint32_t i = 0; i < u->nframes; i++)
+		u->free[i] = u->nframes - 1 - i;
+	u->nfree = u->nframes;
+	return u;
+}
+
 /* ---- the sink --------------------------------------------------------- */
 
 struct fz_sink {
@@ -227,9 +245,7 @@ static inline int fz_sw_create(struct fz_sw *z, struct fz_in *in, const char *ct
 	ret = sw_cfg_load(&z->cfg, path, NULL, 0, err, sizeof(err));
 	if (ret)
 		return ret;     /* a combination the loader refuses: nothing to run */
-	ret = umem_create(&z->u, FZ_FRAMES, 2048, 0);
-	if (ret)
-		return ret;
+	z->u = fz_umem();
 	fz_ports_init(&z->fp, z->u, z->cfg.nports);
 	for (int i = 0; i < z->cfg.nports; i++) {
 		memcpy(macs[i], z->fp.xp[i].mac, 6);
@@ -259,7 +275,6 @@ static inline void fz_sw_destroy(struct fz_sw *z)
 		sw_core_destroy(z->s);
 		fz_check(z->u->held == 0);      /* every frame is back in the pool */
 	}
-	umem_destroy(z->u);
 	free(z->seen);
 	memset(z, 0, sizeof(*z));
 }
@@ -410,9 +425,7 @@ static inline int fz_hd_create(struct fz_hd *z, struct fz_in *in, const char *ct
 	}
 	if (ret)
 		return ret;
-	ret = umem_create(&z->u, FZ_FRAMES, 2048, 0);
-	if (ret)
-		return ret;
+	z->u = fz_umem();
 	fz_ports_init(&z->fp, z->u, 2);
 	pi.host_mac[0] = 0x02;
 	pi.host_mac[5] = 1;
@@ -438,7 +451,6 @@ static inline void fz_hd_destroy(struct fz_hd *z)
 		hd_core_destroy(z->h);
 		fz_check(z->u->held == 0);
 	}
-	umem_destroy(z->u);
 	free(z->seen);
 	memset(z, 0, sizeof(*z));
 }

@@ -6,7 +6,7 @@
 # kept there). Prints libFuzzer's final statistics per target; a crash
 # leaves its input as build/fuzz/crash-<target>-* and fails the run.
 # What a long run grew goes into the repository only by hand, when it adds
-# coverage and is small (docs/testing.md):
+# coverage and is small (README.md, Fuzzers):
 #   build/fuzz/<target> -merge=1 tests/fuzz/corpus/<target> build/fuzz/corpus/<target>
 set -uo pipefail
 cd "$(dirname "$0")/../.."
