@@ -341,6 +341,10 @@ static void check_reply(const char *req, size_t rlen, const char *buf, size_t n)
 		check_prom(buf, n);
 	else
 		check_json_line(buf, n);
+	/* `status` reports the frame accounting (switchd: conserved,
+	 * hostd: consistent): it holds here, so it must say so. */
+	if (is_cmd(req, rlen, "status") && strncmp(buf, "{\"error\"", 8))
+		fz_check(strstr(buf, "\"conserved\":true") || strstr(buf, "\"consistent\":true"));
 }
 
 /* The requests of the input, one per line; the last ended by EOF. */
