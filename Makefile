@@ -135,7 +135,7 @@ $(B)/bench/%: $(B)/tests/bench/%.o $(B)/libl2cc.a
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Fuzzers: libFuzzer with ASan/UBSan, one per decoder, built from the sources
+# Fuzzers: libFuzzer with ASan/UBSan, one per target (README.md, Fuzzers), built from the sources
 # directly so the sanitizers see the decoder code. One compiler run over many
 # sources cannot write one dependency file, so every header is a prerequisite.
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
