@@ -20,7 +20,7 @@ for fz in "$@"; do
 	nice -n 10 "$fz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="build/fuzz/crash-$name-" \
 		"$grown" "tests/fuzz/corpus/$name" >"build/fuzz/$name.log" 2>&1 || rc=1
-	grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec)' \
+	grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec)' \
 		"build/fuzz/$name.log"
 	[ $rc -eq 0 ] || { tail -40 "build/fuzz/$name.log"; break; }
 done
