@@ -32,6 +32,13 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE \
 	   -Idaemon -Ibpf -I$(B) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
+# SAN=1 (make test-asan, into build-asan/): everything with ASan and UBSan,
+# any finding fatal.
+ifeq ($(SAN),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS  += $(SAN_FLAGS)
+LDFLAGS += $(SAN_FLAGS)
+endif
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ibpf \
 	   $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
 
@@ -128,12 +135,12 @@ $(B)/bench/%: $(B)/tests/bench/%.o $(B)/libl2cc.a
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Fuzzers: libFuzzer with ASan/UBSan, one per decoder, built from the sources
+# Fuzzers: libFuzzer with ASan/UBSan, one per target (README.md, Fuzzers), built from the sources
 # directly so the sanitizers see the decoder code. One compiler run over many
 # sources cannot write one dependency file, so every header is a prerequisite.
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=gnu11 -D_GNU_SOURCE -Idaemon -Ibpf -I$(B) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-FUZZ_HDRS := $(wildcard daemon/*.h switchd/*.h hostd/*.h bpf/*.h) $(SKELS)
+FUZZ_HDRS := $(wildcard daemon/*.h switchd/*.h hostd/*.h bpf/*.h tests/fuzz/*.h) $(SKELS)
 $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(SW_SRCS) $(HD_SRCS) $(FUZZ_HDRS)
 	$(call msg,FUZZ,$@)
 	@mkdir -p $(@D)
@@ -141,12 +148,28 @@ $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(SW_SRCS) $(HD_SRCS) $(FUZZ_HDRS)
 
 fuzz: $(FUZZ_BINS)
 
+# The fuzzers for as long as you like: L2CC_FUZZ_SECONDS each (default 600),
+# over the seed corpus, the corpus grown kept in build/fuzz/corpus/<target>/
+# (merge what adds coverage into tests/fuzz/corpus/ by hand: README.md, Fuzzers).
+fuzz-long: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run_long.sh $(FUZZ_BINS)
+
+# The unit tests once more, built with ASan and UBSan (build-asan/).
+# tests/run.sh's asan layer runs them.
+ASAN_B := build-asan
+asan-bins:
+	$(Q)$(MAKE) --no-print-directory B=$(ASAN_B) SAN=1 \
+		$(UNIT_SRCS:tests/unit/%.c=$(ASAN_B)/tests/%)
+
+test-asan: asan-bins
+	$(Q)L2CC_TESTS=asan tests/run.sh
+
 # ---- the two README commands and friends --------------------------------
 deps:
 	$(Q)scripts/setup.sh
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all fuzz
+	$(Q)$(MAKE) --no-print-directory all fuzz asan-bins
 	$(Q)tests/run.sh
 
 # The suite beside a CPU hog (not in CI): no test may FAIL for want of a CPU.
@@ -183,8 +206,8 @@ install: $(BINS)
 	install -d $(DESTDIR)/etc/l2cc
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) $(ASAN_B)
 
-.PHONY: all deps test test-busy soak demo bench bench-hostd fuzz install clean
+.PHONY: all deps test test-busy soak demo bench bench-hostd fuzz fuzz-long asan-bins test-asan install clean
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

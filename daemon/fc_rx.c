@@ -151,11 +151,15 @@ uint64_t fc_rx_next(const struct fc_rx *f)
 {
 	uint64_t d = UINT64_MAX;
 
+	/* A refresh already due (refresh_mask) waits for the port's TX pass,
+	 * which knows when it can send (a full TX ring, the wire clock):
+	 * its time has passed and would wake the loop at once, again and
+	 * again, for as long as the frame cannot go. */
 	if (fc_rx_pausing(f)) {
 		for (int i = 0; i < L2CC_NPRIO; i++) {
 			uint64_t t = f->xoff_sent_ns[i] + f->cfg.pause_ns / 2;
 
-			if ((f->told_mask & f->xoff_mask & (1u << i)) && t < d)
+			if ((f->told_mask & f->xoff_mask & ~f->refresh_mask & (1u << i)) && t < d)
 				d = t;
 		}
 	}

@@ -609,7 +609,9 @@ static uint8_t sw_watchdog(struct sw *s, struct sw_port *p, uint8_t open)
 		uint8_t bit = 1u << i;
 
 		if (p->wd_storm & bit) {
-			uint64_t end = p->wd_last_pause[i] + c->pause_watchdog_restore;
+			/* wd_since: when the storm began (below). */
+			uint64_t end = (p->wd_last_pause[i] > p->wd_since[i] ? p->wd_last_pause[i]
+					: p->wd_since[i]) + c->pause_watchdog_restore;
 
 			if (s->now < end) {
 				sw_min(&p->wd_next, end);
@@ -633,15 +635,22 @@ static uint8_t sw_watchdog(struct sw *s, struct sw_port *p, uint8_t open)
 			sw_min(&p->wd_next, p->wd_since[i] + c->pause_watchdog);
 			continue;
 		}
+		/* The restoration time counts from the storm's start if the
+		 * last pause came before it: one long pause (65535 quanta at
+		 * 10M is 3.4 s) may be older than the restoration time when
+		 * the storm is found, and the storm would end at once (a
+		 * wake-up in the past) and be found again and again. */
 		p->wd_storm |= bit;
 		p->st.pause_storms++;
-		sw_min(&p->wd_next, p->wd_last_pause[i] + c->pause_watchdog_restore);
+		sw_min(&p->wd_next, (p->wd_last_pause[i] > s->now ? p->wd_last_pause[i] : s->now) +
+			c->pause_watchdog_restore);
 		pr_warn_rl("port %s priority %d: paused for %llu ms with %u frames waiting: pause "
 			   "storm, action %s until no pause for %llu ms\n", c->name, i,
 			   (unsigned long long)((s->now - p->wd_since[i]) / 1000000),
 			   s->voq->out_frames[(size_t)p->idx * VOQ_NPRIO + i],
 			   sw_wd_action_names[c->pause_watchdog_action],
 			   (unsigned long long)(c->pause_watchdog_restore / 1000000));
+		p->wd_since[i] = s->now;        /* from now on: when the storm began */
 	}
 	return c->pause_watchdog_action == SW_WD_ALERT ? 0 : p->wd_storm;
 }

@@ -110,9 +110,9 @@ struct sw_port {
 	uint64_t credit_stall_start, credit_stall_acc;
 	bool fc_held;               /* the last TX pass ended held by flow control */
 	/* Pause watchdog: the priorities paused with frames waiting (timing)
-	 * and since when, when a pause for each last arrived, the priorities in
-	 * a storm, and when the watchdog next has something to decide
-	 * (UINT64_MAX: nothing). */
+	 * and since when (in a storm: since when the storm is), when a pause
+	 * for each last arrived, the priorities in a storm, and when the
+	 * watchdog next has something to decide (UINT64_MAX: nothing). */
 	uint64_t wd_since[L2CC_NPRIO], wd_last_pause[L2CC_NPRIO];
 	uint8_t wd_timing, wd_storm;
 	uint64_t wd_next;

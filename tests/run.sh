@@ -2,18 +2,30 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Run every test layer and end with one line the CI reads:
 #   N passed, N failed, N skipped
-# Layers: unit tests, the testbed's Python unit tests, BPF_PROG_TEST_RUN tests,
-# fuzzers (a short run over the seed corpus each), the Wireshark dissector
-# check, the systemd units checked as files (tests/systemd/check_units.sh),
-# netns integration tests.
-# Set L2CC_TESTS="unit python bpf fuzz wireshark systemd netns" to run a subset,
-# L2CC_FUZZ_SECONDS to fuzz longer, L2CC_NETNS_FILTER=regex to pick netns scripts.
+# Layers: unit tests, the same unit tests built with ASan and UBSan
+# (make asan-bins), the testbed's Python unit tests, BPF_PROG_TEST_RUN
+# tests, fuzzers (a short run over the seed corpus each), the Wireshark
+# dissector check, the systemd units checked as files
+# (tests/systemd/check_units.sh), netns integration tests.
+# Set L2CC_TESTS="unit asan python bpf fuzz wireshark systemd netns" to run a subset,
+# L2CC_FUZZ_SECONDS to give each fuzzer that long (default: 10 to 30 s,
+# fuzz_seconds below; `make fuzz-long` for long runs), L2CC_NETNS_FILTER=regex
+# to pick netns scripts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 B=build
-LAYERS=${L2CC_TESTS:-"unit python bpf fuzz wireshark systemd netns"}
-FUZZ_SECONDS=${L2CC_FUZZ_SECONDS:-20}
+LAYERS=${L2CC_TESTS:-"unit asan python bpf fuzz wireshark systemd netns"}
+# Each fuzzer's CI time, unless L2CC_FUZZ_SECONDS says: the decoders' and
+# the classifier's are fast and shallow, the cores' slow and deep.
+fuzz_seconds() { # target
+	if [ -n "${L2CC_FUZZ_SECONDS:-}" ]; then echo "$L2CC_FUZZ_SECONDS"; return; fi
+	case $1 in
+	fuzz_flowkey) echo 10 ;;
+	fuzz_datapath|fuzz_ctl) echo 30 ;;
+	*) echo 20 ;;
+	esac
+}
 passed=0 failed=0 skipped=0
 failures=()
 
@@ -41,13 +53,13 @@ count_unit_output() { # name, output file, exit code
 	echo "$name: $p passed, $f failed"
 }
 
-run_bins() { # glob
+run_bins() { # glob [name prefix]
 	local t out rc
 	for t in $1; do
 		[ -x "$t" ] || continue
 		out=$(mktemp)
 		"$t" >"$out" 2>&1; rc=$?
-		count_unit_output "$(basename "$t")" "$out" "$rc"
+		count_unit_output "${2:-}$(basename "$t")" "$out" "$rc"
 		rm -f "$out"
 	done
 }
@@ -69,6 +81,18 @@ for layer in $LAYERS; do
 			failed=$((failed + 1)); failures+=("config_reference"); echo "FAIL config_reference: $out"
 		fi
 		;;
+	asan)
+		# The unit tests once more with ASan and UBSan: any finding
+		# (a read out of bounds, a leak, an overflow) ends the test
+		# binary with an error, which fails it.
+		if ! compgen -G "build-asan/tests/test_*" >/dev/null; then
+			echo "SKIP asan: no build-asan/tests (make asan-bins)"; skipped=$((skipped + 1))
+			continue
+		fi
+		ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} \
+		UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+			run_bins "build-asan/tests/test_[!b]*" asan:
+		;;
 	python)
 		out=$(mktemp)
 		"$(command -v /usr/bin/python3 || command -v python3)" tests/python/run.py >"$out" 2>&1
@@ -83,11 +107,12 @@ for layer in $LAYERS; do
 			[ -x "$fz" ] || continue
 			name=$(basename "$fz"); seeds=tests/fuzz/corpus/$name
 			work=$(mktemp -d)
+			secs=$(fuzz_seconds "$name")
 			[ -d "$seeds" ] && cp -r "$seeds"/. "$work"/
-			if "$fz" -max_total_time="$FUZZ_SECONDS" -timeout=5 -rss_limit_mb=2048 \
+			if "$fz" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 \
 				-artifact_prefix="$work/" "$work" >"$work.log" 2>&1; then
 				passed=$((passed + 1))
-				echo "PASS $name ($(grep -Eo '#[0-9]+' "$work.log" | tail -1 | tr -d '#') runs in ${FUZZ_SECONDS}s)"
+				echo "PASS $name ($(grep -Eo '#[0-9]+' "$work.log" | tail -1 | tr -d '#') runs in ${secs}s)"
 			else
 				failed=$((failed + 1)); failures+=("$name")
 				echo "FAIL $name"; tail -30 "$work.log"

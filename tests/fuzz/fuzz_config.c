@@ -8,7 +8,9 @@
  *  - switchd's real tables with their checks (sw_cfg_load), and hostd's
  *    (hd_cfg_load), the input written to a memfd and read as a file;
  * and the reload decision compares each daemon's result with the same file
- * loaded under the override (cfg_reload_diff).
+ * loaded under the override (cfg_reload_diff), switchd's also with a
+ * running switch for its reload validators to judge (its UMEM's size and
+ * frame size, its ports' MTUs: from the first byte).
  * The input's last line is the override (and goes to the value parsers,
  * which see command-line text), the lines before it the file: the last
  * rather than the first so that the sections opened by the lines before it
@@ -20,7 +22,7 @@
 #include "config.h"
 #include "log.h"
 #include "../../hostd/hostd.h"
-#include "../../switchd/switch.h"
+#include "../../switchd/switch_private.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -240,18 +242,63 @@ static void fuzz_schema(const char *text, const char *last)
 static struct sw_cfg sw_a, sw_b;
 static struct hd_cfg hd_a, hd_b;
 
+/* What switchd's reload validators (the UMEM a buffer may grow into, the
+ * MTU a frame may take) read of the running switch: its pool and ports,
+ * as the file before the override made them; the pool is what that
+ * configuration needs, or less (umem_frames set small by hand), as the
+ * input's first byte says. */
+static struct sw run_sw;
+static struct umem run_umem;
+
+static struct sw *running_switch(const struct sw_cfg *cfg, uint8_t b)
+{
+	uint32_t need = sw_cfg_umem_need(cfg);
+
+	memset(&run_sw, 0, sizeof(run_sw));
+	memset(&run_umem, 0, sizeof(run_umem));
+	run_umem.frame_size = b & 1 ? 4096 : 2048;
+	run_umem.nframes = b & 2 ? need / (1 + (b >> 2) % 4) : need;
+	run_sw.umem = &run_umem;
+	run_sw.cfg = (struct sw_cfg *)cfg;
+	run_sw.nports = cfg->nports;
+	for (int i = 0; i < cfg->nports; i++)
+		run_sw.ports[i].if_mtu = 1500 + (b >> 4) * 150;
+	return &run_sw;
+}
+
+/* Each change the reload reports: its texts terminated, a refusal's
+ * reason too. */
+static void note_change(void *arg, const struct cfg_change *c)
+{
+	if (!memchr(c->old_val, '\0', sizeof(c->old_val)) ||
+	    !memchr(c->new_val, '\0', sizeof(c->new_val)) ||
+	    (c->why && !memchr(c->why, '\0', 4096)))
+		abort();
+	(*(int *)arg)++;
+}
+
 /* The real schemas, with and without the override; when both load, the
  * reload decision between them. */
-static void fuzz_daemons(const char *path, const char *last)
+static void fuzz_daemons(const char *path, const char *last, uint8_t b)
 {
 	char *ovr[1] = { (char *)last };
 	char err[128];
+	int changes = 0;
 
 	memset(err, 0x55, sizeof(err));
 	if (!sw_cfg_load(&sw_a, path, NULL, 0, err, sizeof(err)) &&
-	    !sw_cfg_load(&sw_b, path, ovr, 1, err, sizeof(err)))
+	    !sw_cfg_load(&sw_b, path, ovr, 1, err, sizeof(err))) {
+		/* With no running switch, then with one (its validators). */
+		static struct sw_cfg b2;
+
+		b2 = sw_b;
 		cfg_reload_diff(sw_cfg_sections, sw_cfg_nsections, &sw_a, &sw_b, NULL, NULL, NULL,
 				err, sizeof(err));
+		check_err(err, sizeof(err));
+		memset(err, 0x55, sizeof(err));
+		cfg_reload_diff(sw_cfg_sections, sw_cfg_nsections, &sw_a, &b2,
+				running_switch(&sw_a, b), note_change, &changes, err, sizeof(err));
+	}
 	check_err(err, sizeof(err));
 
 	memset(err, 0x55, sizeof(err));
@@ -302,7 +349,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fd = memfd_create("fuzz_config", 0);
 	if (fd >= 0 && !ftruncate(fd, 0) && pwrite(fd, data, flen, 0) == (ssize_t)flen) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		fuzz_daemons(path, last);
+		fuzz_daemons(path, last, size ? data[0] : 0);
 	}
 
 	cfg_parse_rate(last, &v);

@@ -65,6 +65,8 @@ MUTANTS=(
 "wd_pauses_add_up@@switchd/switch.c@@s/if \(!\(waiting & bit\)\) \{\n\t\t\tp->wd_timing &= ~bit;/if (!(waiting & bit)) {/@@test_switch_core@@test_core_watchdog_short_pauses"
 "wd_never_restores@@switchd/switch.c@@s/if \(s->now < end\) \{/if (1) {/@@test_switch_core@@test_core_watchdog_drop"
 "wd_restore_ignores_refresh@@switchd/switch.c@@s/\t\t\tp->wd_last_pause\[i\] = s->now;\n//@@test_switch_core@@test_core_watchdog_drop"
+"wd_restore_from_old_pause@@switchd/switch.c@@s/\(p->wd_last_pause\[i\] > p->wd_since\[i\] \? p->wd_last_pause\[i\]\n\t+: p->wd_since\[i\]\)/p->wd_last_pause[i]/@@test_switch_core@@test_core_watchdog_long_pause"
+"fc_refresh_due_in_deadline@@daemon/fc_rx.c@@s/f->told_mask & f->xoff_mask & ~f->refresh_mask & /f->told_mask & f->xoff_mask & /@@test_switch_core@@test_core_pause_refresh_ring_full"
 "wd_forward_drops@@switchd/switch.c@@s/if \(storm && p->cfg->pause_watchdog_action == SW_WD_DROP\)/if (storm)/@@test_switch_core@@test_core_watchdog_forward"
 "wd_alert_acts@@switchd/switch.c@@s/return c->pause_watchdog_action == SW_WD_ALERT \? 0 : p->wd_storm;/return p->wd_storm;/@@test_switch_core@@test_core_watchdog_alert"
 "pfc_xon_below@@daemon/fc_rx.c@@s/else if \(occ\[i\] <= f->cfg.xon\)\n\t\t\t\tf->xoff_mask &=/else if (occ[i] < f->cfg.xon)\n\t\t\t\tf->xoff_mask &=/@@test_switch_core@@test_core_pfc_per_priority"

@@ -65,6 +65,38 @@ static void sim_cfg(struct sim *s, const char *law, int mode, bool discrete)
 	s->law = rp_find(law);
 }
 
+/* Every law instance a sim made and still has, destroyed at the end of
+ * each test (sims live on the tests' stacks; the ASan build finds what
+ * leaks). */
+#define SIM_MAX_RPS 16384
+static struct { const struct rp_ops *law; struct rp *rp; } sim_rps[SIM_MAX_RPS];
+static int sim_nrps;
+
+static void sim_rp_made(const struct rp_ops *law, struct rp *rp)
+{
+	CHECK(sim_nrps < SIM_MAX_RPS);
+	if (rp && sim_nrps < SIM_MAX_RPS) {
+		sim_rps[sim_nrps].law = law;
+		sim_rps[sim_nrps++].rp = rp;
+	}
+}
+
+static void sim_rp_destroy(const struct rp_ops *law, struct rp *rp)
+{
+	for (int i = 0; i < sim_nrps; i++)
+		if (sim_rps[i].rp == rp)
+			sim_rps[i].rp = NULL;
+	law->destroy(rp);
+}
+
+static void sim_rps_destroy_all(void)
+{
+	for (int i = 0; i < sim_nrps; i++)
+		if (sim_rps[i].rp)
+			sim_rps[i].law->destroy(sim_rps[i].rp);
+	sim_nrps = 0;
+}
+
 /* The law's instance is made for the configuration as it is now (hostd
  * makes it anew on every reload), and the flow starts or resumes. */
 static void sim_start(struct sim *s)
@@ -72,9 +104,10 @@ static void sim_start(struct sim *s)
 	s->e.cfg = &s->cfg;
 	s->e.keys = s->cfg.law_cfg;
 	if (s->rp)
-		s->law->destroy(s->rp);
+		sim_rp_destroy(s->law, s->rp);
 	s->rp = NULL;
 	CHECK_EQ(s->law->create(&s->rp, &s->e), 0);
+	sim_rp_made(s->law, s->rp);
 	s->law->init(s->rp, &s->f, &s->o);
 }
 
@@ -87,6 +120,7 @@ static void sim_fork(struct sim *t, const struct sim *s)
 	t->f.law_state = t->f.law_area;
 	t->rp = NULL;
 	CHECK_EQ(t->law->create(&t->rp, &t->e), 0);
+	sim_rp_made(t->law, t->rp);
 }
 
 
@@ -921,30 +955,32 @@ static void test_config_keys(void)
 	CHECK(strstr(err, "mm") != NULL);
 }
 
+#define RUN_SIM(fn) do { RUN(fn); sim_rps_destroy_all(); } while (0)
+
 int main(void)
 {
-	RUN(test_formulas);
-	RUN(test_conditions_fimd);
-	RUN(test_conditions_lipd);
-	RUN(test_conditions_aimd);
-	RUN(test_fig5_recovery_times);
-	RUN(test_marks_to_rmin);
-	RUN(test_discrete_decrease);
-	RUN(test_discrete_tracks_continuous);
-	RUN(test_discrete_recovery);
-	RUN(test_reliable_apsn);
-	RUN(test_reliable_mark_after_increase);
-	RUN(test_reliable_rwl);
-	RUN(test_reliable_coalesced);
-	RUN(test_window);
-	RUN(test_unreliable_cnp);
-	RUN(test_unreliable_rpi);
-	RUN(test_start_rate);
-	RUN(test_reload);
-	RUN(test_persistent_state);
-	RUN(test_pinned);
-	RUN(test_describe);
-	RUN(test_registry);
-	RUN(test_config_keys);
+	RUN_SIM(test_formulas);
+	RUN_SIM(test_conditions_fimd);
+	RUN_SIM(test_conditions_lipd);
+	RUN_SIM(test_conditions_aimd);
+	RUN_SIM(test_fig5_recovery_times);
+	RUN_SIM(test_marks_to_rmin);
+	RUN_SIM(test_discrete_decrease);
+	RUN_SIM(test_discrete_tracks_continuous);
+	RUN_SIM(test_discrete_recovery);
+	RUN_SIM(test_reliable_apsn);
+	RUN_SIM(test_reliable_mark_after_increase);
+	RUN_SIM(test_reliable_rwl);
+	RUN_SIM(test_reliable_coalesced);
+	RUN_SIM(test_window);
+	RUN_SIM(test_unreliable_cnp);
+	RUN_SIM(test_unreliable_rpi);
+	RUN_SIM(test_start_rate);
+	RUN_SIM(test_reload);
+	RUN_SIM(test_persistent_state);
+	RUN_SIM(test_pinned);
+	RUN_SIM(test_describe);
+	RUN_SIM(test_registry);
+	RUN_SIM(test_config_keys);
 	return check_summary();
 }

@@ -925,6 +925,107 @@ static void test_core_watchdog_drop(void)
 	swt_destroy(&t);
 }
 
+/*
+ * One PAUSE that outlasts the restoration time (65535 quanta at 10M:
+ * 3.36 s; raw bytes below): found as a storm at 200 ms, the storm lasts
+ * the restoration time from then (to 400 ms) since no pause came after,
+ * and the core never asks to be woken in the past. Found by fuzz_datapath:
+ * the restoration time counted from the PAUSE at 0 had passed when the
+ * storm was found, so it ended on the next pass (with sw_core_deadline()
+ * in the past) and was found again 200 ms later, for as long as the pause.
+ */
+static void test_core_watchdog_long_pause(void)
+{
+	/* 01:80:c2:00:00:01 <- V, 0x8808, opcode 1, 0xffff quanta */
+	static const uint8_t pause[60] = {
+		0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, H_V,
+		0x88, 0x08, 0x00, 0x01, 0xff, 0xff,
+	};
+	struct swt t;
+	struct sw_port *p2;
+	int e = swt_create_(&t, WD_CONF(""));
+	bool past = false;
+
+	CHECK_EQ(e, 0);
+	if (e)
+		return;
+	p2 = &t.s->ports[2];
+	swt_learn(&t, wd_hosts, 3);
+	swt_rx_raw(&t, 2, pause, sizeof(pause));
+	wd_send(&t, H_V, 4);
+	sw_pass(t.s);
+	for (int n = 0; n < 10000; n++) {
+		uint64_t d = sw_core_deadline(t.s);
+
+		if (d > t.s->start_ns + 1000000000ull)
+			break;
+		past |= d <= t.s->now;
+		if (t.s->now < t.s->start_ns + 300000000ull && d >= t.s->start_ns + 300000000ull) {
+			swt_at(&t, 300000000);
+			CHECK_EQ(p2->wd_storm, 1);
+			CHECK_EQ(p2->st.pause_storms, 1);
+			continue;
+		}
+		t.s->now = d > t.s->now ? d : t.s->now + 1;
+		sw_pass(t.s);
+	}
+	CHECK(!past);
+	if (t.s->now < t.s->start_ns + 300000000ull) {
+		swt_at(&t, 300000000);
+		CHECK_EQ(p2->wd_storm, 1);
+	}
+	swt_at(&t, 999000000);
+	CHECK_EQ(p2->st.pause_storms, 1);
+	CHECK_EQ(p2->st.pause_storm_restores, 1);
+	CHECK_EQ(p2->wd_storm, 0);
+	CHECK_EQ(t.s->ports[0].st.drop[SW_DROP_WATCHDOG], 4);
+	swt_destroy(&t);
+}
+
+/*
+ * A PAUSE refresh that cannot go (the port's TX ring is full) does not
+ * make the core ask to be woken in the past: p1 is paused by B for 3.36 s
+ * (raw PAUSE below), A's 8 frames for B fill p0's buffer, the XOFF goes
+ * to A; then p0's ring stays full past the refresh time (half of 3.36 s).
+ * Found by fuzz_datapath: fc_rx_next() kept returning the overdue refresh
+ * time, a deadline in the past on every pass (a spinning loop) until the
+ * ring drained.
+ */
+static void test_core_pause_refresh_ring_full(void)
+{
+	/* 01:80:c2:00:00:01 <- B, 0x8808, opcode 1, 0xffff quanta */
+	static const uint8_t pause[60] = {
+		0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, H_B,
+		0x88, 0x08, 0x00, 0x01, 0xff, 0xff,
+	};
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	struct swt t;
+	uint32_t from;
+
+	swt_create(&t, "[switch]\nfdb_aging = 0\n"
+		   "[port p0]\nrate = 10M\nbuffer = 8frames\nflow_control = pause\n"
+		   "[port p1]\nrate = 10M\nbuffer = 8frames\nflow_control = pause\n"
+		   "pause_watchdog = 0\n");
+	swt_learn(&t, hosts, 2);
+	swt_rx_raw(&t, 1, pause, sizeof(pause));
+	from = t.k.n;
+	for (int i = 0; i < 8; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 1000 });
+	swt_run(&t, 1000000);
+	CHECK_EQ(vt_count(&t.k, from, 0), 1);   /* the XOFF */
+	t.k.cap[0] = 0;
+	swt_at(&t, 2000000000);
+	CHECK(sw_core_deadline(t.s) > t.s->now);
+	swt_at(&t, 2000100000);
+	CHECK(sw_core_deadline(t.s) > t.s->now);
+	/* The ring drains: the refresh goes. */
+	t.k.cap[0] = 64;
+	swt_at(&t, 2000200000);
+	CHECK_EQ(vt_count(&t.k, from, 0), 2);
+	CHECK(sw_core_deadline(t.s) > t.s->now);
+	swt_destroy(&t);
+}
+
 /* Action forward: the storm's frames go to V despite its pauses. */
 static void test_core_watchdog_forward(void)
 {
@@ -1785,6 +1886,8 @@ int main(void)
 	RUN(test_core_flood_bounded_charged);
 	RUN(test_core_flood_reserve);
 	RUN(test_core_watchdog_drop);
+	RUN(test_core_watchdog_long_pause);
+	RUN(test_core_pause_refresh_ring_full);
 	RUN(test_core_watchdog_forward);
 	RUN(test_core_watchdog_alert);
 	RUN(test_core_watchdog_short_pauses);
