@@ -9,6 +9,7 @@ PKGS=(
 	libbpf-dev libxdp-dev bpftool xdp-tools linux-libc-dev
 	iproute2 ethtool iputils-ping iperf3 tshark tcpdump
 	python3 python3-yaml python3-matplotlib
+	ansible-core
 	libclang-rt-14-dev
 	prometheus
 	stress-ng
