@@ -734,6 +734,7 @@ class _Checker:
                                         "%s port" % what)
         lk.endlines = list(eps.ilines)
         if "nics" in spec:
+            lk.nics_line = spec.vline("nics")
             self.nics(lk, spec["nics"], spec.vline("nics"), what)
         t.links.append(lk)
 
@@ -753,7 +754,6 @@ class _Checker:
                 ok = False
         if ok:
             lk.nics = [str(x) for x in v]
-            lk.nics_line = line
 
     def cross_checks(self, rate_specs):
         t = self.topo
@@ -918,7 +918,7 @@ class _Checker:
         placed = [n for n in t.nodes.values() if n.machine]
         if not placed:
             for lk in t.links:
-                if lk.nics:
+                if lk.nics_line is not None:
                     self.err(lk.nics_line, "link %d has nics but no node has a machine, "
                              "expected machine: on every node (nics are for l2cc-lab export)"
                              % (lk.index + 1))
@@ -933,7 +933,7 @@ class _Checker:
             ma, mb = (t.nodes[nn].machine for nn, _ in lk.ends)
             if not (ma and mb):
                 continue
-            if ma != mb and not lk.nics:
+            if ma != mb and lk.nics_line is None:
                 self.err(lk.line, "link %d (%s - %s) joins machines %s and %s, expected "
                          "nics: [IFNAME, IFNAME], the NIC of each end (in endpoint order)"
                          % (lk.index + 1, lk.endpoint(0), lk.endpoint(1), ma, mb))
