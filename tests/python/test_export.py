@@ -129,6 +129,32 @@ class TestKeys(Tmp):
             X.export(p, os.path.join(self.tmp, "out"), BIN)
         self.assertIn("no node has a machine", str(cm.exception))
 
+    def test_plain_host_on_a_nic(self):
+        """A host without hostd on a NIC: the NIC is its stack interface
+        (address, MAC, checksum offload off), not a daemon's port."""
+        text = BASE.replace("h2: {kind: host, machine: B}",
+                            "h2: {kind: host, hostd: false, machine: B}")
+        text = text.replace('  - endpoints: ["s2:p1", "h2:eth0"]\n',
+                            '  - endpoints: ["s2:p1", "h2:eth0"]\n    nics: [eth3, eth4]\n')
+        out = os.path.join(self.tmp, "out")
+        topo, man, _ = X.export(self.write(text), out, BIN)
+        with open(os.path.join(out, "B", X.NICS_SCRIPT)) as f:
+            b = f.read()
+        self.assertIn("host eth4 %s 10.0.0.2/24 1500\n" % topo.nodes["h2"].mac, b)
+        self.assertNotIn("port eth4", b)
+        self.assertIn("port eth3 1500\n", b)
+        self.assertEqual(man["machines"]["B"]["nics"], ["eth1", "eth3", "eth4"])
+
+    def test_cli_exit_status(self):
+        """`l2cc-lab export` on a file without machines: status 2, FILE:LINE."""
+        p = self.write(re.sub(r", machine: [AB]|    nics: .*\n", "", BASE))
+        r = subprocess.run(["/usr/bin/python3", os.path.join(REPO, "scripts", "l2cc-lab"),
+                            "--bin", BIN, "export", p, "--out", os.path.join(self.tmp, "o")],
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn(p + ":1: no node has a machine", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "o")))
+
     def test_interface_name_collision(self):
         text = BASE.replace("[eth1, eth1]", "[l2l1a, eth1]")
         p = self.write(text)
