@@ -230,10 +230,13 @@ PLAYBOOK = """\
         dest: /etc/l2cc/
         mode: "0644"
 
+    - name: systemd sees the units that make install put there
+      ansible.builtin.systemd:
+        daemon_reload: true
+
     - name: Daemons (systemd instances), restarted to read their configurations
       ansible.builtin.systemd:
         name: "{{ item }}"
-        daemon_reload: true
         enabled: true
         state: restarted
       loop: "{{ l2cc_units }}"
