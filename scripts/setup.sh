@@ -10,6 +10,7 @@ PKGS=(
 	libnl-3-dev libnl-route-3-dev
 	iproute2 ethtool iputils-ping iperf3 tshark tcpdump
 	python3 python3-yaml python3-matplotlib
+	ansible-core
 	libclang-rt-14-dev
 	prometheus
 	stress-ng

@@ -5,6 +5,7 @@ Modules:
   topo        parse and validate a topology YAML file; render daemon configs
   lab         build (up), tear down (down) and inspect (status) a lab
   cli         the `l2cc-lab` command line
+  export      one topology over several machines (`l2cc-lab export`)
   experiment  experiment runner and plots (`l2cc-lab run`, `l2cc-lab plot`)
 
 Only Debian's python3 and python3-yaml are needed: no pip.

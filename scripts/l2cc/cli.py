@@ -31,6 +31,22 @@ def cmd_check(a):
     return 0
 
 
+def cmd_export(a):
+    from . import export as X    # only here: the netns lab does not need it
+    topo, man, notes = X.export(a.topology, a.out, a.bin)
+    for n in notes + topo.notes:
+        print("note: " + n)
+    print("%s: lab %s exported to %s for %d machines" % (a.topology, topo.name, a.out,
+                                                         len(man["machines"])))
+    for m, e in man["machines"].items():
+        print("  %-10s nodes %s; units %s; NICs %s" % (m, " ".join(e["nodes"]),
+                                                      " ".join(e["units"]) or "-",
+                                                      " ".join(e["nics"]) or "-"))
+    print("deploy: ansible-playbook -i %s/inventory.yml %s/playbook.yml (or, on each "
+          "machine, sh MACHINE/install.sh as root)" % (a.out, a.out))
+    return 0
+
+
 def cmd_up(a):
     return L.up(a.topology, a.rundir, a.bin)
 
@@ -110,6 +126,12 @@ def _configs(p):
                    help="also print the generated daemon configurations")
 
 
+def _out(p):
+    p.add_argument("--out", metavar="DIR", required=True,
+                   help="where to write the export (new or empty): a directory per machine, "
+                        "inventory.yml, playbook.yml, export.json")
+
+
 def _compact(p):
     p.add_argument("--compact", action="store_true", help="one line of JSON")
 
@@ -143,6 +165,9 @@ def _passthrough(p):
 COMMANDS = [
     ("check", cmd_check, "validate a topology (and each daemon's generated config); "
      "touches nothing", [_topology, _rundir, _configs], False),
+    ("export", cmd_export, "write each machine's daemon configs, units and interface script, "
+     "and an Ansible inventory and playbook, for a topology whose nodes have machine:",
+     [_topology, _out], False),
     ("up", cmd_up, "build a lab: namespaces, veths, addresses, daemons",
      [_topology, _rundir], False),
     ("down", cmd_down, "stop a lab's daemons and delete its namespaces (idempotent)",

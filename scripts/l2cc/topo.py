@@ -49,15 +49,16 @@ STATS_INTERVAL = "10ms"     # lab default: fine-grained time series for plots
 TOP_KEYS = ("name", "prefix", "subnet", "defaults", "nodes", "links")
 DEFAULT_KEYS = ("rate", "mtu", "buffer", "flow_control", "switch", "hostd", "law", "tcp_ecn",
                 "tcp_window")
-SWITCH_KEYS = ("kind", "switch")
-HOST_KEYS = ("kind", "hostd", "addr", "mac", "law", "rates", "tcp_ecn", "tcp_window")
+SWITCH_KEYS = ("kind", "switch", "machine")
+HOST_KEYS = ("kind", "hostd", "addr", "mac", "law", "rates", "tcp_ecn", "tcp_window",
+             "machine")
 #: A host's TCP stack (sysctls in its namespace): tcp_ecn is
 #: net.ipv4.tcp_ecn (0 off, 1 on, 2 only when the peer asks); tcp_window
 #: clamps every TCP socket's buffers as SO_RCVBUF/SO_SNDBUF of that size
 #: would (iperf3 -w), through tcp_rmem/tcp_wmem.
 TCP_ECN_VALUES = (0, 1, 2)
 TCP_WINDOW_MIN, TCP_WINDOW_MAX = 2048, 1 << 30
-LINK_KEYS = ("endpoints", "rate", "mtu", "buffer", "flow_control", "port")
+LINK_KEYS = ("endpoints", "rate", "mtu", "buffer", "flow_control", "port", "nics")
 RATE_KEYS = ("dst", "rate", "ipd", "vlan")
 
 #: Daemon keys the lab sets itself, and where the user sets them instead.
@@ -74,6 +75,9 @@ RESERVED = {
 }
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+# A machine (`machine:`, for `l2cc-lab export`) is an Ansible inventory
+# host name and a directory of the export: a host name's characters.
+MACHINE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
 PREFIX_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 # No '-' in node names: a namespace is <prefix>-<node>, and `down` must be
 # able to tell this lab's namespaces from those of a lab whose prefix
@@ -294,6 +298,8 @@ class Link:
         self.lines = {}         # rate/mtu/buffer/flow_control -> YAML line
         self.endlines = []      # YAML line of each endpoint
         self.port_keys = {}     # extra [port] keys for the switch ends: key -> Item
+        self.nics = None        # [ifname, ifname] in endpoint order (export only), or None
+        self.nics_line = None
 
     def endpoint(self, i):
         return "%s:%s" % self.ends[i]
@@ -306,6 +312,8 @@ class Node:
         self.line = line
         self.index = index          # position in `nodes:`
         self.netns = None
+        self.machine = None         # `machine:` (export only; the netns lab ignores it)
+        self.machine_line = None
         # switch
         self.switch_keys = {}       # [switch] key -> Item
         self.ports = []             # [(port name, Link, peer node name)] in link order
@@ -343,6 +351,14 @@ class Topology:
     def daemons(self):
         """Nodes that run a daemon: every switch, and hosts behind hostd."""
         return [n for n in self.nodes.values() if n.kind == "switch" or n.hostd]
+
+    def machines(self):
+        """Machine names in order of first appearance ([] for a netns-only file)."""
+        out = []
+        for n in self.nodes.values():
+            if n.machine and n.machine not in out:
+                out.append(n.machine)
+        return out
 
 
 def netns_name(prefix, node):
@@ -582,6 +598,15 @@ class _Checker:
         n = Node(name, kind, line, index)
         if t.prefix:
             n.netns = netns_name(t.prefix, name)
+        if "machine" in spec:
+            m = self.string(spec["machine"], spec.vline("machine"), "machine of node %s" % name)
+            if m is not None and not MACHINE_RE.match(m):
+                self.err(spec.vline("machine"), 'machine "%s" of node %s is not a machine name, '
+                         'expected up to 63 letters, digits, "_", "." or "-" (a host name)'
+                         % (m, name))
+                m = None
+            n.machine = m
+            n.machine_line = spec.vline("machine")
         if kind == "switch":
             n.switch_keys = dict(self.def_switch)
             n.switch_keys.update(self.daemon_keys(spec.get("switch"), spec.vline("switch"),
@@ -708,7 +733,27 @@ class _Checker:
         lk.port_keys = self.daemon_keys(spec.get("port"), spec.vline("port"), "port",
                                         "%s port" % what)
         lk.endlines = list(eps.ilines)
+        if "nics" in spec:
+            lk.nics_line = spec.vline("nics")
+            self.nics(lk, spec["nics"], spec.vline("nics"), what)
         t.links.append(lk)
+
+    def nics(self, lk, v, line, what):
+        """nics: [IFNAME, IFNAME], the real interfaces of the two ends in
+        endpoint order, for `export` (the netns lab makes veths instead)."""
+        if not isinstance(v, YSeq) or len(v) != 2:
+            self.err(line, "nics of %s must be a list of two interface names, one per "
+                     "endpoint in the same order, got %s" % (what, _kind(v)))
+            return
+        ok = True
+        for nic, nl, (nn, _) in zip(v, v.ilines, lk.ends):
+            if not isinstance(nic, str) or not IFNAME_RE.match(nic) or nic in (".", "..", "lo") \
+                    or len(nic) > IFNAMSIZ:
+                self.err(nl, 'nic "%s" of %s (node %s) is not an interface name, expected up '
+                         'to %d letters, digits, "_", "." or "-"' % (nic, what, nn, IFNAMSIZ))
+                ok = False
+        if ok:
+            lk.nics = [str(x) for x in v]
 
     def cross_checks(self, rate_specs):
         t = self.topo
@@ -764,6 +809,7 @@ class _Checker:
                 else:
                     parent[ra] = rb
 
+        self.machine_checks()
         hosts = t.hosts()
         # Hosts behind hostd: tag room and an uplink rate hostd can pace.
         for h in hosts:
@@ -865,6 +911,41 @@ class _Checker:
                                              "they" if len(plain) > 1 else "it"))
 
 
+    def machine_checks(self):
+        """machine: on every node or none; a link between two machines needs
+        nics; a NIC serves one link end per machine."""
+        t = self.topo
+        placed = [n for n in t.nodes.values() if n.machine]
+        if not placed:
+            for lk in t.links:
+                if lk.nics_line is not None:
+                    self.err(lk.nics_line, "link %d has nics but no node has a machine, "
+                             "expected machine: on every node (nics are for l2cc-lab export)"
+                             % (lk.index + 1))
+            return
+        first = placed[0]
+        for n in t.nodes.values():
+            if not n.machine and n.name not in self.broken:
+                self.err(n.line, "node %s has no machine, expected one on every node once "
+                         "any has (node %s: line %d)" % (n.name, first.name, first.machine_line))
+        used = {}
+        for lk in t.links:
+            ma, mb = (t.nodes[nn].machine for nn, _ in lk.ends)
+            if not (ma and mb):
+                continue
+            if ma != mb and lk.nics_line is None:
+                self.err(lk.line, "link %d (%s - %s) joins machines %s and %s, expected "
+                         "nics: [IFNAME, IFNAME], the NIC of each end (in endpoint order)"
+                         % (lk.index + 1, lk.endpoint(0), lk.endpoint(1), ma, mb))
+            for i, nic in enumerate(lk.nics or ()):
+                m = (ma, mb)[i]
+                if (m, nic) in used:
+                    self.err(lk.nics_line, 'nic "%s" of machine %s is already link %d\'s, '
+                             'expected each NIC on one link end' % (nic, m, used[(m, nic)] + 1))
+                else:
+                    used[(m, nic)] = lk.index
+
+
 def _kind(v):
     if v is None:
         return "nothing"
@@ -958,7 +1039,10 @@ def _header(c, topo, what):
     c.add("")
 
 
-def render_switch(topo, n, rundir):
+def render_switch(topo, n, rundir, ifnames=None):
+    """ifnames: {port: interface} where the interfaces are not the ports'
+    own names (export: the NICs); None in the netns lab."""
+    ifnames = ifnames or {}
     f = node_files(rundir, n.name)
     c = Conf(n, "switchd")
     _header(c, topo, "switchd")
@@ -974,7 +1058,7 @@ def render_switch(topo, n, rundir):
         c.add("")
         c.add("[port %s]" % port, lk.line)
         c.add("# link %d: %s - %s" % (lk.index + 1, lk.endpoint(0), lk.endpoint(1)))
-        c.key("ifname", port, lk.line)
+        c.key("ifname", ifnames.get(port, port), lk.line)
         c.key("rate", lk.rate, lk.lines["rate"] or lk.line)
         c.key("mtu", lk.mtu, lk.lines["mtu"] or lk.line)
         c.key("buffer", lk.buffer, lk.lines["buffer"] or lk.line)
@@ -985,7 +1069,10 @@ def render_switch(topo, n, rundir):
     return c
 
 
-def render_hostd(topo, n, rundir):
+def render_hostd(topo, n, rundir, ifnames=None):
+    """ifnames: {"host_port": ..., "uplink": ...} where they are not the
+    lab's cc0 and up0 (export); None in the netns lab."""
+    ifnames = ifnames or {}
     f = node_files(rundir, n.name)
     c = Conf(n, "hostd")
     lk = n.link
@@ -996,8 +1083,8 @@ def render_hostd(topo, n, rundir):
     c.key("stats_file", f["stats"], n.line)
     if "stats_interval" not in n.hostd_keys:
         c.key("stats_interval", STATS_INTERVAL, n.line)
-    c.key("host_port", "cc0", n.line)
-    c.key("uplink", "up0", n.line)
+    c.key("host_port", ifnames.get("host_port", "cc0"), n.line)
+    c.key("uplink", ifnames.get("uplink", "up0"), n.line)
     if "link_rate" not in n.hostd_keys:
         c.key("link_rate", lk.rate, lk.lines["rate"] or lk.line)
     for k, it in n.hostd_keys.items():
@@ -1019,12 +1106,16 @@ def render_hostd(topo, n, rundir):
     return c
 
 
-def render_configs(topo, rundir):
-    """{node name: Conf} for every daemon of the lab."""
+def render_configs(topo, rundir, ifnames=None, nodes=None):
+    """{node name: Conf} for every daemon of the lab (of `nodes`, names,
+    if given). ifnames: {node name: its render_*() ifnames} (export)."""
     out = {}
+    ifnames = ifnames or {}
     for n in topo.daemons():
-        out[n.name] = render_switch(topo, n, rundir) if n.kind == "switch" \
-            else render_hostd(topo, n, rundir)
+        if nodes is not None and n.name not in nodes:
+            continue
+        out[n.name] = render_switch(topo, n, rundir, ifnames.get(n.name)) \
+            if n.kind == "switch" else render_hostd(topo, n, rundir, ifnames.get(n.name))
     return out
 
 
