@@ -2,6 +2,7 @@
 /* A daemon's control socket, metrics listener and time series: see dctl.h. */
 #define LOG_SUBSYS "ctl"
 #include "dctl.h"
+#include "json.h"
 #include "log.h"
 #include "tseries.h"
 
@@ -55,4 +56,15 @@ void dctl_close(struct ctl **ctl, struct tseries **ts)
 	if (*ctl)
 		ctl_destroy(*ctl);
 	*ctl = NULL;
+}
+
+int dctl_reload_reply(struct jw *w, int ret, const char *why)
+{
+	if (ret)
+		return ctl_errorf(w, ret, "reload refused: %s", why);
+	jw_obj_begin(w, NULL);
+	jw_bool(w, "reloaded", true);
+	jw_str(w, "message", why);
+	jw_obj_end(w);
+	return 0;
 }

@@ -39,4 +39,8 @@ int dctl_open(const struct dctl_cfg *c, struct loop *loop, struct ctl **ctl, str
 /* Close both (either may be NULL) and set them NULL. */
 void dctl_close(struct ctl **ctl, struct tseries **ts);
 
+/* The `reload` command's reply, both daemons': ret and why from the
+ * daemon's reload (what SIGHUP does), a refusal's reason included. */
+int dctl_reload_reply(struct jw *w, int ret, const char *why);
+
 #endif

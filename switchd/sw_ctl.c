@@ -706,20 +706,12 @@ static int cmd_reload(struct jw *w, const char *args, void *ctx)
 {
 	struct sw *s = ctx;
 	char why[1024] = "";
-	int ret;
 
 	if (*args)
 		return ctl_errorf(w, -EINVAL, "reload takes no arguments");
 	if (!s->reload)
 		return ctl_errorf(w, -EOPNOTSUPP, "this switch cannot reload");
-	ret = s->reload(s, why, sizeof(why));
-	if (ret)
-		return ctl_errorf(w, ret, "reload refused: %s", why);
-	jw_obj_begin(w, NULL);
-	jw_bool(w, "reloaded", true);
-	jw_str(w, "message", why);
-	jw_obj_end(w);
-	return 0;
+	return dctl_reload_reply(w, s->reload(s, why, sizeof(why)), why);
 }
 
 static const struct dctl_cmd sw_cmds[] = {
