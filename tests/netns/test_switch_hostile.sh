@@ -40,6 +40,9 @@ setup() {
 
 # start_s P3EXTRA: the switch, p1 and p3 with PAUSE, 100M ports.
 start_s() {
+	# A test that failed midway left its switch: stop it, or this one
+	# cannot open the ports.
+	_l2t_alive "$(sw_pid s)" && stop_switchd s
 	start_switchd s "
 [port p1]
 ifname = $(ifn p1)
@@ -117,17 +120,21 @@ t_pause_storm() {
 		fail "p3 counters (no pause watchdog?)"
 	info "p3 during the storm: $st; p1 drop.pause_watchdog $(counter p1 'p["drop"]["pause_watchdog"]'), rx_holds $(counter p1 'p["rx_holds"]')"
 	assert_ge "${n:-0}" 4 "ping h1 -> h2 replies during h3's pause storm"
-	assert_eq "$(counter p3 'p["pause_storms"]')" 1 "p3 pause_storms during the storm"
-	assert_eq "$(counter p3 'p["pause_storm_mask"]')" 1 "p3 pause_storm_mask during the storm"
+	# h3's PAUSE every 30 ms keeps one storm going; on a busy machine the
+	# sender may stall past the restoration time, the storm ends and is
+	# found again 200 ms later: more than one storm is not a fault, and
+	# the mask may be between two at this instant.
+	assert_ge "$(counter p3 'p["pause_storms"]')" 1 "p3 pause_storms during the storm"
 	assert_ge "$(counter p3 'p["pause_storm_drops"]')" 100 "p3 pause_storm_drops"
 	assert_ge "$(counter p1 'p["drop"]["pause_watchdog"]')" 100 "p1 drop.pause_watchdog"
 	# h3 stops at 4 s; the storm is over 200 ms after its last PAUSE, but
 	# that PAUSE still holds p3 for 65535 quanta at 100M (0.34 s).
 	sleep 3.6
-	assert_eq "$(counter p3 'p["pause_storm_restores"]')" 1 "p3 pause_storm_restores after h3 stopped"
+	assert_eq "$(counter p3 'p["pause_storm_restores"]')" "$(counter p3 'p["pause_storms"]')" \
+		"p3 pause_storm_restores after h3 stopped (every storm ended)"
 	assert_eq "$(counter p3 'p["pause_storm_mask"]')" 0 "p3 pause_storm_mask after h3 stopped"
 	hx h1 ping -c 3 -i 0.2 -W 2 10.99.0.3 >/dev/null || fail "ping h1 -> h3 after the storm"
-	assert_eq "$(counter p3 'p["pause_storms"]')" 1 "p3 pause_storms after the storm"
+	assert_ge "$(counter p3 'p["pause_storms"]')" 1 "p3 pause_storms after the storm"
 	grep -q "port p3 priority 0: paused for .* pause storm, action drop" "$L2T_DIR/s.log" ||
 		fail "no pause storm warning in the log: $(tail -3 "$L2T_DIR/s.log")"
 	grep -q '"pause_storms":1' "$L2T_DIR/s.stats" || fail "no pause_storms in the time series"
@@ -138,8 +145,8 @@ t_pause_storm() {
 		l2cc_switch_umem_reserve_frames; do
 		grep -q "^# TYPE $m " "$L2T_DIR/s.prom" || fail "switchd's metrics have no $m"
 	done
-	grep -q '^l2cc_switch_pause_storms_total{switch="s",port="p3"} 1$' "$L2T_DIR/s.prom" ||
-		fail "l2cc_switch_pause_storms_total of p3 is not 1: $(grep '^l2cc_switch_pause_storms_total' "$L2T_DIR/s.prom" | tr '\n' ' ')"
+	grep -Eq '^l2cc_switch_pause_storms_total\{switch="s",port="p3"\} [1-9][0-9]*$' "$L2T_DIR/s.prom" ||
+		fail "l2cc_switch_pause_storms_total of p3 is not 1 or more: $(grep '^l2cc_switch_pause_storms_total' "$L2T_DIR/s.prom" | tr '\n' ' ')"
 	if command -v promtool >/dev/null 2>&1; then
 		out=$(promtool check metrics <"$L2T_DIR/s.prom" 2>&1) || fail "promtool check metrics: $out"
 	else
