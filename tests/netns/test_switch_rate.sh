@@ -23,7 +23,7 @@ ifname = $(ifn p3)
 rate = 1G
 [port p4]
 ifname = $(ifn p4)
-rate = 90M"
+rate = 50M"
 	# Learn every address before measuring (no flooding during the runs).
 	for i in 2 3 4; do
 		hx h1 ping -c 1 -W 2 "10.99.0.$i" >/dev/null || fail "ping h1 -> h$i"
@@ -79,19 +79,22 @@ t_rate_100m_udp() {
 	assert_within 3 "$expect" "$GOOD" "h2 goodput vs egress rate x $UDP_LEN/$FRAME_LEN (bit/s)"
 }
 
-# The breakage check of the rule above: p4 paces at 90M, as a pacer that
-# runs 10% slow would at 100M. Judged as a 100M port it must FAIL, on a busy
-# machine too: the verdict would be a SKIP only if switchd waited for a CPU
-# longer than a tenth of the window, and then this check cannot tell and
-# says so.
+# The breakage check of the rule above: p4 paces at 50M, as a pacer that
+# runs at half speed would at 100M. Judged as a 100M port it must FAIL, on
+# a busy machine too: the verdict would be a SKIP only if switchd waited for
+# a CPU half the window, and then this check cannot tell and says so. (Half,
+# not a tenth: with a 300M UDP sender beside it, switchd waits for a CPU
+# about a quarter of the time on this otherwise idle 2-core VM, most of it
+# in waits shorter than its burst allowance, which cost no rate; the rule
+# counts all of it, so it only ever errs toward SKIP.)
 t_rate_breakage() {
 	udp_run 9 4
-	info "p4 (90M, judged as 100M): egress $(mbps "$RATE") Mbit/s; $STARVE_TXT"
-	assert_le "$RATE" 91.8e6 "p4 egress rate (bit/s): above 90M + 2%"
+	info "p4 (50M, judged as 100M): egress $(mbps "$RATE") Mbit/s; $STARVE_TXT"
+	assert_le "$RATE" 51e6 "p4 egress rate (bit/s): above 50M + 2%"
 	if starved 100e6 "$RATE"; then
-		skip "the check cannot tell: $STARVE_WHO waited $STARVE_S s for a CPU in $STARVE_WIN s, more than the 10% a 90% pacer loses"
+		skip "the check cannot tell: $STARVE_WHO waited $STARVE_S s for a CPU in $STARVE_WIN s, half the window, what a pacer at half speed loses"
 	fi
-	info "a pacer at 90% is a FAIL: short of 100M by $(calc "'%.3f' % ((1 - float('$RATE') / 100e6) * $STARVE_WIN)") s, longest wait $STARVE_S s ($STARVE_WHO)"
+	info "a pacer at half speed is a FAIL: short of 100M by $(calc "'%.3f' % ((1 - float('$RATE') / 100e6) * $STARVE_WIN)") s, longest wait $STARVE_S s ($STARVE_WHO)"
 }
 
 t_rate_1g_tcp() {
