@@ -240,9 +240,30 @@ sys.exit(1)
 EOF
 }
 
+# Requests and datagrams are lost only where a daemon stood still (its
+# host-edge queue overflows while it waits for a CPU): a run that lost some
+# is tried once more, and lost again it is a SKIP when the fabric dropped
+# nothing and a daemon wrote no time-series line for 100 ms or more
+# (series_gaps), a FAIL otherwise. Every other check is judged as is.
 t_delays() {
-	local rc out=$L2T_DIR/result-delays
+	local n rc
 	[ -x "$L2CC_ROOT/build/bin/l2cc-flowgen" ] || skip "build/bin/l2cc-flowgen is missing (make)"
+	for n in 1 2; do
+		delays_once
+		rc=$?
+		[ "$rc" -eq 3 ] || break
+		info "run $n: lost while a daemon stood still; once more"
+	done
+	case $rc in
+	0) ;;
+	3) skip "$(cat "$L2T_DIR/starved")" ;;
+	*) fail "results.json delays are not sane (above)" ;;
+	esac
+}
+
+delays_once() {
+	local rc out=$L2T_DIR/result-delays
+	rm -rf "$out"
 	cat >"$L2T_DIR/delays.yaml" <<EOF
 name: delays
 duration: 3
@@ -259,19 +280,21 @@ EOF
 	measure_unlock
 	sed 's/^/    #   /' "$L2T_DIR/run-delays.log"
 	[ "$rc" -eq 0 ] || fail "l2cc-lab run exited $rc: $(tail -1 "$L2T_DIR/run-delays.log")"
-	"$PY" - "$out/results.json" "$out/run.json" <<'EOF' || fail "results.json delays are not sane (above)"
+	"$PY" - "$out/results.json" "$out/run.json" "$L2T_DIR/starved" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 run = json.load(open(sys.argv[2]))
-bad = []
-def check(ok, what):
+bad, lost = [], []
+def check(ok, what, loss=False):
+    """loss: a check that losses fail, which a stalled daemon explains."""
     print("    # %s %s" % ("ok " if ok else "BAD", what))
     if not ok:
-        bad.append(what)
+        (lost if loss else bad).append(what)
 fl = {f["name"]: f for f in r["flows"]}
 ipc, video, db = fl["ipc"], fl["video"], fl["db"]
 check(not ipc.get("error") and ipc["rr_count"] >= 0.6 * 200 * 3 and ipc["rr_lost"] == 0,
-      "ipc: %s exchanges, %s lost" % (ipc.get("rr_count"), ipc.get("rr_lost")))
+      "ipc: %s exchanges, %s lost" % (ipc.get("rr_count"), ipc.get("rr_lost")),
+      loss=not ipc.get("error"))
 check(0 < ipc["owd_mean_us"] < ipc["rr_mean_us"] and ipc["owd_count"] == 2 * ipc["rr_count"],
       "ipc: rtt mean %s us p99 %s, one-way mean %s us (req %s, resp %s), dev p99 %s"
       % (ipc["rr_mean_us"], ipc["rr_p99_us"], ipc["owd_mean_us"], ipc["owd_req_mean_us"],
@@ -282,7 +305,8 @@ check(not video.get("error") and video["owd_count"] >= 0.9 * 10e6 / 8 * 3 / 1500
       and video["owd_lost"] == 0 and video["owd_dev_p99_us"] is not None,
       "video: %s datagrams timed, %s lost, owd mean %s us p99 %s, dev p99 %s max %s"
       % (video.get("owd_count"), video.get("owd_lost"), video.get("owd_mean_us"),
-         video.get("owd_p99_us"), video.get("owd_dev_p99_us"), video.get("owd_dev_max_us")))
+         video.get("owd_p99_us"), video.get("owd_dev_p99_us"), video.get("owd_dev_max_us")),
+      loss=not video.get("error") and video["owd_dev_p99_us"] is not None)
 check(0 < video["owd_mean_us"] <= video["owd_p99_us"] <= video["owd_max_us"],
       "video: mean <= p99 <= max")
 g = r["groups"]["lat"]
@@ -302,7 +326,18 @@ for n in ("ipc", "video"):
     c = run["flows"][n]["client_cmd"]
     check(c[c.index("--tos") + 1] == {"ipc": "96", "video": "160"}[n], "%s: --tos %s"
           % (n, c[c.index("--tos") + 1]))
-sys.exit(1 if bad else 0)
+gaps = [g for g in r.get("series_gaps") or [] if g["gap_s"] >= 0.1]
+if bad or not lost:
+    sys.exit(1 if bad or lost else 0)
+if r["fabric_drops"]["total"] == 0 and gaps:
+    g = max(gaps, key=lambda g: g["gap_s"])
+    open(sys.argv[3], "w").write("%s, with no fabric drop, while %s stood still %.3f s at t=%.2f s "
+                                 "(the machine is busy)" % ("; ".join(lost), g["node"], g["gap_s"],
+                                                            g["at_s"]))
+    sys.exit(3)
+print("    # BAD lost with %s fabric drops and no daemon standing still for 100 ms"
+      % r["fabric_drops"]["total"])
+sys.exit(1)
 EOF
 }
 
