@@ -211,6 +211,14 @@ enum l2cc_xdp_stat {
 	L2CC_XDP_STAT_MAX,
 };
 
+/* Per receive queue, per CPU (xdp_qstats, keyed by the rx queue index,
+ * below L2CC_XSKMAP_MAX): how the interface spreads traffic over its
+ * queues, and which of them found no socket. */
+struct l2cc_xdp_qstat {
+	__u64 rx;                /* frames seen on the queue */
+	__u64 no_socket;         /* of those, no socket bound: fallback verdict */
+};
+
 /* Verdict when no AF_XDP socket is bound for the receive queue. */
 enum l2cc_xdp_fallback {
 	L2CC_XDP_FALLBACK_DROP = 0, /* a switch port: nothing for the kernel stack */

@@ -6,9 +6,13 @@
 #include "l2cc_shared.h"
 #include "l2cc_xdp.skel.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/sockios.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -175,6 +179,199 @@ out:
 	return err;
 }
 
+int xport_qsel_parse(const char *s, struct xport_qsel *sel)
+{
+	const char *t = s;
+	char *end;
+
+	*sel = (struct xport_qsel){ 0 };
+	if (!strcmp(s, "all")) {
+		sel->all = true;
+		return 0;
+	}
+	if (!strpbrk(s, ",-")) {
+		unsigned long n = strtoul(s, &end, 10);
+
+		if (end == s || *end || *s == '+' || n < 1 || n > L2CC_XSKMAP_MAX)
+			return -EINVAL;
+		sel->first = (uint32_t)n;
+		return 0;
+	}
+	while (*t) {
+		unsigned long a, b;
+
+		if (*t < '0' || *t > '9')
+			return -EINVAL;
+		a = b = strtoul(t, &end, 10);
+		if (*end == '-') {
+			t = end + 1;
+			if (*t < '0' || *t > '9')
+				return -EINVAL;
+			b = strtoul(t, &end, 10);
+		}
+		if (a > b || b >= L2CC_XSKMAP_MAX)
+			return -EINVAL;
+		for (unsigned long q = a; q <= b; q++)
+			sel->mask |= 1ull << q;
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			return -EINVAL;
+		t = end;
+	}
+	return sel->mask ? 0 : -EINVAL;
+}
+
+static uint64_t xport_low_mask(uint32_t n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+int xport_qsel_resolve(const struct xport_qsel *sel, uint32_t nq_if, uint64_t *mask)
+{
+	uint64_t have = xport_low_mask(nq_if < L2CC_XSKMAP_MAX ? nq_if : L2CC_XSKMAP_MAX);
+
+	if (sel->all) {
+		*mask = have;
+		return 0;
+	}
+	if (sel->first) {
+		*mask = xport_low_mask(sel->first) & have;
+		return 0;
+	}
+	*mask = sel->mask & ~have;
+	if (*mask)
+		return -ERANGE;
+	*mask = sel->mask;
+	return 0;
+}
+
+/* /sys/class/net/IF/queues/rx-*: the kernel's real_num_rx_queues. */
+static int xport_sys_rx_queues(const char *ifname)
+{
+	char path[96];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, "rx-", 3);
+	closedir(d);
+	return n ? n : -ENOENT;
+}
+
+int xport_if_rx_queues(const char *ifname)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ifreq ifr = {};
+	int s, n = 0;
+
+	if (strlen(ifname) >= sizeof(ifr.ifr_name))
+		return -ENAMETOOLONG;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s >= 0) {
+		memcpy(ifr.ifr_name, ifname, strlen(ifname) + 1);
+		ifr.ifr_data = (char *)&ch;
+		/* A NIC counts its queue pairs as combined channels, veth its
+		 * queues as rx; a driver may have both. */
+		if (!ioctl(s, SIOCETHTOOL, &ifr))
+			n = (int)(ch.rx_count + ch.combined_count);
+		close(s);
+	}
+	return n > 0 ? n : xport_sys_rx_queues(ifname);
+}
+
+void xport_queues_fmt(uint64_t mask, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int q = 0; q < 64 && off < len; q++) {
+		int e = q;
+
+		if (!(mask & (1ull << q)))
+			continue;
+		while (e < 63 && (mask & (1ull << (e + 1))))
+			e++;
+		off += (size_t)snprintf(buf + off, len - off, e > q ? "%s%d-%d" : "%s%d",
+					off ? "," : "", q, e);
+		q = e;
+	}
+}
+
+void xport_queues_describe(const struct xport *p, char *buf, size_t len)
+{
+	uint64_t rest = xport_low_mask(p->nq_if) & ~p->qmask;
+	char served[128], other[160];
+	int n;
+
+	n = snprintf(buf, len, "%u rx queue%s, ", p->nq_if, p->nq_if == 1 ? "" : "s");
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (!rest && p->nq_if <= 64) {
+		snprintf(buf + n, len - (size_t)n, p->nq_if == 1 ? "a socket on it" : "a socket on each");
+		return;
+	}
+	xport_queues_fmt(p->qmask, served, sizeof(served));
+	xport_queues_fmt(rest, other, sizeof(other));
+	if (p->nq_if > 64) /* the XSKMAP has no slot past 63 */
+		snprintf(other + strlen(other), sizeof(other) - strlen(other), "%s64-%u",
+			 other[0] ? "," : "", p->nq_if - 1);
+	snprintf(buf + n, len - (size_t)n, "socket%s on queue%s %s%s: queue%s %s %s (no_socket)",
+		 p->nq > 1 ? "s" : "", p->nq > 1 ? "s" : "", served, p->nq > 1 ? "" : " only",
+		 strpbrk(other, ",-") ? "s" : "", other,
+		 p->fallback_pass ? "go to the kernel stack" : "drop");
+}
+
+/* One socket on queue qid of the port, into p->q[i], registered in the
+ * XSKMAP; q[0] also gets the port's TX ring. */
+static int xport_open_queue(struct xport *p, uint32_t i, uint32_t qid,
+			    const struct xsk_socket_config *cfg)
+{
+	struct xport_rxq *q = &p->q[i];
+	int err, key = (int)qid;
+
+	q->queue = qid;
+	q->fd = -1;
+	/* A socket on this queue that just closed (a daemon restarting on its
+	 * interfaces, systemd's Restart=) is freed by the kernel in deferred
+	 * work: its queue stays busy for a few milliseconds. */
+	for (int tries = 0;; tries++) {
+		err = xsk_socket__create_shared(&q->xsk, p->ifname, qid, p->umem->xu, &q->rx,
+						i ? NULL : &p->tx, &q->fq, &q->cq, cfg);
+		if (err != -EBUSY || tries == 50)
+			break;
+		usleep(20000);
+	}
+	if (err) {
+		q->xsk = NULL;
+		pr_err("%s: AF_XDP socket on queue %u: %s\n", p->ifname, qid, strerror(-err));
+		return err;
+	}
+	q->fd = xsk_socket__fd(q->xsk);
+	err = bpf_map_update_elem(bpf_map__fd(p->skel->maps.xsks_map), &key, &q->fd, 0);
+	if (err) {
+		err = -errno;
+		pr_err("%s: insert socket of queue %u into XSKMAP: %s\n", p->ifname, qid,
+		       strerror(-err));
+	}
+	return err;
+}
+
+static void xport_close_queues(struct xport *p)
+{
+	for (uint32_t i = p->nq; i-- > 0;)
+		if (p->q[i].xsk)
+			xsk_socket__delete(p->q[i].xsk);
+	free(p->q);
+	p->q = NULL;
+	p->nq = 0;
+}
+
 int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	       const struct xport_opts *o)
 {
@@ -187,7 +384,8 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	};
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 	struct xport *p;
-	int err, key, prog_fd;
+	int err, nq_if, prog_fd;
+	uint64_t mask;
 
 	if (strlen(ifname) >= sizeof(p->ifname)) {
 		pr_err("%s: interface name longer than %zu characters\n", ifname,
@@ -202,6 +400,7 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	p->ring_size = o->ring_size;
 	p->fd = -1;
 	p->link_fd = -1;
+	p->fallback_pass = o->fallback_pass;
 	p->ifindex = if_nametoindex(ifname);
 	if (!p->ifindex) {
 		err = -errno;
@@ -216,6 +415,28 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	err = xport_clear_stale(ifname, p->ifindex);
 	if (err)
 		goto err_free;
+	nq_if = xport_if_rx_queues(ifname);
+	if (nq_if < 0) {
+		err = nq_if;
+		pr_err("%s: count the receive queues: %s\n", ifname, strerror(-err));
+		goto err_free;
+	}
+	p->nq_if = (uint32_t)nq_if;
+	err = xport_qsel_resolve(&o->rxq, p->nq_if, &mask);
+	if (err) {
+		char bad[160];
+
+		xport_queues_fmt(mask, bad, sizeof(bad));
+		pr_err("%s: has %u rx queue%s (0-%u), no queue %s\n", ifname, p->nq_if,
+		       p->nq_if == 1 ? "" : "s", p->nq_if - 1, bad);
+		goto err_free;
+	}
+	p->qmask = mask;
+	p->q = calloc((size_t)__builtin_popcountll(mask), sizeof(*p->q));
+	if (!p->q) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 
 	p->skel = l2cc_xdp_bpf__open();
 	if (!p->skel) {
@@ -230,30 +451,17 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 		pr_err("%s: load XDP program: %s\n", ifname, strerror(-err));
 		goto err_skel;
 	}
-	/* A socket on this queue that just closed (a daemon restarting on its
-	 * interfaces, systemd's Restart=) is freed by the kernel in deferred
-	 * work: its queue stays busy for a few milliseconds. */
-	for (int tries = 0;; tries++) {
-		err = xsk_socket__create_shared(&p->xsk, ifname, o->queue, u->xu, &p->rx, &p->tx,
-						&p->fq, &p->cq, &cfg);
-		if (err != -EBUSY || tries == 50)
-			break;
-		usleep(20000);
+	/* Ascending queues: q[0], the TX socket, is the lowest served. */
+	for (uint32_t qid = 0; qid < 64; qid++) {
+		if (!(mask & (1ull << qid)))
+			continue;
+		err = xport_open_queue(p, p->nq++, qid, &cfg);
+		if (err)
+			goto err_xsk;
 	}
-	if (err) {
-		pr_err("%s: AF_XDP socket on queue %u: %s\n", ifname, o->queue, strerror(-err));
-		goto err_skel;
-	}
-	p->fd = xsk_socket__fd(p->xsk);
-	key = o->queue;
-	err = bpf_map_update_elem(bpf_map__fd(p->skel->maps.xsks_map), &key, &p->fd, 0);
-	if (err) {
-		err = -errno;
-		pr_err("%s: insert socket into XSKMAP: %s\n", ifname, strerror(-err));
-		goto err_xsk;
-	}
-	/* Fill the ring and put the socket in the map before attaching, so the
-	 * first frames find both a socket and buffers to land in. */
+	p->fd = p->q[0].fd;
+	/* Fill the rings and put the sockets in the map before attaching, so
+	 * the first frames find both a socket and buffers to land in. */
 	xport_refill(p);
 	/* Attach after the socket is in the map, so no frame meets an empty slot
 	 * on a port that is meant to be ours. */
@@ -271,10 +479,11 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	return 0;
 
 err_xsk:
-	xsk_socket__delete(p->xsk);
+	xport_close_queues(p);
 err_skel:
 	l2cc_xdp_bpf__destroy(p->skel);
 err_free:
+	free(p->q);
 	free(p);
 	return err;
 }
@@ -286,68 +495,114 @@ void xport_close(struct xport *p)
 	/* Detach first so no frame is steered at a socket that is going away. */
 	if (p->link_fd >= 0)
 		close(p->link_fd);
-	xsk_socket__delete(p->xsk);
+	xport_close_queues(p);
 	l2cc_xdp_bpf__destroy(p->skel);
 	free(p);
 }
 
-uint32_t xport_refill(struct xport *p)
+/* Top up one queue's fill ring from the free pool. */
+static uint32_t xport_refill_queue(struct xport *p, struct xport_rxq *q)
 {
 	struct umem *u = p->umem;
 	uint32_t want, idx, i;
 
-	want = xsk_prod_nb_free(&p->fq, p->ring_size);
+	want = xsk_prod_nb_free(&q->fq, p->ring_size);
 	if (want > u->nfree)
 		want = u->nfree;
 	if (!want)
 		return 0;
-	if (xsk_ring_prod__reserve(&p->fq, want, &idx) != want)
+	if (xsk_ring_prod__reserve(&q->fq, want, &idx) != want)
 		return 0;
 	for (i = 0; i < want; i++)
-		*xsk_ring_prod__fill_addr(&p->fq, idx + i) = umem_addr(u, u->free[--u->nfree]);
-	xsk_ring_prod__submit(&p->fq, want);
+		*xsk_ring_prod__fill_addr(&q->fq, idx + i) = umem_addr(u, u->free[--u->nfree]);
+	xsk_ring_prod__submit(&q->fq, want);
+	q->fill_out += want;
 	p->fill_out += want;
 	/* Copy mode never sets need_wakeup on the fill ring, but a driver in
 	 * native zero-copy mode would: honour it either way. */
-	if (xsk_ring_prod__needs_wakeup(&p->fq))
-		recvfrom(p->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+	if (xsk_ring_prod__needs_wakeup(&q->fq))
+		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 	return want;
+}
+
+uint32_t xport_refill(struct xport *p)
+{
+	uint32_t n = 0, i, k;
+
+	if (!p->nq)
+		return 0;
+	/* When the pool runs short, the first ring served takes it all: a
+	 * different one first each time. */
+	k = p->fill_next;
+	for (i = 0; i < p->nq; i++, k = k + 1 == p->nq ? 0 : k + 1)
+		n += xport_refill_queue(p, &p->q[k]);
+	p->fill_next = p->fill_next + 1 >= p->nq ? 0 : p->fill_next + 1;
+	return n;
 }
 
 uint32_t xport_reclaim(struct xport *p)
 {
 	struct umem *u = p->umem;
+	struct xsk_ring_cons *cq;
 	uint32_t n, idx, i;
 
-	n = xsk_ring_cons__peek(&p->cq, p->ring_size, &idx);
+	/* Only q[0] transmits: the other completion rings stay empty. */
+	if (!p->nq)
+		return 0;
+	cq = &p->q[0].cq;
+	n = xsk_ring_cons__peek(cq, p->ring_size, &idx);
 	if (!n)
 		return 0;
 	for (i = 0; i < n; i++)
-		u->free[u->nfree++] = umem_idx(u, *xsk_ring_cons__comp_addr(&p->cq, idx + i));
-	xsk_ring_cons__release(&p->cq, n);
+		u->free[u->nfree++] = umem_idx(u, *xsk_ring_cons__comp_addr(cq, idx + i));
+	xsk_ring_cons__release(cq, n);
 	p->tx_out -= n;
 	return n;
 }
 
 uint32_t xport_rx_peek(struct xport *p, struct xdp_desc *descs, uint32_t max)
 {
-	uint32_t n, idx, i;
+	uint32_t n = 0, i, k, got, idx;
 
-	n = xsk_ring_cons__peek(&p->rx, max, &idx);
-	for (i = 0; i < n; i++)
-		descs[i] = *xsk_ring_cons__rx_desc(&p->rx, idx + i);
+	if (!p->nq)
+		return 0;
+	k = p->peek_first = p->rx_next;
+	for (i = 0; i < p->nq; i++, k = k + 1 == p->nq ? 0 : k + 1) {
+		struct xport_rxq *q = &p->q[k];
+
+		got = n < max ? xsk_ring_cons__peek(&q->rx, max - n, &idx) : 0;
+		q->peeked = got;
+		while (got--)
+			descs[n++] = *xsk_ring_cons__rx_desc(&q->rx, idx++);
+	}
+	p->rx_next = p->rx_next + 1 >= p->nq ? 0 : p->rx_next + 1;
 	return n;
 }
 
 void xport_rx_done(struct xport *p, uint32_t taken, uint32_t peeked)
 {
-	if (peeked > taken)
-		xsk_ring_cons__cancel(&p->rx, peeked - taken);
-	if (!taken)
-		return;
-	xsk_ring_cons__release(&p->rx, taken);
-	p->fill_out -= taken;
-	p->umem->held += taken;
+	uint32_t i, k = p->peek_first, t;
+
+	(void)peeked;
+	/* The peek's descriptors are the queues' in the order it visited
+	 * them: the daemon took a prefix. */
+	for (i = 0; i < p->nq; i++, k = k + 1 == p->nq ? 0 : k + 1) {
+		struct xport_rxq *q = &p->q[k];
+
+		if (!q->peeked)
+			continue;
+		t = taken < q->peeked ? taken : q->peeked;
+		if (q->peeked > t)
+			xsk_ring_cons__cancel(&q->rx, q->peeked - t);
+		if (t) {
+			xsk_ring_cons__release(&q->rx, t);
+			q->fill_out -= t;
+			p->fill_out -= t;
+			p->umem->held += t;
+		}
+		taken -= t;
+		q->peeked = 0;
+	}
 }
 
 int xport_kick(struct xport *p)
@@ -399,38 +654,54 @@ const struct dp_sink_ops xport_sink_ops = {
 	.flush = xport_sink_flush,
 };
 
-int xport_xdp_stats(struct xport *p, struct xport_xdp_stats *st)
+/* Sum of a per-CPU map's value at key, as n u64 fields (n at most 2). */
+static int xport_percpu_sum(int map_fd, uint32_t key, uint64_t *sum, int n)
 {
-	struct xdp_statistics xs = {};
-	socklen_t optlen = sizeof(xs);
-	int ncpu, map_fd, i, k, err = 0;
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
 	__u64 *vals;
 
-	memset(st, 0, sizeof(*st));
-	if (getsockopt(p->fd, SOL_XDP, XDP_STATISTICS, &xs, &optlen) == 0) {
-		st->rx_dropped = xs.rx_dropped;
-		st->rx_invalid_descs = xs.rx_invalid_descs;
-		st->tx_invalid_descs = xs.tx_invalid_descs;
-		st->rx_ring_full = xs.rx_ring_full;
-		st->rx_fill_ring_empty_descs = xs.rx_fill_ring_empty_descs;
-		st->tx_ring_empty_descs = xs.tx_ring_empty_descs;
-	} else {
-		err = -errno;
-	}
-	ncpu = libbpf_num_possible_cpus();
+	memset(sum, 0, sizeof(*sum) * n);
 	if (ncpu <= 0)
-		return err;
-	vals = calloc(ncpu, sizeof(*vals));
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc((size_t)ncpu * n, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
+	if (bpf_map_lookup_elem(map_fd, &key, vals))
+		err = -errno;
+	for (int i = 0; !err && i < ncpu; i++)
+		for (int f = 0; f < n; f++)
+			sum[f] += vals[i * n + f];
+	free(vals);
+	return err;
+}
+
+int xport_xdp_stats(struct xport *p, struct xport_xdp_stats *st)
+{
+	int map_fd, k, err = p->nq ? 0 : -ENOTCONN;
+
+	memset(st, 0, sizeof(*st));
+	/* The kernel keeps these per socket: the port's are the sum. */
+	for (uint32_t i = 0; i < p->nq; i++) {
+		struct xdp_statistics xs = {};
+		socklen_t optlen = sizeof(xs);
+
+		if (getsockopt(p->q[i].fd, SOL_XDP, XDP_STATISTICS, &xs, &optlen)) {
+			err = -errno;
+			continue;
+		}
+		st->rx_dropped += xs.rx_dropped;
+		st->rx_invalid_descs += xs.rx_invalid_descs;
+		st->tx_invalid_descs += xs.tx_invalid_descs;
+		st->rx_ring_full += xs.rx_ring_full;
+		st->rx_fill_ring_empty_descs += xs.rx_fill_ring_empty_descs;
+		st->tx_ring_empty_descs += xs.tx_ring_empty_descs;
+	}
 	map_fd = bpf_map__fd(p->skel->maps.xdp_stats);
 	for (k = 0; k < L2CC_XDP_STAT_MAX; k++) {
-		__u64 sum = 0;
+		uint64_t sum;
 
-		if (bpf_map_lookup_elem(map_fd, &k, vals))
+		if (xport_percpu_sum(map_fd, (uint32_t)k, &sum, 1))
 			continue;
-		for (i = 0; i < ncpu; i++)
-			sum += vals[i];
 		switch (k) {
 		case L2CC_XDP_RX: st->prog_rx = sum; break;
 		case L2CC_XDP_REDIRECT: st->prog_redirect = sum; break;
@@ -438,8 +709,56 @@ int xport_xdp_stats(struct xport *p, struct xport_xdp_stats *st)
 		case L2CC_XDP_RUNT: st->prog_runt = sum; break;
 		}
 	}
-	free(vals);
 	return err;
+}
+
+uint64_t xport_no_socket(const struct xport *p)
+{
+	uint64_t sum;
+
+	if (!p->skel || xport_percpu_sum(bpf_map__fd(p->skel->maps.xdp_stats),
+					 L2CC_XDP_NO_SOCKET, &sum, 1))
+		return 0;
+	return sum;
+}
+
+int xport_queue_stats(const struct xport *p, uint32_t q, uint64_t *rx, uint64_t *no_socket)
+{
+	uint64_t v[2];
+	int err;
+
+	*rx = *no_socket = 0;
+	if (!p->skel || q >= L2CC_XSKMAP_MAX)
+		return -EINVAL;
+	_Static_assert(sizeof(struct l2cc_xdp_qstat) == sizeof(v), "two u64 per queue");
+	err = xport_percpu_sum(bpf_map__fd(p->skel->maps.xdp_qstats), q, v, 2);
+	if (!err) {
+		*rx = v[0];
+		*no_socket = v[1];
+	}
+	return err;
+}
+
+void xport_no_socket_watch(struct xport *p, const char *name, uint64_t now)
+{
+	uint64_t n = xport_no_socket(p);
+	char rest[160];
+
+	if (n == p->nosock_seen)
+		return;
+	p->nosock_seen = n;
+	if (p->nosock_warn_ns && now - p->nosock_warn_ns < XPORT_NOSOCK_WARN_NS)
+		return;
+	xport_queues_fmt(xport_low_mask(p->nq_if) & ~p->qmask, rest, sizeof(rest));
+	pr_warn("%s (%s): %llu frames arrived on receive queues without a socket since %s "
+		"(%llu in all; unserved queues: %s): they were %s; serve every queue with "
+		"rx_queues = all, or steer the traffic away from them (ethtool -X %s)\n", name,
+		p->ifname, (unsigned long long)(n - p->nosock_warned),
+		p->nosock_warn_ns ? "the last warning" : "start", (unsigned long long)n,
+		rest[0] ? rest : "none", p->fallback_pass ? "passed to the kernel" : "dropped",
+		p->ifname);
+	p->nosock_warned = n;
+	p->nosock_warn_ns = now;
 }
 
 int xport_check(const struct umem *u, struct xport *const *ports, int nports)
@@ -447,9 +766,24 @@ int xport_check(const struct umem *u, struct xport *const *ports, int nports)
 	uint64_t sum = (uint64_t)u->nfree + u->held;
 	int i;
 
-	for (i = 0; i < nports; i++)
-		if (ports[i])
-			sum += ports[i]->fill_out + ports[i]->tx_out;
+	for (i = 0; i < nports; i++) {
+		const struct xport *p = ports[i];
+		uint64_t fill = 0;
+
+		if (!p)
+			continue;
+		/* Each queue's ring holds its own frames: the port's count is
+		 * their sum, or a frame went astray between two rings. */
+		for (uint32_t k = 0; k < p->nq; k++)
+			fill += p->q[k].fill_out;
+		if (p->nq && fill != p->fill_out) {
+			pr_err("frame conservation broken: %s's queues hold %llu frames in fill/RX "
+			       "rings, the port counts %u\n", p->ifname, (unsigned long long)fill,
+			       p->fill_out);
+			return -EUCLEAN;
+		}
+		sum += p->fill_out + p->tx_out;
+	}
 	if (sum != u->nframes) {
 		pr_err("frame conservation broken: free %u + held %u + ports = %llu != %u\n",
 		       u->nfree, u->held, (unsigned long long)sum, u->nframes);
@@ -495,5 +829,22 @@ void xport_xdp_stats_emit(struct jw *w, const char *key, struct xport *p)
 	jw_u64(w, "prog_no_socket", xs.prog_no_socket);
 	jw_u64(w, "prog_runt", xs.prog_runt);
 	jw_u64(w, "kick_errors", p->kick_errors);
+	jw_u64(w, "rx_queues", p->nq_if);
+	jw_u64(w, "rx_queues_served", p->nq);
+	/* Per queue of the interface: how RSS spreads the traffic, and
+	 * where it finds no socket. */
+	jw_arr_begin(w, "queues");
+	for (uint32_t q = 0; q < p->nq_if && q < L2CC_XSKMAP_MAX; q++) {
+		uint64_t rx, nosock;
+
+		xport_queue_stats(p, q, &rx, &nosock);
+		jw_obj_begin(w, NULL);
+		jw_u64(w, "queue", q);
+		jw_bool(w, "socket", !!(p->qmask & (1ull << q)));
+		jw_u64(w, "rx", rx);
+		jw_u64(w, "no_socket", nosock);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
 	jw_obj_end(w);
 }

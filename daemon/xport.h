@@ -3,17 +3,27 @@
  * AF_XDP ports over one shared UMEM.
  *
  * A daemon creates one umem; every port it opens binds an AF_XDP socket to
- * (ifname, queue) on that umem, with its own fill and completion ring (the
- * kernel requires one pair per device/queue). Because all ports share the
- * buffer, forwarding moves a descriptor from one port's RX ring to another's
- * TX ring; bytes are never copied by us.
+ * each receive queue it serves (by default every RX queue of the interface:
+ * a NIC with RSS spreads its traffic over them, and the XDP program drops
+ * what arrives on a queue without a socket), all on that umem, each with its
+ * own fill and completion ring (the kernel requires one pair per
+ * device/queue). Because all ports share the buffer, forwarding moves a
+ * descriptor from one port's RX ring to another's TX ring; bytes are never
+ * copied by us.
+ *
+ * A port transmits on one socket only, its first queue's. The daemon is one
+ * thread, so more TX rings would buy no parallelism, only a sendto() per
+ * ring per pass; and the order in which the egress scheduler and the wire
+ * clock release a port's frames is its order on the wire only if one ring
+ * carries them (a NIC drains its TX queues independently).
  *
  * Frame ownership is exact. A frame (identified by its index) is in exactly
  * one of: the free pool, a fill ring, an RX ring (not yet taken), the daemon
  * (a queue or a frame being built), a TX ring, a completion ring. The umem
  * counts the first and the per-port fill/tx counters count the kernel-owned
- * ones, so `free + Σfill + Σtx + held == nframes` always; xport_check()
- * verifies it.
+ * ones (a port's fill_out is the sum over its queues), so
+ * `free + Σfill + Σtx + held == nframes` always; xport_check() verifies it,
+ * down to each queue.
  *
  * Each port attaches bpf/l2cc_xdp.bpf.c through a BPF link, so the program
  * goes away with the process even after SIGKILL. A program of ours left
@@ -24,9 +34,11 @@
 #define L2CC_XPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <xdp/xsk.h>
 #include "dp_sink.h"
+#include "l2cc_shared.h"
 
 /* The kernel places received data XDP_PACKET_HEADROOM (256) bytes into
  * each UMEM frame: a 2048-byte frame holds at most 1792 bytes of packet,
@@ -48,8 +60,32 @@ struct umem {
 	struct xsk_ring_cons cq0;
 };
 
+/* The receive queues a port serves (`rx_queues`, switchd's `queue`). */
+struct xport_qsel {
+	bool all;               /* every RX queue the interface has */
+	uint32_t first;         /* else, if not 0: queues 0..first-1 (all there are if fewer) */
+	uint64_t mask;          /* else: exactly these (bit q = queue q) */
+};
+
+/* "all", a count N (queues 0..N-1), or a list of queues and ranges with a
+ * comma or a dash in it ("0,2", "1-3", "2-2" for queue 2 alone), every
+ * queue below L2CC_XSKMAP_MAX. 0 or -EINVAL. */
+int xport_qsel_parse(const char *s, struct xport_qsel *sel);
+/* One queue, switchd's `queue = Q`. */
+static inline struct xport_qsel xport_qsel_one(uint32_t q)
+{
+	return (struct xport_qsel){ .mask = 1ull << q };
+}
+/* Receive queues of an interface: ETHTOOL_GCHANNELS (rx + combined), else
+ * the count of /sys/class/net/IF/queues/rx-*; -errno if neither answers. */
+int xport_if_rx_queues(const char *ifname);
+/* The queues sel picks on an interface with nq_if RX queues (bit q = queue
+ * q): 0 with *mask set, or -ERANGE when sel names a queue the interface
+ * does not have (*mask then holds those). */
+int xport_qsel_resolve(const struct xport_qsel *sel, uint32_t nq_if, uint64_t *mask);
+
 struct xport_opts {
-	uint32_t queue;
+	struct xport_qsel rxq;  /* the receive queues to bind a socket to */
 	uint32_t ring_size;     /* rx, tx, fill and completion ring size (power of 2) */
 	bool skb_mode;          /* XDP generic mode instead of native */
 	bool fallback_pass;     /* frames without a socket go to the stack, not dropped */
@@ -61,25 +97,45 @@ struct xport_xdp_stats {
 	uint64_t prog_rx, prog_redirect, prog_no_socket, prog_runt;
 };
 
+/* One receive queue's socket. Each has its own fill and completion ring;
+ * only the port's TX socket (q[0]) has a TX ring, so only its completion
+ * ring ever returns anything. */
+struct xport_rxq {
+	struct xsk_socket *xsk;
+	struct xsk_ring_cons rx;
+	struct xsk_ring_prod fq;
+	struct xsk_ring_cons cq;
+	int fd;
+	uint32_t queue;         /* the interface's RX queue index */
+	uint32_t fill_out;      /* frames in this queue's fill ring or RX ring */
+	uint32_t peeked;        /* descriptors the current peek looked at here */
+};
+
 struct xport {
 	char ifname[16];        /* IFNAMSIZ */
 	int ifindex;
 	uint8_t mac[6];
 	uint32_t mtu;
 	struct umem *umem;
-	struct xsk_socket *xsk;
-	struct xsk_ring_cons rx;
-	struct xsk_ring_prod tx;
-	struct xsk_ring_prod fq;
-	struct xsk_ring_cons cq;
-	int fd;
+	struct xport_rxq *q;    /* the sockets, by ascending queue; q[0] transmits */
+	uint32_t nq;            /* sockets */
+	uint32_t nq_if;         /* RX queues the interface has */
+	uint64_t qmask;         /* the queues served (bit q = queue q) */
+	uint32_t rx_next;       /* the socket the next peek starts at (fairness) */
+	uint32_t fill_next;     /* the fill ring the next refill starts at */
+	bool fallback_pass;     /* what happens on the other queues: the stack gets them */
+	uint32_t peek_first;    /* during a peek: the socket it started at */
+	struct xsk_ring_prod tx;  /* q[0]'s TX ring */
+	int fd;                 /* q[0]'s socket: TX kicks */
 	uint32_t ring_size;
-	uint32_t fill_out;      /* frames in the fill ring or RX ring */
+	uint32_t fill_out;      /* frames in the fill rings or RX rings (Σ q[i].fill_out) */
 	uint32_t tx_out;        /* frames in the TX ring or completion ring */
 	uint32_t tx_pending;    /* submitted to TX but not yet kicked with sendto() */
 	uint64_t kick_errors;
 	struct l2cc_xdp_bpf *skel;
 	int link_fd;            /* BPF link: closing it detaches the program */
+	/* The no_socket watch (xport_no_socket_watch). */
+	uint64_t nosock_seen, nosock_warned, nosock_warn_ns;
 };
 
 static inline uint32_t umem_idx(const struct umem *u, uint64_t addr)
@@ -130,15 +186,29 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	       const struct xport_opts *o);
 void xport_close(struct xport *p);
 
-/* Keep the fill ring topped up from the free pool. Returns frames added. */
+/* What the port does with the interface's queues, for the start-up log:
+ * "4 rx queues, a socket on each", "4 rx queues, socket on queue 0 only:
+ * queues 1-3 drop (no_socket)". */
+void xport_queues_describe(const struct xport *p, char *buf, size_t len);
+/* "0-3,5" for the queues in mask ("" for none). */
+void xport_queues_fmt(uint64_t mask, char *buf, size_t len);
+
+/* Keep the fill rings topped up from the free pool (starting at a different
+ * queue each time, so a short pool is shared). Returns frames added. */
 uint32_t xport_refill(struct xport *p);
 /* Move completed TX frames back to the free pool. Returns frames reclaimed. */
 uint32_t xport_reclaim(struct xport *p);
-/* Look at up to max received descriptors without taking them. Returns count. */
+/*
+ * Look at up to max received descriptors without taking them, from the
+ * port's queues in turn: as many as the first has, then the next, ... The
+ * first queue looked at moves on by one with every peek, so with all of
+ * them busy each gets the whole batch in its turn: a port still gives at
+ * most max frames per pass, whichever queues they came by. Returns count.
+ */
 uint32_t xport_rx_peek(struct xport *p, struct xdp_desc *descs, uint32_t max);
 /* After a peek of `peeked`: the daemon now holds the first `taken`; the rest
- * stay in the RX ring, to be peeked again (a full input buffer holds them
- * there, as a link's headroom would). */
+ * stay in their RX rings, to be peeked again (a full input buffer holds
+ * them there, as a link's headroom would). */
 void xport_rx_done(struct xport *p, uint32_t taken, uint32_t peeked);
 /* Free space in the TX ring. */
 static inline uint32_t xport_tx_space(struct xport *p)
@@ -173,6 +243,18 @@ int xport_xdp_stats(struct xport *p, struct xport_xdp_stats *st);
 struct jw;
 /* The XDP statistics as a JSON object named key (control socket replies). */
 void xport_xdp_stats_emit(struct jw *w, const char *key, struct xport *p);
+
+/* Frames the XDP program dropped (or passed) on the port's queues without a
+ * socket: L2CC_XDP_NO_SOCKET, 0 without a program. */
+uint64_t xport_no_socket(const struct xport *p);
+/* Per receive queue of the interface (q < nq_if, at most L2CC_XSKMAP_MAX):
+ * frames the program saw and those it found no socket for. 0 or -errno. */
+int xport_queue_stats(const struct xport *p, uint32_t q, uint64_t *rx, uint64_t *no_socket);
+/* Called about once a second: a warning in the log (at most one per port
+ * every XPORT_NOSOCK_WARN_NS) when no_socket grew since the last look;
+ * name is the daemon's for the port. */
+#define XPORT_NOSOCK_WARN_NS 10000000000ull
+void xport_no_socket_watch(struct xport *p, const char *name, uint64_t now);
 
 /* Verify frame conservation across the umem and its ports; 0 or -EUCLEAN. */
 int xport_check(const struct umem *u, struct xport *const *ports, int nports);

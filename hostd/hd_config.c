@@ -8,6 +8,7 @@
 #include "dconf.h"
 #include "flow.h"
 #include "rp.h"
+#include "xport.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -140,6 +141,11 @@ static const struct cfg_item hd_items[] = {
 	  "keep polling the rings this long after the last frame before sleeping: fewer "
 	  "wake-ups and lower latency for a CPU core's worth of spinning while busy", LIVE),
 	HE("xdp_mode", xdp_mode, "native", xdp_mode_names, "XDP attach mode of both interfaces", RESTART),
+	H("rx_queues", CFG_STR, rx_queues, "all", 1, 0,
+	  "receive queues served on each of host_port and uplink, an AF_XDP socket on each: all "
+	  "(every queue the interface has, so RSS spreads nothing to a queue without one), N "
+	  "(queues 0..N-1, or all an interface has if fewer), or a list such as 0,2 or 0-3 (2-2: "
+	  "queue 2 alone); frames on a queue left out are dropped (no_socket)", RESTART),
 	HE("log_level", log_level, "info", level_names, "least severe message logged", LIVE),
 };
 
@@ -287,8 +293,15 @@ static int hd_validate_rates(struct hd_cfg *cfg, const char *path, char *err, si
 /* Checks that span keys or sections; each names what was expected. */
 static int hd_cfg_validate(struct hd_cfg *cfg, const char *path, char *err, size_t errlen)
 {
+	struct xport_qsel sel;
 	int n, ret;
 
+	if (xport_qsel_parse(cfg->rx_queues, &sel)) {
+		snprintf(err, errlen, "%s: [hostd] rx_queues \"%s\": expected all, a count 1..%d, or "
+			 "queues and ranges 0..%d with a comma or a dash (0,2 or 0-3; 2-2 for queue "
+			 "2 alone)", path, cfg->rx_queues, L2CC_XSKMAP_MAX, L2CC_XSKMAP_MAX - 1);
+		return -EINVAL;
+	}
 	if (!cfg->host_port[0]) {
 		snprintf(err, errlen, "%s: [hostd] host_port is not set, expected the host stack's veth "
 			 "peer, e.g. host_port = cc0", path);

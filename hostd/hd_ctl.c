@@ -91,6 +91,7 @@ static uint64_t drops_sum(const struct hd_port_stats *p)
 static void emit_port(struct jw *w, const char *key, const struct hd *h, int port)
 {
 	const struct hd_port_stats *p = port == HD_PORT_UP ? &h->ust : &h->hst;
+	const struct xport *x = port == HD_PORT_UP ? h->up : h->host;
 
 	jw_obj_begin(w, key);
 	jw_str(w, "link", h->link_up[port] ? "up" : "down");
@@ -106,6 +107,11 @@ static void emit_port(struct jw *w, const char *key, const struct hd *h, int por
 	for (int i = 0; i < HD_DROP_MAX; i++)
 		jw_u64(w, hd_drop_names[i], p->drop[i]);
 	jw_obj_end(w);
+	/* Frames the XDP program found no socket for: not in drops, which
+	 * counts what reached us. */
+	jw_u64(w, "no_socket", x ? xport_no_socket(x) : 0);
+	jw_u64(w, "rx_queues", x ? x->nq_if : 0);
+	jw_u64(w, "rx_queues_served", x ? x->nq : 0);
 	jw_obj_end(w);
 }
 
@@ -457,6 +463,29 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(labels, sizeof(labels), "hostd=\"%s\",port=\"%s\"", hn, ports[i].port);
 		prom_sample_u64(w, "l2cc_hostd_port_up", labels, ports[i].up);
+	}
+	{
+		const struct xport *xs[2] = { h->host, h->up };
+		static const struct { const char *name, *type, *help; } qf[] = {
+			{ "l2cc_hostd_rx_no_socket_frames_total", "counter",
+			  "Frames that arrived on a receive queue without an AF_XDP socket "
+			  "(rx_queues leaves it out): dropped by the XDP program" },
+			{ "l2cc_hostd_rx_queues", "gauge", "Receive queues the port's interface has" },
+			{ "l2cc_hostd_rx_queues_served", "gauge",
+			  "Receive queues with an AF_XDP socket of this port" },
+		};
+
+		for (size_t m = 0; m < 3; m++) {
+			prom_family(w, qf[m].name, qf[m].type, qf[m].help);
+			for (size_t i = 0; i < 2; i++) {
+				uint64_t v = !xs[i] ? 0 : m == 0 ? xport_no_socket(xs[i])
+						      : m == 1 ? xs[i]->nq_if : xs[i]->nq;
+
+				snprintf(labels, sizeof(labels), "hostd=\"%s\",port=\"%s\"", hn,
+					 ports[i].port);
+				prom_sample_u64(w, qf[m].name, labels, v);
+			}
+		}
 	}
 	prom_family(w, "l2cc_hostd_drops_total", "counter", "Frames dropped, by port and reason");
 	for (size_t i = 0; i < 2; i++)

@@ -267,17 +267,56 @@ void hd_destroy(struct hd *h)
 }
 
 static int hd_open_port(const struct hd_cfg *cfg, struct umem *umem, struct xport **xp,
-			const char *ifname)
+			const char *ifname, const char *what)
 {
 	struct xport_opts o = {
 		.ring_size = (uint32_t)cfg->ring_size,
 		.skb_mode = cfg->xdp_mode == HD_XDP_SKB,
 	};
-	int err = xport_open(xp, umem, ifname, &o);
+	char desc[256];
+	int err = xport_qsel_parse(cfg->rx_queues, &o.rxq);
 
-	if (err)
+	if (!err)
+		err = xport_open(xp, umem, ifname, &o);
+	if (err) {
 		pr_err("cannot open %s: %s\n", ifname, strerror(-err));
-	return err;
+		return err;
+	}
+	xport_queues_describe(*xp, desc, sizeof(desc));
+	if ((*xp)->nq < (*xp)->nq_if)
+		pr_warn("%s %s: %s\n", what, ifname, desc);
+	else
+		pr_info("%s %s: %s\n", what, ifname, desc);
+	return 0;
+}
+
+/* Fill rings for the receive queues past the first of each port. */
+static uint32_t hd_extra_fill_frames(const struct hd_cfg *cfg)
+{
+	const char *ifs[2] = { cfg->host_port, cfg->uplink };
+	struct xport_qsel sel;
+	uint64_t n = 0, mask;
+
+	if (xport_qsel_parse(cfg->rx_queues, &sel))
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		int nq = xport_if_rx_queues(ifs[i]);
+
+		if (nq > 0 && !xport_qsel_resolve(&sel, (uint32_t)nq, &mask) && mask)
+			n += (uint64_t)(__builtin_popcountll(mask) - 1) * cfg->ring_size;
+	}
+	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
+}
+
+/* Once a second: frames lost on queues without a socket get a warning
+ * (rate-limited per port by xport_no_socket_watch). */
+static void hd_nosock_tick(void *ctx, uint64_t now)
+{
+	struct hd *h = ctx;
+
+	xport_no_socket_watch(h->host, "host port", now);
+	xport_no_socket_watch(h->up, "uplink", now);
+	loop_timer_set(h->nosock_timer, now + 1000000000ull);
 }
 
 int hd_create(struct hd **out, struct hd_cfg *cfg)
@@ -320,7 +359,8 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 	 * by default room for 8192 more frames (16 MB at 2K), shared. */
 	nframes = cfg->umem_frames ? (uint32_t)cfg->umem_frames
 				   : (uint32_t)(4 * cfg->ring_size + cfg->pass_queue +
-						HD_NOTIFY_CAP + 16 + 8192);
+						HD_NOTIFY_CAP + 16 + 8192) +
+					     hd_extra_fill_frames(cfg);
 	err = umem_create(&umem, nframes, hd_frame_size(cfg), (uint32_t)cfg->ring_size);
 	if (err) {
 		pr_err("UMEM of %u frames: %s\n", nframes, strerror(-err));
@@ -334,10 +374,10 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 		err = -EMSGSIZE;
 		goto err;
 	}
-	err = hd_open_port(cfg, umem, &ports[HD_PORT_HOST], cfg->host_port);
+	err = hd_open_port(cfg, umem, &ports[HD_PORT_HOST], cfg->host_port, "host port");
 	if (err)
 		goto err;
-	err = hd_open_port(cfg, umem, &ports[HD_PORT_UP], cfg->uplink);
+	err = hd_open_port(cfg, umem, &ports[HD_PORT_UP], cfg->uplink, "uplink");
 	if (err)
 		goto err;
 	memcpy(pi.up_mac, ports[HD_PORT_UP]->mac, 6);
@@ -355,11 +395,17 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 	 * stack or the switch as if someone had sent it. */
 	h->ipv6_host = ifsave_ipv6_off(cfg->runtime_dir, cfg->host_port);
 	h->ipv6_up = ifsave_ipv6_off(cfg->runtime_dir, cfg->uplink);
-	err = loop_add_fd(h->loop, h->host->fd, EPOLLIN | EPOLLET, NULL, NULL);
+	/* Every queue's socket wakes the loop; hd_poll takes from all. */
+	err = 0;
+	for (uint32_t q = 0; q < h->host->nq && !err; q++)
+		err = loop_add_fd(h->loop, h->host->q[q].fd, EPOLLIN | EPOLLET, NULL, NULL);
+	for (uint32_t q = 0; q < h->up->nq && !err; q++)
+		err = loop_add_fd(h->loop, h->up->q[q].fd, EPOLLIN | EPOLLET, NULL, NULL);
 	if (!err)
-		err = loop_add_fd(h->loop, h->up->fd, EPOLLIN | EPOLLET, NULL, NULL);
+		err = loop_timer_create(h->loop, hd_nosock_tick, h, &h->nosock_timer);
 	if (err)
 		goto err_h;
+	loop_timer_set(h->nosock_timer, h->now + 1000000000ull);
 	err = hd_link_init(h);
 	if (err) {
 		pr_err("link events: %s\n", strerror(-err));

@@ -70,6 +70,7 @@ struct hd_cfg {
 	uint64_t umem_frames;       /* 0 = automatic */
 	uint64_t busy_poll;         /* ns */
 	int xdp_mode;               /* enum hd_xdp_mode */
+	char rx_queues[64];         /* receive queues served on both ports: all, N, a list */
 	int log_level;
 	/* [law] */
 	char law[16];               /* static, fimd, lipd, aimd (law.c) */

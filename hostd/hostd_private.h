@@ -204,6 +204,7 @@ struct hd {
 	struct lnk *lnk;            /* link events (daemon/link.h); NULL in tests */
 
 	struct loop *loop;
+	struct loop_timer *nosock_timer; /* once a second: the no_socket watch */
 	struct ctl *ctl;
 	struct tseries *ts;
 	struct hd_req reqs[HD_MAX_REQS];

@@ -96,7 +96,13 @@ static const struct cfg_item sw_items[] = {
 
 static const struct cfg_item port_items[] = {
 	P("ifname", CFG_STR, ifname, NULL, 1, 0, "interface (veth or NIC); default: the port's label", RESTART),
-	P("queue", CFG_UINT, queue, "0", 0, 63, "receive queue the AF_XDP socket binds to", RESTART),
+	P("queue", CFG_UINT, queue, NULL, 0, 63,
+	  "serve this receive queue alone (one AF_XDP socket); what arrives on the interface's "
+	  "other queues is dropped and counted (no_socket); unset: rx_queues decides", RESTART),
+	P("rx_queues", CFG_STR, rx_queues, "all", 1, 0,
+	  "receive queues served, an AF_XDP socket on each: all (every queue the interface "
+	  "has, so RSS spreads nothing to a queue without one), N (queues 0..N-1), or a list "
+	  "such as 0,2 or 0-3; frames on a queue left out are dropped (no_socket)", RESTART),
 	P("rate", CFG_RATE, rate, "unlimited", 0, 400000000000LL,
 	  "emulated line rate in bit/s (100M, 1G, 2.5G, unlimited): the port never sends faster", LIVE),
 	P("burst", CFG_SIZE, burst, "0", 0, 16777216,
@@ -213,7 +219,12 @@ static void *sw_find_port(void *ctx, const char *label)
 
 static void *sw_open_port(void *ctx, const char *label, char *err, size_t errlen)
 {
-	return dconf_list_open(&port_list, ctx, label, err, errlen);
+	struct port_cfg *p = dconf_list_open(&port_list, ctx, label, err, errlen);
+
+	/* `queue` has no default: set or not decides between it and rx_queues. */
+	if (p)
+		p->queue = SW_QUEUE_UNSET;
+	return p;
 }
 
 static bool sw_port_label(void *ctx, size_t i, char *buf, size_t len)
@@ -329,8 +340,33 @@ static int sw_vlans_parse(const char *s, uint64_t map[4096 / 64])
 	return 0;
 }
 
+int sw_port_rx_queues(const struct port_cfg *p, struct xport_qsel *sel)
+{
+	if (p->queue != SW_QUEUE_UNSET) {
+		*sel = xport_qsel_one((uint32_t)p->queue);
+		return 0;
+	}
+	return xport_qsel_parse(p->rx_queues, sel);
+}
+
+/* The queues a port may bind, before the interface tells how many it has:
+ * two ports on one interface must not both claim one. */
+static uint64_t sw_port_qmask(const struct port_cfg *p)
+{
+	struct xport_qsel sel;
+
+	if (sw_port_rx_queues(p, &sel))
+		return ~0ull;
+	if (sel.all)
+		return ~0ull;
+	if (sel.first)
+		return sel.first >= 64 ? ~0ull : (1ull << sel.first) - 1;
+	return sel.mask;
+}
+
 static int sw_cfg_validate(struct sw_cfg *cfg, const char *path, char *err, size_t errlen)
 {
+	struct xport_qsel sel;
 	int ret;
 
 	if (!cfg->nports) {
@@ -345,13 +381,26 @@ static int sw_cfg_validate(struct sw_cfg *cfg, const char *path, char *err, size
 
 		if (!p->ifname[0])
 			strcpy(p->ifname, p->name);
+		if (p->queue != SW_QUEUE_UNSET && strcmp(p->rx_queues, "all")) {
+			snprintf(err, errlen, "%s: [port %s] sets both queue (%llu) and rx_queues "
+				 "(%s), expected one of them", path, p->name,
+				 (unsigned long long)p->queue, p->rx_queues);
+			return -EINVAL;
+		}
+		if (sw_port_rx_queues(p, &sel)) {
+			snprintf(err, errlen, "%s: [port %s] rx_queues \"%s\": expected all, a count "
+				 "1..%d, or queues and ranges 0..%d with a comma or a dash (0,2 or "
+				 "0-3; 2-2 for queue 2 alone)", path, p->name, p->rx_queues,
+				 L2CC_XSKMAP_MAX, L2CC_XSKMAP_MAX - 1);
+			return -EINVAL;
+		}
 		for (int k = 0; k < i; k++) {
 			if (!strcmp(cfg->ports[k].ifname, p->ifname) &&
-			    cfg->ports[k].queue == p->queue) {
-				snprintf(err, errlen, "%s: ports %s and %s both use %s queue %llu, "
-					 "expected one port per interface queue", path,
-					 cfg->ports[k].name, p->name, p->ifname,
-					 (unsigned long long)p->queue);
+			    (sw_port_qmask(&cfg->ports[k]) & sw_port_qmask(p))) {
+				snprintf(err, errlen, "%s: ports %s and %s both use receive queues of "
+					 "%s, expected one port per interface queue (set queue or "
+					 "rx_queues on both, apart)", path, cfg->ports[k].name,
+					 p->name, p->ifname);
 				return -EINVAL;
 			}
 		}

@@ -89,6 +89,10 @@ PORT_GET(g_link_down_events, p->st.link_down_events)
 PORT_GET(g_link_up_events, p->st.link_up_events)
 PORT_GET(g_link_down_drops, p->st.link_down_drops)
 PORT_GET(g_fdb_flushed, p->st.fdb_flushed)
+/* The XDP program's count, read from its map: the control path only. */
+PORT_GET(g_no_socket, p->xp ? xport_no_socket(p->xp) : 0)
+PORT_GET(g_rx_queues, p->xp ? p->xp->nq_if : 0)
+PORT_GET(g_rx_queues_served, p->xp ? p->xp->nq : 0)
 
 static const struct ctr port_ctrs[] = {
 	CTR_GET("link_up", "port_up", CTR_GAUGE, CTR_TS,
@@ -103,6 +107,13 @@ static const struct ctr port_ctrs[] = {
 	CTR_GET("fdb_flushed", "fdb_flushed_total", CTR_COUNTER, 0,
 	  "Addresses learnt on this port forgotten as its link went down", g_fdb_flushed),
 	CTR_GET("rx_frames", "rx_frames_total", CTR_COUNTER, CTR_TS, "Frames received", g_rx_frames),
+	CTR_GET("no_socket", "rx_no_socket_frames_total", CTR_COUNTER, CTR_TS,
+	  "Frames that arrived on a receive queue of the interface without an AF_XDP socket "
+	  "(queue or rx_queues leaves it out): dropped by the XDP program", g_no_socket),
+	CTR_GET("rx_queues", "rx_queues", CTR_GAUGE, 0,
+	  "Receive queues the port's interface has", g_rx_queues),
+	CTR_GET("rx_queues_served", "rx_queues_served", CTR_GAUGE, 0,
+	  "Receive queues with an AF_XDP socket of this port", g_rx_queues_served),
 	CTR_GET("rx_bytes", "rx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes received (no FCS)", g_rx_bytes),
 	CTR_GET("tx_frames", "tx_frames_total", CTR_COUNTER, CTR_TS, "Frames sent", g_tx_frames),
 	CTR_GET("tx_bytes", "tx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes sent (no FCS)", g_tx_bytes),
@@ -281,7 +292,7 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 {
 	struct sw *s = ctx;
 	uint64_t now = loop_now_ns();
-	char mac[18];
+	char mac[18], qs[192];
 
 	jw_obj_begin(w, NULL);
 	jw_arr_begin(w, "ports");
@@ -297,7 +308,12 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		jw_str(w, "link", p->link_up ? "up" : "down");
 		jw_str(w, "operstate", lnk_operstate_name(p->operstate));
 		jw_str(w, "mac", mac);
-		jw_u64(w, "queue", p->cfg->queue);
+		/* The lowest served: the one it transmits on. */
+		jw_u64(w, "queue", p->xp->nq ? p->xp->q[0].queue : 0);
+		xport_queues_fmt(p->xp->qmask, qs, sizeof(qs));
+		jw_u64(w, "rx_queues", p->xp->nq_if);
+		jw_str(w, "rx_queues_served", qs);
+		jw_u64(w, "no_socket", xport_no_socket(p->xp));
 		jw_u64(w, "rate_bps", p->cfg->rate);
 		jw_u64(w, "burst_ns", p->wc.burst_ns);
 		jw_u64(w, "mtu", p->max_frame - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN);

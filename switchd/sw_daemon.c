@@ -220,22 +220,60 @@ void sw_destroy(struct sw *s)
  * needs their addresses and MTUs). */
 static int sw_open_ports(struct sw_cfg *cfg, struct umem *umem, struct xport **xps)
 {
+	char what[256];
+
 	for (int i = 0; i < cfg->nports; i++) {
 		const struct port_cfg *pc = &cfg->ports[i];
 		struct xport_opts o = {
-			.queue = pc->queue,
 			.ring_size = cfg->ring_size,
 			.skb_mode = pc->xdp_mode == XDP_MODE_SKB,
 			.fallback_pass = false,
 		};
-		int err = xport_open(&xps[i], umem, pc->ifname, &o);
+		int err = sw_port_rx_queues(pc, &o.rxq);
 
+		if (!err)
+			err = xport_open(&xps[i], umem, pc->ifname, &o);
 		if (err) {
 			pr_err("port %s: cannot open %s: %s\n", pc->name, pc->ifname, strerror(-err));
 			return err;
 		}
+		xport_queues_describe(xps[i], what, sizeof(what));
+		if (xps[i]->nq < xps[i]->nq_if)
+			pr_warn("port %s (%s): %s\n", pc->name, pc->ifname, what);
+		else
+			pr_info("port %s (%s): %s\n", pc->name, pc->ifname, what);
 	}
 	return 0;
+}
+
+/* Fill rings beyond the one per port that sw_cfg_umem_need() counts: one
+ * more per extra receive queue served. */
+static uint32_t sw_extra_fill_frames(const struct sw_cfg *cfg)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < cfg->nports; i++) {
+		struct xport_qsel sel;
+		uint64_t mask;
+		int nq = xport_if_rx_queues(cfg->ports[i].ifname);
+
+		if (nq <= 0 || sw_port_rx_queues(&cfg->ports[i], &sel) ||
+		    xport_qsel_resolve(&sel, (uint32_t)nq, &mask) || !mask)
+			continue;
+		n += (uint64_t)(__builtin_popcountll(mask) - 1) * cfg->ring_size;
+	}
+	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
+}
+
+/* Once a second: frames lost on queues without a socket get a warning
+ * (rate-limited per port by xport_no_socket_watch). */
+static void sw_nosock_tick(void *ctx, uint64_t now)
+{
+	struct sw *s = ctx;
+
+	for (int i = 0; i < s->nports; i++)
+		xport_no_socket_watch(s->ports[i].xp, s->ports[i].cfg->name, now);
+	loop_timer_set(s->nosock_timer, now + 1000000000ull);
 }
 
 int sw_create(struct sw **out, struct sw_cfg *cfg)
@@ -257,7 +295,8 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 		pr_err("signals: %s\n", strerror(-err));
 		goto err;
 	}
-	err = umem_create(&umem, cfg->umem_frames ? cfg->umem_frames : sw_cfg_umem_need(cfg),
+	err = umem_create(&umem, cfg->umem_frames ? cfg->umem_frames
+						  : sw_cfg_umem_need(cfg) + sw_extra_fill_frames(cfg),
 			  sw_frame_size(cfg), cfg->ring_size);
 	if (err)
 		goto err;
@@ -305,10 +344,16 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 			err = -EMSGSIZE;
 			goto err_sw;
 		}
-		err = loop_add_fd(s->loop, p->xp->fd, EPOLLIN | EPOLLET, NULL, NULL);
+		/* Every queue's socket wakes the loop; sw_poll takes from all. */
+		for (uint32_t q = 0; q < p->xp->nq && !err; q++)
+			err = loop_add_fd(s->loop, p->xp->q[q].fd, EPOLLIN | EPOLLET, NULL, NULL);
 		if (err)
 			goto err_sw;
 	}
+	err = loop_timer_create(s->loop, sw_nosock_tick, s, &s->nosock_timer);
+	if (err)
+		goto err_sw;
+	loop_timer_set(s->nosock_timer, s->now + 1000000000ull);
 	err = sw_link_init(s);
 	if (err) {
 		pr_err("link events: %s\n", strerror(-err));

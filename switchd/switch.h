@@ -27,10 +27,14 @@ enum sw_wd_action { SW_WD_DROP = 0, SW_WD_FORWARD, SW_WD_ALERT };
  * compares whole configurations, and tests and fuzzers free nothing. */
 #define SW_CP_CFG_MAX 256
 
+/* port_cfg.queue when the file does not set it: rx_queues decides. */
+#define SW_QUEUE_UNSET UINT64_MAX
+
 struct port_cfg {
 	char name[16];
 	char ifname[16];
-	uint64_t queue;
+	uint64_t queue;             /* one receive queue alone, or SW_QUEUE_UNSET */
+	char rx_queues[64];         /* the receive queues served: all, N, or a list */
 	uint64_t rate;              /* bit/s, 0 = unlimited */
 	uint64_t burst;             /* bytes, 0 = automatic */
 	uint64_t wire_overhead;     /* bytes charged per frame on top of its length */

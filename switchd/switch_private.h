@@ -190,6 +190,7 @@ struct sw {
 	int ncps;
 	uint32_t transit_types;     /* 0x88B6 types some congestion point wants in transit */
 	struct loop *loop;
+	struct loop_timer *nosock_timer; /* once a second: the no_socket watch */
 	struct lnk *lnk;            /* link events (daemon/link.h); NULL in tests */
 	bool link_dirty;            /* a port's link_seen changed since the last pass */
 	struct ctl *ctl;
@@ -204,6 +205,10 @@ struct sw {
 };
 
 static inline struct sw_port *sw_cpu_port(struct sw *s) { return &s->ports[s->nports]; }
+
+/* The receive queues a port serves: its `queue` if set, else rx_queues.
+ * 0, or -EINVAL for an rx_queues that does not parse. */
+int sw_port_rx_queues(const struct port_cfg *p, struct xport_qsel *sel);
 
 /* Datapath (switch.c). */
 /*
