@@ -750,10 +750,11 @@ void xport_no_socket_watch(struct xport *p, const char *name, uint64_t now)
 	if (p->nosock_warn_ns && now - p->nosock_warn_ns < XPORT_NOSOCK_WARN_NS)
 		return;
 	xport_queues_fmt(xport_low_mask(p->nq_if) & ~p->qmask, rest, sizeof(rest));
-	pr_warn("%s (%s): %llu frames arrived on receive queues without a socket since %s "
+	pr_warn("%s (%s): %llu frame%s arrived on receive queues without a socket since %s "
 		"(%llu in all; unserved queues: %s): they were %s; serve every queue with "
 		"rx_queues = all, or steer the traffic away from them (ethtool -X %s)\n", name,
 		p->ifname, (unsigned long long)(n - p->nosock_warned),
+		n - p->nosock_warned == 1 ? "" : "s",
 		p->nosock_warn_ns ? "the last warning" : "start", (unsigned long long)n,
 		rest[0] ? rest : "none", p->fallback_pass ? "passed to the kernel" : "dropped",
 		p->ifname);

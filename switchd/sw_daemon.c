@@ -15,6 +15,7 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -270,9 +271,12 @@ static uint32_t sw_extra_fill_frames(const struct sw_cfg *cfg)
 static void sw_nosock_tick(void *ctx, uint64_t now)
 {
 	struct sw *s = ctx;
+	char name[32];
 
-	for (int i = 0; i < s->nports; i++)
-		xport_no_socket_watch(s->ports[i].xp, s->ports[i].cfg->name, now);
+	for (int i = 0; i < s->nports; i++) {
+		snprintf(name, sizeof(name), "port %s", s->ports[i].cfg->name);
+		xport_no_socket_watch(s->ports[i].xp, name, now);
+	}
 	loop_timer_set(s->nosock_timer, now + 1000000000ull);
 }
 
