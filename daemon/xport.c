@@ -192,7 +192,7 @@ int xport_qsel_parse(const char *s, struct xport_qsel *sel)
 	if (!strpbrk(s, ",-")) {
 		unsigned long n = strtoul(s, &end, 10);
 
-		if (end == s || *end || *s == '+' || n < 1 || n > L2CC_XSKMAP_MAX)
+		if (*s < '0' || *s > '9' || *end || n < 1 || n > L2CC_XSKMAP_MAX)
 			return -EINVAL;
 		sel->first = (uint32_t)n;
 		return 0;

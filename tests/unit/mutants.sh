@@ -132,6 +132,13 @@ MUTANTS=(
 "room_underflow@@switchd/switch.c@@s/room\[i\] = p->cap > p->occ\[i\] \? p->cap - p->occ\[i\] : 0;/room[i] = p->cap - p->occ[i];/@@test_switch_core@@test_core_buffer_shrunk_below_occupancy"
 "full_room_underflow@@switchd/switch.c@@s/uint64_t room = p->cap > p->occ\[prio\] \? p->cap - p->occ\[prio\] : 0;/uint64_t room = p->cap - p->occ[prio];/@@test_switch_core@@test_core_buffer_shrunk_below_occupancy"
 "buffer_limit_capped_need@@switchd/sw_config.c@@s/other = sw_cfg_umem_need_raw\(c->new_cfg\) - sw_buffer_frames\(n\);/other = need - sw_buffer_frames(n);/@@test_switch_config@@test_reload_validators"
+"rxq_no_rotation@@daemon/xport.c@@s/\tp->rx_next = p->rx_next \+ 1 >= p->nq \? 0 : p->rx_next \+ 1;\n//@@test_xport@@test_rx_no_starvation"
+"rxq_hold_releases_all@@daemon/xport.c@@s/t = taken < q->peeked \? taken : q->peeked;/t = q->peeked;/@@test_xport@@test_rx_hold"
+"rxq_check_ignores_queues@@daemon/xport.c@@s/if \(p->nq && fill != p->fill_out\)/if (0)/@@test_xport@@test_check_per_queue"
+"rxq_count_past_interface@@daemon/xport.c@@s/\*mask = xport_low_mask\(sel->first\) & have;/*mask = xport_low_mask(sel->first);/@@test_xport@@test_qsel_resolve"
+"rxq_queue_with_rx_queues@@switchd/sw_config.c@@s/if \(p->queue != SW_QUEUE_UNSET && strcmp\(p->rx_queues, \x22all\x22\)\)/if (0)/@@test_switch_config@@test_rx_queues"
+"rxq_overlap_unchecked@@switchd/sw_config.c@@s/\(sw_port_qmask\(&cfg->ports\[k\]\) & sw_port_qmask\(p\)\)/0/@@test_switch_config@@test_rx_queues"
+"rxq_queue_default_zero@@switchd/sw_config.c@@s/p->queue = SW_QUEUE_UNSET;/p->queue = 0;/@@test_switch_config@@test_rx_queues"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)

@@ -157,6 +157,7 @@ static void test_defaults(void)
 	CHECK_EQ(C.umem_frames, 0);
 	CHECK_EQ(C.busy_poll, 0);
 	CHECK_EQ(C.xdp_mode, HD_XDP_NATIVE);
+	CHECK(!strcmp(C.rx_queues, "all"));
 	CHECK_EQ(C.log_level, 2);       /* info */
 	CHECK(!strcmp(C.law, "static"));
 	CHECK_EQ(C.rate, 0);
@@ -218,6 +219,11 @@ static void test_bad_values(void)
 	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\n[law]\nrate = 1G\nipd = 3\n",
 		      NULL, 0), -EINVAL);
 	CHECK(err_at(" [law] sets both rate and ipd, expected one of them"));
+	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\nrx_queues = 0\n", NULL, 0), -EINVAL);
+	CHECK(err_at(" [hostd] rx_queues \"0\": expected all, a count 1..64, or queues and ranges "
+		     "0..63 with a comma or a dash"));
+	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\nrx_queues = 1-2\n", NULL, 0), 0);
+	CHECK(!strcmp(C.rx_queues, "1-2"));
 }
 
 static void test_unknown_law(void)

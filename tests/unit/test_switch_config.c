@@ -290,6 +290,64 @@ static void test_scheme_key_errors(void)
 	CHECK(!(C.ports[0].vlan_map[0] & (1ull << 30)));
 }
 
+/* queue and rx_queues: every queue by default, `queue` alone when set (the
+ * one-socket port of old), never both; two ports on one interface may not
+ * claim one queue. */
+static void test_rx_queues(void)
+{
+	struct xport_qsel sel;
+
+	CHECK_EQ(write_conf("[port p0]\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), 0);
+	unlink(path);
+	CHECK_EQ(C.ports[0].queue, SW_QUEUE_UNSET);
+	CHECK_EQ(sw_port_rx_queues(&C.ports[0], &sel), 0);
+	CHECK(sel.all);
+	/* queue = 0 is set, unlike the default: queue 0 alone. */
+	CHECK_EQ(write_conf("[port p0]\nqueue = 0\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), 0);
+	unlink(path);
+	CHECK_EQ(sw_port_rx_queues(&C.ports[0], &sel), 0);
+	CHECK(!sel.all && !sel.first);
+	CHECK_EQ(sel.mask, 1);
+	/* queue with rx_queues = all (its default, even written) is queue. */
+	CHECK_EQ(write_conf("[port p0]\nqueue = 2\nrx_queues = all\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), 0);
+	unlink(path);
+	CHECK_EQ(sw_port_rx_queues(&C.ports[0], &sel), 0);
+	CHECK_EQ(sel.mask, 4);
+	CHECK_EQ(write_conf("[port p0]\nqueue = 1\nrx_queues = 0-3\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	CHECK(strstr(err, "[port p0] sets both queue (1) and rx_queues (0-3), expected one of them"));
+	CHECK_EQ(write_conf("[port p0]\nrx_queues = 0-64\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	CHECK(strstr(err, "[port p0] rx_queues \"0-64\": expected all, a count 1..64, or queues "
+			  "and ranges 0..63"));
+	CHECK_EQ(write_conf("[port p0]\nrx_queues = 0,2\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), 0);
+	unlink(path);
+	CHECK_EQ(sw_port_rx_queues(&C.ports[0], &sel), 0);
+	CHECK_EQ(sel.mask, 5);
+	/* One interface, two ports: apart is fine, overlapping is not. */
+	CHECK_EQ(write_conf("[port a]\nifname = e0\nqueue = 0\n[port b]\nifname = e0\n"
+			    "rx_queues = 1-3\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), 0);
+	unlink(path);
+	CHECK_EQ(write_conf("[port a]\nifname = e0\nrx_queues = 2\n[port b]\nifname = e0\n"
+			    "queue = 1\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	CHECK(strstr(err, "ports a and b both use receive queues of e0, expected one port per "
+			  "interface queue"));
+	/* All of them (the default) leaves none to another port. */
+	CHECK_EQ(write_conf("[port a]\nifname = e0\n[port b]\nifname = e0\nqueue = 5\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	CHECK(strstr(err, "ports a and b both use receive queues of e0"));
+}
+
 static void test_scheme_reference(void)
 {
 	char *buf = NULL;
@@ -541,6 +599,7 @@ int main(void)
 	RUN(test_registry_keys);
 	RUN(test_scheme_keys);
 	RUN(test_scheme_key_errors);
+	RUN(test_rx_queues);
 	RUN(test_scheme_reference);
 	RUN(test_reload_live_kept_restart);
 	RUN(test_reload_validators);
