@@ -321,9 +321,31 @@ static int stats_read(int map_fd, uint64_t st[L2CC_XDP_STAT_MAX])
 	return 0;
 }
 
+/* xdp_qstats[0] (every case runs on rx queue 0): rx, no_socket summed over CPUs. */
+static int qstat_read(int map_fd, uint64_t q[2])
+{
+	int ncpu = libbpf_num_possible_cpus(), err;
+	struct l2cc_xdp_qstat *vals;
+	uint32_t key = 0;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(map_fd, &key, vals) ? -errno : 0;
+	q[0] = q[1] = 0;
+	for (int i = 0; !err && i < ncpu; i++) {
+		q[0] += vals[i].rx;
+		q[1] += vals[i].no_socket;
+	}
+	free(vals);
+	return err;
+}
+
 static void run_l2cc_case(const struct l2cc_case *c)
 {
-	uint64_t before[L2CC_XDP_STAT_MAX], after[L2CC_XDP_STAT_MAX];
+	uint64_t before[L2CC_XDP_STAT_MAX], after[L2CC_XDP_STAT_MAX], qb[2], qa[2];
 	struct l2cc_xdp_bpf *skel;
 	int err, verdict = -1, i;
 	uint32_t key = 0;
@@ -357,6 +379,10 @@ static void run_l2cc_case(const struct l2cc_case *c)
 	CHECK_EQ(err, 0);
 	if (err)
 		goto out;
+	err = qstat_read(bpf_map__fd(skel->maps.xdp_qstats), qb);
+	CHECK_EQ(err, 0);
+	if (err)
+		goto out;
 
 	err = test_run(bpf_program__fd(skel->progs.l2cc_xdp), c->frame,
 		       c->len, c->in, &verdict);
@@ -386,6 +412,11 @@ static void run_l2cc_case(const struct l2cc_case *c)
 			check_failed_now++;
 		}
 	}
+	/* The queue's own counts: every frame, and the socketless ones. */
+	err = qstat_read(bpf_map__fd(skel->maps.xdp_qstats), qa);
+	CHECK_EQ(err, 0);
+	CHECK_EQ(qa[0], qb[0] + 1);
+	CHECK_EQ(qa[1], qb[1] + (c->stat == L2CC_XDP_NO_SOCKET));
 out:
 	l2cc_xdp_bpf__destroy(skel);
 }
