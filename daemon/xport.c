@@ -246,6 +246,16 @@ int xport_qsel_resolve(const struct xport_qsel *sel, uint32_t nq_if, uint64_t *m
 	return 0;
 }
 
+uint32_t xport_rx_sockets(const char *ifname, const struct xport_qsel *sel)
+{
+	int nq = xport_if_rx_queues(ifname);
+	uint64_t mask;
+
+	if (nq <= 0 || xport_qsel_resolve(sel, (uint32_t)nq, &mask) || !mask)
+		return 1;
+	return (uint32_t)__builtin_popcountll(mask);
+}
+
 /* /sys/class/net/IF/queues/rx-*: the kernel's real_num_rx_queues. */
 static int xport_sys_rx_queues(const char *ifname)
 {

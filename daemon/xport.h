@@ -83,6 +83,9 @@ int xport_if_rx_queues(const char *ifname);
  * q): 0 with *mask set, or -ERANGE when sel names a queue the interface
  * does not have (*mask then holds those). */
 int xport_qsel_resolve(const struct xport_qsel *sel, uint32_t nq_if, uint64_t *mask);
+/* Sockets xport_open() would bind on ifname for sel (for sizing a UMEM
+ * before the ports exist); 1 when the interface cannot tell. */
+uint32_t xport_rx_sockets(const char *ifname, const struct xport_qsel *sel);
 
 struct xport_opts {
 	struct xport_qsel rxq;  /* the receive queues to bind a socket to */

@@ -293,18 +293,13 @@ static int hd_open_port(const struct hd_cfg *cfg, struct umem *umem, struct xpor
 /* Fill rings for the receive queues past the first of each port. */
 static uint32_t hd_extra_fill_frames(const struct hd_cfg *cfg)
 {
-	const char *ifs[2] = { cfg->host_port, cfg->uplink };
 	struct xport_qsel sel;
-	uint64_t n = 0, mask;
+	uint64_t n;
 
 	if (xport_qsel_parse(cfg->rx_queues, &sel))
 		return 0;
-	for (int i = 0; i < 2; i++) {
-		int nq = xport_if_rx_queues(ifs[i]);
-
-		if (nq > 0 && !xport_qsel_resolve(&sel, (uint32_t)nq, &mask) && mask)
-			n += (uint64_t)(__builtin_popcountll(mask) - 1) * cfg->ring_size;
-	}
+	n = (uint64_t)(xport_rx_sockets(cfg->host_port, &sel) - 1 +
+		       xport_rx_sockets(cfg->uplink, &sel) - 1) * cfg->ring_size;
 	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
 }
 

@@ -255,13 +255,9 @@ static uint32_t sw_extra_fill_frames(const struct sw_cfg *cfg)
 
 	for (int i = 0; i < cfg->nports; i++) {
 		struct xport_qsel sel;
-		uint64_t mask;
-		int nq = xport_if_rx_queues(cfg->ports[i].ifname);
 
-		if (nq <= 0 || sw_port_rx_queues(&cfg->ports[i], &sel) ||
-		    xport_qsel_resolve(&sel, (uint32_t)nq, &mask) || !mask)
-			continue;
-		n += (uint64_t)(__builtin_popcountll(mask) - 1) * cfg->ring_size;
+		if (!sw_port_rx_queues(&cfg->ports[i], &sel))
+			n += (xport_rx_sockets(cfg->ports[i].ifname, &sel) - 1) * cfg->ring_size;
 	}
 	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
 }

@@ -121,6 +121,12 @@ static_neigh() {
 # subsystem tag on.
 last_line() { grep "$2" "$1" | tail -1 | sed 's/^[^]]*\] *//'; }
 
+promtool_ok() { # FILE: promtool finds nothing wrong (when it is installed)
+	command -v promtool >/dev/null 2>&1 || return 0
+	promtool check metrics <"$1" >/dev/null 2>&1 ||
+		fail "promtool on $1: $(promtool check metrics <"$1" 2>&1 | head -3)"
+}
+
 sw_conf() { # extra port keys
 	printf '%s\n' "[port p1]" "ifname = $(ifn p1)" "$1" "[port p2]" "ifname = $(ifn p2)" "$1"
 }
@@ -183,10 +189,7 @@ t_switch_queue0() {
 	m=$(grep "^l2cc_switch_rx_no_socket_frames_total{.*port=\"p1\"" "$L2T_DIR/S.prom" | awk '{print $2}')
 	info "metrics: l2cc_switch_rx_no_socket_frames_total{port=p1} $m"
 	assert_eq "$m" "$nosock" "the metric"
-	if command -v promtool >/dev/null 2>&1; then
-		promtool check metrics <"$L2T_DIR/S.prom" >/dev/null 2>&1 ||
-			fail "promtool: $(promtool check metrics <"$L2T_DIR/S.prom" 2>&1 | head -3)"
-	fi
+	promtool_ok "$L2T_DIR/S.prom"
 	wait_for -t 5 "the time series to carry no_socket" \
 		sh -c "tail -1 '$L2T_DIR/S.stats' | grep -q '\"no_socket\":$nosock'"
 	wait_for -t 5 "the no_socket warning in the log" \
@@ -255,10 +258,7 @@ t_hostd_queue0() {
 	m=$(grep '^l2cc_hostd_rx_no_socket_frames_total{.*port="uplink"' "$L2T_DIR/h3.prom" | awk '{print $2}')
 	info "metrics: l2cc_hostd_rx_no_socket_frames_total{port=uplink} $m"
 	assert_ge "$m" "$nu" "the metric"
-	if command -v promtool >/dev/null 2>&1; then
-		promtool check metrics <"$L2T_DIR/h3.prom" >/dev/null 2>&1 ||
-			fail "promtool: $(promtool check metrics <"$L2T_DIR/h3.prom" 2>&1 | head -3)"
-	fi
+	promtool_ok "$L2T_DIR/h3.prom"
 	wait_for -t 5 "the no_socket warning in the log" \
 		grep -q "frames arrived on receive queues without a socket" "$L2T_DIR/h3.log"
 	info "log: $(last_line "$L2T_DIR/h3.log" 'without a socket since')"
