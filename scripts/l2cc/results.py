@@ -313,6 +313,10 @@ class Run:
             reasons = sorted({k for row in rows for k in row.get("drop", {})})
             a["drop"] = {k: _mono([row.get("drop", {}).get(k, 0) for row in rows])
                          for k in reasons}
+            # Lost before switchd saw them, on a receive queue without a
+            # socket: a fabric drop like the others.
+            if any("no_socket" in row for row in rows):
+                a["drop"]["no_socket"] = _mono([row.get("no_socket", 0) for row in rows])
             a["buffer"] = np.array([sum(row.get("buffer", [0])) for row in rows], dtype=float)
             a["buffer_peak"] = np.array([max(row.get("buffer_peak", [0]) or [0])
                                          for row in rows], dtype=float)
@@ -340,7 +344,9 @@ class Run:
         for k in HD_COUNTERS:
             a[k] = _mono([r.get(k, 0) for r in recs])
         for side in ("host", "uplink"):
-            a[side + "_drops"] = _mono([r.get(side, {}).get("drops", 0) for r in recs])
+            # no_socket: lost on a receive queue without a socket, before hostd.
+            a[side + "_drops"] = _mono([r.get(side, {}).get("drops", 0) +
+                                        r.get(side, {}).get("no_socket", 0) for r in recs])
             a[side + "_tx_bytes"] = _mono([r.get(side, {}).get("tx_bytes", 0) for r in recs])
         a["paused_ns"] = _mono([r.get("paused_ns", 0) for r in recs])
         # A line lists at most HD_TS_MAX_FLOWS flows (hostd/hd_ctl.c): with

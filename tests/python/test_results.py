@@ -57,6 +57,28 @@ class TestSettle(unittest.TestCase):
         self.assertIsNone(R.jain([]))
 
 
+@unittest.skipIf(R is None, "python3-numpy is missing" if R is None else "")
+class TestNoSocket(unittest.TestCase):
+    """Frames lost on a receive queue without a socket count as drops:
+    a switch's as the fabric's (reason no_socket), a hostd's at the edge."""
+
+    def test_switch_no_socket_is_a_drop_reason(self):
+        recs = [{"t": 0.0, "ports": {"p1": {"drop": {"buffer_full": 1}, "no_socket": 0}}},
+                {"t": 1.0, "ports": {"p1": {"drop": {"buffer_full": 1}, "no_socket": 40}}}]
+        a = R.Run._switch_arrays(None, recs)["ports"]["p1"]
+        self.assertEqual(list(a["drop"]["no_socket"]), [0, 40])
+        # A switchd that predates the counter: no such reason.
+        a = R.Run._switch_arrays(None, [{"t": 0.0, "ports": {"p1": {"drop": {}}}}])
+        self.assertNotIn("no_socket", a["ports"]["p1"]["drop"])
+
+    def test_hostd_no_socket_at_the_edge(self):
+        recs = [{"t": 0.0, "host": {"drops": 1, "no_socket": 2}, "uplink": {"drops": 0}},
+                {"t": 1.0, "host": {"drops": 3, "no_socket": 7}, "uplink": {"no_socket": 5}}]
+        a = R.Run._hostd_arrays(None, recs)
+        self.assertEqual(list(a["host_drops"]), [3, 10])
+        self.assertEqual(list(a["uplink_drops"]), [0, 5])
+
+
 if __name__ == "__main__":
     unittest.main()
 
