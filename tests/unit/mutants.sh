@@ -141,6 +141,7 @@ MUTANTS=(
 "pause_off_only_warns@@daemon/nic.c@@s/case NIC_PAUSE_OFF:\n\t\treturn NIC_PA_TURN_OFF;/case NIC_PAUSE_OFF:\n\t\treturn NIC_PA_WARN;/@@test_nic@@test_pause_decide"
 "zc_on_with_skb_allowed@@switchd/sw_config.c@@s/cfg->zero_copy == NIC_ZC_ON && p->xdp_mode == XDP_MODE_SKB/0/@@test_switch_config@@test_scheme_key_errors"
 "hd_zc_on_with_skb_allowed@@hostd/hd_config.c@@s/cfg->zero_copy == NIC_ZC_ON && cfg->xdp_mode == HD_XDP_SKB/0/@@test_hostd_config@@test_bad_values"
+"pause_crash_original_lost@@daemon/ifsave.c@@s/\tif \(saved >= 0\) \{\n\t\t\*from_crash = true;/\tif (0) {\n\t\t*from_crash = true;/@@test_nic@@test_pause_saved"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)

@@ -7,9 +7,13 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
+#include "ifsave.h"
 #include "nic.h"
 
 #define P(n, e) { .name = n, .driver = "drv", .err = e }
@@ -118,11 +122,60 @@ static void test_pause_names(void)
 	CHECK(!strcmp(nic_pause_found_name(&st), "off"));
 }
 
+/* The saved original that lets a start after a SIGKILL give a NIC's pause
+ * settings back (ifsave_begin/_peek/_end, on lo: any namespace has it). */
+static void test_pause_saved(void)
+{
+	char dir[] = "/tmp/test_nic_XXXXXX", path[4200], sub[64];
+	bool crash = true;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(sub, sizeof(sub), "%s/run", dir);
+	CHECK_EQ(ifsave_peek(sub, "pause", "lo", 7), -ENOENT);
+	/* First start: the value now is the original, saved (the dir made). */
+	CHECK_EQ(ifsave_begin(sub, "pause", "lo", 6, 7, &crash), 6);
+	CHECK(!crash);
+	CHECK_EQ(ifsave_peek(sub, "pause", "lo", 7), 6);
+	/* Killed, started again with pause off in the NIC: the saved original wins. */
+	CHECK_EQ(ifsave_begin(sub, "pause", "lo", 0, 7, &crash), 6);
+	CHECK(crash);
+	/* A clean stop removes it. */
+	ifsave_end(sub, "pause", "lo");
+	CHECK_EQ(ifsave_peek(sub, "pause", "lo", 7), -ENOENT);
+	/* Another kind's file is another file; a value out of range is refused. */
+	CHECK_EQ(ifsave_begin(sub, "pause", "lo", 3, 7, &crash), 3);
+	CHECK_EQ(ifsave_peek(sub, "other", "lo", 7), -ENOENT);
+	CHECK_EQ(ifsave_peek(sub, "pause", "lo", 2), -EINVAL);
+	/* A file for another interface index (lo made anew) is stale. */
+	CHECK_EQ(ifsave_path(sub, "lo", path, sizeof(path)), 0);
+	{
+		char *name = strrchr(path, '/') + 1, rest[128];
+
+		snprintf(rest, sizeof(rest), "%s", name + strlen("ipv6")); /* "-NETNS-lo" */
+		snprintf(name, sizeof(path) - (size_t)(name - path), "pause%s", rest);
+	}
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fprintf(f, "5 999999 0\n");
+		fclose(f);
+	}
+	CHECK_EQ(ifsave_peek(sub, "pause", "lo", 7), -ESTALE);
+	ifsave_end(sub, "pause", "lo");
+	rmdir(sub);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(test_zc_decide);
 	RUN(test_zc_reason);
 	RUN(test_pause_decide);
 	RUN(test_pause_names);
+	RUN(test_pause_saved);
 	return check_summary();
 }
