@@ -183,8 +183,12 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 		.tx_size = o->ring_size,
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.xdp_flags = 0,
-		.bind_flags = XDP_COPY | XDP_USE_NEED_WAKEUP,
+		/* Only the UMEM's first socket passes these: the others bind with
+		 * XDP_SHARED_UMEM and take its mode (nic.h). */
+		.bind_flags = (o->zero_copy ? XDP_ZEROCOPY : XDP_COPY) | XDP_USE_NEED_WAKEUP,
 	};
+	struct xdp_options xo = {};
+	socklen_t xolen = sizeof(xo);
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 	struct xport *p;
 	int err, key, prog_fd;
@@ -245,6 +249,8 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 		goto err_skel;
 	}
 	p->fd = xsk_socket__fd(p->xsk);
+	p->zero_copy = !getsockopt(p->fd, SOL_XDP, XDP_OPTIONS, &xo, &xolen) &&
+		       (xo.flags & XDP_OPTIONS_ZEROCOPY);
 	key = o->queue;
 	err = bpf_map_update_elem(bpf_map__fd(p->skel->maps.xsks_map), &key, &p->fd, 0);
 	if (err) {
@@ -258,12 +264,23 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	/* Attach after the socket is in the map, so no frame meets an empty slot
 	 * on a port that is meant to be ours. */
 	prog_fd = bpf_program__fd(p->skel->progs.l2cc_xdp);
+	p->xdp_skb = o->skb_mode;
 	lopts.flags = o->skb_mode ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	err = bpf_link_create(prog_fd, p->ifindex, BPF_XDP, &lopts);
+	if (err < 0 && o->xdp_auto && !o->skb_mode) {
+		/* A driver without native XDP (or refusing this MTU) still runs
+		 * the program in generic mode, after the stack's skb is built. */
+		p->native_err = -errno;
+		p->xdp_skb = true;
+		lopts.flags = XDP_FLAGS_SKB_MODE;
+		err = bpf_link_create(prog_fd, p->ifindex, BPF_XDP, &lopts);
+	}
 	if (err < 0) {
 		err = -errno;
-		pr_err("%s: attach XDP program (%s mode): %s\n", ifname,
-		       o->skb_mode ? "skb" : "native", strerror(-err));
+		pr_err("%s: attach XDP program (%s mode): %s%s%s\n", ifname,
+		       p->xdp_skb ? "skb" : "native", strerror(-err),
+		       p->native_err ? "; native mode: " : "",
+		       p->native_err ? strerror(-p->native_err) : "");
 		goto err_xsk;
 	}
 	p->link_fd = err;

@@ -52,6 +52,8 @@ struct xport_opts {
 	uint32_t queue;
 	uint32_t ring_size;     /* rx, tx, fill and completion ring size (power of 2) */
 	bool skb_mode;          /* XDP generic mode instead of native */
+	bool xdp_auto;          /* native, else generic (skb) if the driver refuses (xdp_mode = auto) */
+	bool zero_copy;         /* bind XDP_ZEROCOPY (nic.h decides, for the whole UMEM), else XDP_COPY */
 	bool fallback_pass;     /* frames without a socket go to the stack, not dropped */
 };
 
@@ -80,6 +82,10 @@ struct xport {
 	uint64_t kick_errors;
 	struct l2cc_xdp_bpf *skel;
 	int link_fd;            /* BPF link: closing it detaches the program */
+	/* What xport_open obtained, for the start log, l2ccctl and metrics. */
+	bool xdp_skb;           /* attached in generic (skb) mode */
+	bool zero_copy;         /* the socket is zero-copy (getsockopt XDP_OPTIONS) */
+	int native_err;         /* xdp_auto: why native attach failed (-errno), else 0 */
 };
 
 static inline uint32_t umem_idx(const struct umem *u, uint64_t addr)

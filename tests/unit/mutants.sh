@@ -132,6 +132,16 @@ MUTANTS=(
 "room_underflow@@switchd/switch.c@@s/room\[i\] = p->cap > p->occ\[i\] \? p->cap - p->occ\[i\] : 0;/room[i] = p->cap - p->occ[i];/@@test_switch_core@@test_core_buffer_shrunk_below_occupancy"
 "full_room_underflow@@switchd/switch.c@@s/uint64_t room = p->cap > p->occ\[prio\] \? p->cap - p->occ\[prio\] : 0;/uint64_t room = p->cap - p->occ[prio];/@@test_switch_core@@test_core_buffer_shrunk_below_occupancy"
 "buffer_limit_capped_need@@switchd/sw_config.c@@s/other = sw_cfg_umem_need_raw\(c->new_cfg\) - sw_buffer_frames\(n\);/other = need - sw_buffer_frames(n);/@@test_switch_config@@test_reload_validators"
+"zc_one_port_decides@@daemon/nic.c@@s/if \(ports\[i\].skb \|\| ports\[i\].err\) \{/if (i == 0 \&\& (ports[i].skb || ports[i].err)) {/@@test_nic@@test_zc_decide"
+"zc_on_falls_back@@daemon/nic.c@@s/return key == NIC_ZC_ON \? -EOPNOTSUPP : 0;/return 0;/@@test_nic@@test_zc_decide"
+"zc_off_still_zc@@daemon/nic.c@@s/if \(key == NIC_ZC_OFF\)\n\t\treturn 0;/if (0)\n\t\treturn 0;/@@test_nic@@test_zc_decide"
+"zc_generic_port_ignored@@daemon/nic.c@@s/if \(ports\[i\].skb \|\| ports\[i\].err\) \{/if (ports[i].err) {/@@test_nic@@test_zc_decide"
+"pause_unknown_acted_on@@daemon/nic.c@@s/if \(get_err\)\n\t\treturn NIC_PA_UNKNOWN;/if (0)\n\t\treturn NIC_PA_UNKNOWN;/@@test_nic@@test_pause_decide"
+"pause_tx_only_ignored@@daemon/nic.c@@s/if \(!pp->rx && !pp->tx\)/if (!pp->rx)/@@test_nic@@test_pause_decide"
+"pause_off_only_warns@@daemon/nic.c@@s/case NIC_PAUSE_OFF:\n\t\treturn NIC_PA_TURN_OFF;/case NIC_PAUSE_OFF:\n\t\treturn NIC_PA_WARN;/@@test_nic@@test_pause_decide"
+"zc_on_with_skb_allowed@@switchd/sw_config.c@@s/cfg->zero_copy == NIC_ZC_ON && p->xdp_mode == XDP_MODE_SKB/0/@@test_switch_config@@test_scheme_key_errors"
+"hd_zc_on_with_skb_allowed@@hostd/hd_config.c@@s/cfg->zero_copy == NIC_ZC_ON && cfg->xdp_mode == HD_XDP_SKB/0/@@test_hostd_config@@test_bad_values"
+"pause_crash_original_lost@@daemon/ifsave.c@@s/\tif \(saved >= 0\) \{\n\t\t\*from_crash = true;/\tif (0) {\n\t\t*from_crash = true;/@@test_nic@@test_pause_saved"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)
