@@ -30,21 +30,26 @@
 #define SOL_XDP 283
 #endif
 
-static int nic_ethtool(const char *ifname, void *data)
+int nic_ioctl(const char *ifname, unsigned long req, struct ifreq *ifr)
 {
-	struct ifreq ifr = {};
 	int s, ret;
 
-	if (strlen(ifname) >= sizeof(ifr.ifr_name))
+	if (strlen(ifname) >= sizeof(ifr->ifr_name))
 		return -ENAMETOOLONG;
 	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -errno;
-	memcpy(ifr.ifr_name, ifname, strlen(ifname) + 1);
-	ifr.ifr_data = data;
-	ret = ioctl(s, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
+	memcpy(ifr->ifr_name, ifname, strlen(ifname) + 1);
+	ret = ioctl(s, req, ifr) < 0 ? -errno : 0;
 	close(s);
 	return ret;
+}
+
+static int nic_ethtool(const char *ifname, void *data)
+{
+	struct ifreq ifr = { .ifr_data = data };
+
+	return nic_ioctl(ifname, SIOCETHTOOL, &ifr);
 }
 
 int nic_driver(const char *ifname, char *buf, size_t len)

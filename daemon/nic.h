@@ -33,6 +33,10 @@ enum nic_pause_key { NIC_PAUSE_WARN = 0, NIC_PAUSE_OFF, NIC_PAUSE_KEEP };
 
 /* The driver's name (ETHTOOL_GDRVINFO) in buf ("?" if it does not say);
  * 0 or -errno. */
+struct ifreq;
+/* ioctl(req) on an interface by name through a throwaway socket, ifr's
+ * name filled in: 0 or -errno. */
+int nic_ioctl(const char *ifname, unsigned long req, struct ifreq *ifr);
 int nic_driver(const char *ifname, char *buf, size_t len);
 
 /* Can (ifname, queue) take an AF_XDP socket in zero-copy mode? 0, or the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #define LOG_SUBSYS "xport"
 #include "xport.h"
+#include "nic.h"
 #include "json.h"
 #include "log.h"
 #include "l2cc_shared.h"
@@ -138,17 +139,9 @@ static int xport_clear_stale(const char *ifname, int ifindex)
 int xport_if_mtu(const char *ifname)
 {
 	struct ifreq ifr = {};
-	int s, ret;
+	int err = nic_ioctl(ifname, SIOCGIFMTU, &ifr);
 
-	if (strlen(ifname) >= sizeof(ifr.ifr_name))
-		return -ENAMETOOLONG;
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
-	memcpy(ifr.ifr_name, ifname, strlen(ifname) + 1);
-	ret = ioctl(s, SIOCGIFMTU, &ifr) < 0 ? -errno : ifr.ifr_mtu;
-	close(s);
-	return ret;
+	return err ? err : ifr.ifr_mtu;
 }
 
 static int xport_link_info(struct xport *p)
