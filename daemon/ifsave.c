@@ -20,7 +20,8 @@
 #define SO_NETNS_COOKIE 71
 #endif
 
-int ifsave_path(const char *dir, const char *ifname, char *buf, unsigned len)
+static int ifsave_kind_path(const char *dir, const char *kind, const char *ifname, char *buf,
+			    unsigned len)
 {
 	struct stat st;
 
@@ -28,10 +29,15 @@ int ifsave_path(const char *dir, const char *ifname, char *buf, unsigned len)
 		return -EINVAL;
 	if (stat("/proc/self/ns/net", &st) < 0)
 		return -errno;
-	if ((unsigned)snprintf(buf, len, "%s/ipv6-%llu-%s", dir, (unsigned long long)st.st_ino,
+	if ((unsigned)snprintf(buf, len, "%s/%s-%llu-%s", dir, kind, (unsigned long long)st.st_ino,
 			       ifname) >= len)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+int ifsave_path(const char *dir, const char *ifname, char *buf, unsigned len)
+{
+	return ifsave_kind_path(dir, "ipv6", ifname, buf, len);
 }
 
 /* This namespace's cookie; 0 where the kernel has none (before 5.14). */
@@ -65,7 +71,7 @@ static int ifsave_read_sysctl(const char *ifname)
 }
 
 /* The value a killed predecessor saved for this interface, or -ENOENT. */
-static int ifsave_load(const char *path, unsigned ifindex, uint64_t cookie)
+static int ifsave_load(const char *path, unsigned ifindex, uint64_t cookie, int max)
 {
 	unsigned long long c;
 	unsigned idx;
@@ -81,7 +87,7 @@ static int ifsave_load(const char *path, unsigned ifindex, uint64_t cookie)
 	if (n <= 0)
 		return -EINVAL;
 	buf[n] = '\0';
-	if (sscanf(buf, "%d %u %llu", &v, &idx, &c) != 3 || (v != 0 && v != 1))
+	if (sscanf(buf, "%d %u %llu", &v, &idx, &c) != 3 || v < 0 || v > max)
 		return -EINVAL;
 	if (idx != ifindex || c != cookie)
 		return -ESTALE;
@@ -122,7 +128,7 @@ int ifsave_ipv6_off(const char *dir, const char *ifname)
 	if (cur < 0)
 		return cur;
 	if (*dir && !ifsave_path(dir, ifname, path, sizeof(path))) {
-		saved = ifsave_load(path, ifindex, cookie);
+		saved = ifsave_load(path, ifindex, cookie, 1);
 		if (saved >= 0 && saved != cur)
 			pr_info("%s: IPv6 was turned off by a run that did not stop cleanly; "
 				"disable_ipv6 = %d is restored at stop (from %s)\n", ifname, saved, path);
@@ -154,5 +160,44 @@ void ifsave_ipv6_restore(const char *dir, const char *ifname, int was)
 		return;	/* the file stays: the next start restores it */
 	}
 	if (*dir && !ifsave_path(dir, ifname, path, sizeof(path)))
+		unlink(path);
+}
+
+int ifsave_begin(const char *dir, const char *kind, const char *ifname, int cur, int max,
+		 bool *from_crash)
+{
+	unsigned ifindex = if_nametoindex(ifname);
+	uint64_t cookie = ifsave_netns_cookie();
+	char path[4096];
+	int saved, ret;
+
+	*from_crash = false;
+	ret = ifsave_kind_path(dir, kind, ifname, path, sizeof(path));
+	if (ret)
+		return ret;
+	saved = ifsave_load(path, ifindex, cookie, max);
+	if (saved >= 0) {
+		*from_crash = true;
+		return saved;
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	ret = ifsave_store(path, cur, ifindex, cookie);
+	return ret ? ret : cur;
+}
+
+int ifsave_peek(const char *dir, const char *kind, const char *ifname, int max)
+{
+	char path[4096];
+	int ret = ifsave_kind_path(dir, kind, ifname, path, sizeof(path));
+
+	return ret ? ret : ifsave_load(path, if_nametoindex(ifname), ifsave_netns_cookie(), max);
+}
+
+void ifsave_end(const char *dir, const char *kind, const char *ifname)
+{
+	char path[4096];
+
+	if (*dir && !ifsave_kind_path(dir, kind, ifname, path, sizeof(path)))
 		unlink(path);
 }

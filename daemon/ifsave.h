@@ -20,6 +20,8 @@
 #ifndef L2CC_IFSAVE_H
 #define L2CC_IFSAVE_H
 
+#include <stdbool.h>
+
 /*
  * Turn IPv6 off on ifname, the original value saved under dir first (dir
  * "" = not saved; a missing dir is created, one level). Returns the
@@ -34,5 +36,21 @@ void ifsave_ipv6_restore(const char *dir, const char *ifname, int was);
 /* The saved file's path for ifname in this namespace, in buf: for tests and
  * the documentation's examples. 0 or -errno. */
 int ifsave_path(const char *dir, const char *ifname, char *buf, unsigned len);
+
+/*
+ * The same for another small setting, kind naming the file
+ * (DIR/KIND-NETNS-IFNAME; nic.c saves its pause bits as "pause"): cur is
+ * the value now, 0..max. Returns the original: the one a killed
+ * predecessor saved (*from_crash set, its file kept), else cur once it is
+ * saved; -errno when it could not be saved (nothing changed: the caller
+ * decides whether to go on).
+ */
+int ifsave_begin(const char *dir, const char *kind, const char *ifname, int cur, int max,
+		 bool *from_crash);
+/* The value a killed predecessor saved for (kind, ifname), or -errno
+ * (-ENOENT: none; -ESTALE: the interface or namespace is a new one). */
+int ifsave_peek(const char *dir, const char *kind, const char *ifname, int max);
+/* Remove the saved file (the original is back). */
+void ifsave_end(const char *dir, const char *kind, const char *ifname);
 
 #endif

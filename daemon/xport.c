@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #define LOG_SUBSYS "xport"
 #include "xport.h"
+#include "nic.h"
 #include "json.h"
 #include "log.h"
 #include "l2cc_shared.h"
@@ -142,17 +143,9 @@ static int xport_clear_stale(const char *ifname, int ifindex)
 int xport_if_mtu(const char *ifname)
 {
 	struct ifreq ifr = {};
-	int s, ret;
+	int err = nic_ioctl(ifname, SIOCGIFMTU, &ifr);
 
-	if (strlen(ifname) >= sizeof(ifr.ifr_name))
-		return -ENAMETOOLONG;
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
-	memcpy(ifr.ifr_name, ifname, strlen(ifname) + 1);
-	ret = ioctl(s, SIOCGIFMTU, &ifr) < 0 ? -errno : ifr.ifr_mtu;
-	close(s);
-	return ret;
+	return err ? err : ifr.ifr_mtu;
 }
 
 static int xport_link_info(struct xport *p)
@@ -277,21 +270,13 @@ static int xport_sys_rx_queues(const char *ifname)
 int xport_if_rx_queues(const char *ifname)
 {
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
-	struct ifreq ifr = {};
-	int s, n = 0;
+	struct ifreq ifr = { .ifr_data = (char *)&ch };
+	int n = 0;
 
-	if (strlen(ifname) >= sizeof(ifr.ifr_name))
-		return -ENAMETOOLONG;
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s >= 0) {
-		memcpy(ifr.ifr_name, ifname, strlen(ifname) + 1);
-		ifr.ifr_data = (char *)&ch;
-		/* A NIC counts its queue pairs as combined channels, veth its
-		 * queues as rx; a driver may have both. */
-		if (!ioctl(s, SIOCETHTOOL, &ifr))
-			n = (int)(ch.rx_count + ch.combined_count);
-		close(s);
-	}
+	/* A NIC counts its queue pairs as combined channels, veth its queues
+	 * as rx; a driver may have both. */
+	if (!nic_ioctl(ifname, SIOCETHTOOL, &ifr))
+		n = (int)(ch.rx_count + ch.combined_count);
 	return n > 0 ? n : xport_sys_rx_queues(ifname);
 }
 
@@ -390,8 +375,12 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 		.tx_size = o->ring_size,
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.xdp_flags = 0,
-		.bind_flags = XDP_COPY | XDP_USE_NEED_WAKEUP,
+		/* Only the UMEM's first socket passes these: the others bind with
+		 * XDP_SHARED_UMEM and take its mode (nic.h). */
+		.bind_flags = (o->zero_copy ? XDP_ZEROCOPY : XDP_COPY) | XDP_USE_NEED_WAKEUP,
 	};
+	struct xdp_options xo = {};
+	socklen_t xolen = sizeof(xo);
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 	struct xport *p;
 	int err, nq_if, prog_fd;
@@ -470,18 +459,32 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 			goto err_xsk;
 	}
 	p->fd = p->q[0].fd;
+	/* One mode for all: the sockets after the UMEM's first take its own. */
+	p->zero_copy = !getsockopt(p->fd, SOL_XDP, XDP_OPTIONS, &xo, &xolen) &&
+		       (xo.flags & XDP_OPTIONS_ZEROCOPY);
 	/* Fill the rings and put the sockets in the map before attaching, so
 	 * the first frames find both a socket and buffers to land in. */
 	xport_refill(p);
 	/* Attach after the socket is in the map, so no frame meets an empty slot
 	 * on a port that is meant to be ours. */
 	prog_fd = bpf_program__fd(p->skel->progs.l2cc_xdp);
+	p->xdp_skb = o->skb_mode;
 	lopts.flags = o->skb_mode ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	err = bpf_link_create(prog_fd, p->ifindex, BPF_XDP, &lopts);
+	if (err < 0 && o->xdp_auto && !o->skb_mode) {
+		/* A driver without native XDP (or refusing this MTU) still runs
+		 * the program in generic mode, after the stack's skb is built. */
+		p->native_err = -errno;
+		p->xdp_skb = true;
+		lopts.flags = XDP_FLAGS_SKB_MODE;
+		err = bpf_link_create(prog_fd, p->ifindex, BPF_XDP, &lopts);
+	}
 	if (err < 0) {
 		err = -errno;
-		pr_err("%s: attach XDP program (%s mode): %s\n", ifname,
-		       o->skb_mode ? "skb" : "native", strerror(-err));
+		pr_err("%s: attach XDP program (%s mode): %s%s%s\n", ifname,
+		       p->xdp_skb ? "skb" : "native", strerror(-err),
+		       p->native_err ? "; native mode: " : "",
+		       p->native_err ? strerror(-p->native_err) : "");
 		goto err_xsk;
 	}
 	p->link_fd = err;

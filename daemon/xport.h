@@ -76,6 +76,11 @@ static inline struct xport_qsel xport_qsel_one(uint32_t q)
 {
 	return (struct xport_qsel){ .mask = 1ull << q };
 }
+/* The lowest queue sel picks (the one a port transmits on, and probes). */
+static inline uint32_t xport_qsel_lowest(const struct xport_qsel *sel)
+{
+	return sel->all || sel->first || !sel->mask ? 0 : (uint32_t)__builtin_ctzll(sel->mask);
+}
 /* Receive queues of an interface: ETHTOOL_GCHANNELS (rx + combined), else
  * the count of /sys/class/net/IF/queues/rx-*; -errno if neither answers. */
 int xport_if_rx_queues(const char *ifname);
@@ -91,6 +96,8 @@ struct xport_opts {
 	struct xport_qsel rxq;  /* the receive queues to bind a socket to */
 	uint32_t ring_size;     /* rx, tx, fill and completion ring size (power of 2) */
 	bool skb_mode;          /* XDP generic mode instead of native */
+	bool xdp_auto;          /* native, else generic (skb) if the driver refuses (xdp_mode = auto) */
+	bool zero_copy;         /* bind XDP_ZEROCOPY (nic.h decides, for the whole UMEM), else XDP_COPY */
 	bool fallback_pass;     /* frames without a socket go to the stack, not dropped */
 };
 
@@ -139,6 +146,10 @@ struct xport {
 	int link_fd;            /* BPF link: closing it detaches the program */
 	/* The no_socket watch (xport_no_socket_watch). */
 	uint64_t nosock_seen, nosock_warned, nosock_warn_ns;
+	/* What xport_open obtained, for the start log, l2ccctl and metrics. */
+	bool xdp_skb;           /* attached in generic (skb) mode */
+	bool zero_copy;         /* the sockets are zero-copy (getsockopt XDP_OPTIONS) */
+	int native_err;         /* xdp_auto: why native attach failed (-errno), else 0 */
 };
 
 static inline uint32_t umem_idx(const struct umem *u, uint64_t addr)

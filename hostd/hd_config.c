@@ -7,6 +7,7 @@
 #include "hostd.h"
 #include "dconf.h"
 #include "flow.h"
+#include "nic.h"
 #include "rp.h"
 #include "xport.h"
 
@@ -23,7 +24,9 @@
 static const char *const fc_names[] = { "auto", "none", "pause", "pfc", "credit", NULL };
 static const char *const gran_names[] = { "dst", "5tuple", "prio", NULL };
 static const char *const mode_names[] = { "unreliable", "reliable", NULL };
-static const char *const xdp_mode_names[] = { "native", "skb", NULL };
+static const char *const xdp_mode_names[] = { "native", "skb", "auto", NULL };
+static const char *const zc_names[] = { "auto", "on", "off", NULL };
+static const char *const nic_pause_names[] = { "warn", "off", "keep", NULL };
 static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
 
 _Static_assert(HD_FC_AUTO == 0 && HD_FC_NONE == 1 && HD_FC_PAUSE == 2 && HD_FC_PFC == 3 &&
@@ -31,7 +34,11 @@ _Static_assert(HD_FC_AUTO == 0 && HD_FC_NONE == 1 && HD_FC_PAUSE == 2 && HD_FC_P
 _Static_assert(FLOW_BY_DST == 0 && FLOW_BY_5TUPLE == 1 && FLOW_BY_PRIO == 2,
 	       "gran_names[] follows enum flow_granularity");
 _Static_assert(HD_MODE_UNRELIABLE == 0 && HD_MODE_RELIABLE == 1, "mode_names[] follows enum hd_mode");
-_Static_assert(HD_XDP_NATIVE == 0 && HD_XDP_SKB == 1, "xdp_mode_names[] follows enum hd_xdp_mode");
+_Static_assert(HD_XDP_NATIVE == 0 && HD_XDP_SKB == 1 && HD_XDP_AUTO == 2,
+	       "xdp_mode_names[] follows enum hd_xdp_mode");
+_Static_assert(NIC_ZC_AUTO == 0 && NIC_ZC_ON == 1 && NIC_ZC_OFF == 2, "zc_names[] follows enum nic_zc_key");
+_Static_assert(NIC_PAUSE_WARN == 0 && NIC_PAUSE_OFF == 1 && NIC_PAUSE_KEEP == 2,
+	       "nic_pause_names[] follows enum nic_pause_key");
 
 /* The last argument says what a reload does with a changed value (config.h):
  * LIVE applies it (hd_apply_cfg), KEEP keeps the running one with a warning
@@ -140,7 +147,18 @@ static const struct cfg_item hd_items[] = {
 	H("busy_poll", CFG_DURATION, busy_poll, "0", 0, 10000000,
 	  "keep polling the rings this long after the last frame before sleeping: fewer "
 	  "wake-ups and lower latency for a CPU core's worth of spinning while busy", LIVE),
-	HE("xdp_mode", xdp_mode, "native", xdp_mode_names, "XDP attach mode of both interfaces", RESTART),
+	HE("xdp_mode", xdp_mode, "native", xdp_mode_names,
+	   "XDP attach mode of both interfaces: native (the driver's), skb (generic), auto = "
+	   "native, else skb if the driver refuses (logged)", RESTART),
+	HE("zero_copy", zero_copy, "auto", zc_names,
+	   "AF_XDP zero-copy on both interfaces: auto = if both drivers can (else copy, logged), "
+	   "on = refuse to start unless both can, off = copy mode; one mode for both, as they "
+	   "share one UMEM", RESTART),
+	HE("nic_pause", nic_pause, "warn", nic_pause_names,
+	   "802.3x PAUSE handled by the NICs themselves (ethtool -a): warn = log it, off = turn "
+	   "rx/tx pause off while hostd runs and restore it at exit (also after a crash, at the "
+	   "next start), keep = leave it quietly; PFC enabled in a NIC (DCB) is always warned about",
+	   RESTART),
 	H("rx_queues", CFG_STR, rx_queues, "all", 1, 0,
 	  "receive queues served on each of host_port and uplink, an AF_XDP socket on each: all "
 	  "(every queue the interface has, so RSS spreads nothing to a queue without one), N "
@@ -320,6 +338,11 @@ static int hd_cfg_validate(struct hd_cfg *cfg, const char *path, char *err, size
 	ret = dconf_check_rings(path, cfg->ring_size, cfg->frame_size, err, errlen);
 	if (ret)
 		return ret;
+	if (cfg->zero_copy == NIC_ZC_ON && cfg->xdp_mode == HD_XDP_SKB) {
+		snprintf(err, errlen, "%s: zero_copy = on with xdp_mode = skb, expected xdp_mode "
+			 "native or auto (zero-copy needs the driver's XDP)", path);
+		return -EINVAL;
+	}
 	/* ACKs quote the tag's sequence numbers and flow id: without the tag
 	 * a receiver has nothing to acknowledge. */
 	if (cfg->mode == HD_MODE_RELIABLE && !cfg->tag) {

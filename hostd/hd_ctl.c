@@ -394,6 +394,18 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	jw_str(w, "mode", mode_str[h->cfg->mode]);
 	jw_str(w, "flow_control", fc_str[h->cfg->fc]);
 	jw_bool(w, "tag", h->cfg->tag);
+	if (h->host && h->up) {
+		jw_obj_begin(w, "ports");
+		jw_obj_begin(w, "host");
+		jw_str(w, "ifname", h->cfg->host_port);
+		nic_port_emit(w, h->host, &h->nic[HD_PORT_HOST]);
+		jw_obj_end(w);
+		jw_obj_begin(w, "uplink");
+		jw_str(w, "ifname", h->cfg->uplink);
+		nic_port_emit(w, h->up, &h->nic[HD_PORT_UP]);
+		jw_obj_end(w);
+		jw_obj_end(w);
+	}
 	jw_u64(w, "flows", fs.flows);
 	jw_u64(w, "peers", ps.flows - 1);
 	jw_obj_begin(w, "umem");
@@ -485,6 +497,20 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 					 ports[i].port);
 				prom_sample_u64(w, qf[m].name, labels, v);
 			}
+		}
+	}
+	if (h->host && h->up) {
+		struct xport *xp[2] = { h->host, h->up };
+
+		prom_family(w, "l2cc_hostd_port_info", "gauge",
+			    "Always 1: how the port's socket was set up at start (XDP attach mode, "
+			    "zero-copy) and what its NIC does with 802.3x PAUSE/PFC");
+		for (size_t i = 0; i < 2; i++) {
+			char il[512];
+
+			snprintf(labels, sizeof(labels), "hostd=\"%s\",port=\"%s\"", hn, ports[i].port);
+			nic_port_labels(il, sizeof(il), labels, xp[i], &h->nic[i]);
+			prom_sample_u64(w, "l2cc_hostd_port_info", il, 1);
 		}
 	}
 	prom_family(w, "l2cc_hostd_drops_total", "counter", "Frames dropped, by port and reason");

@@ -253,6 +253,8 @@ void hd_destroy(struct hd *h)
 	}
 	ifsave_ipv6_restore(h->cfg->runtime_dir, h->cfg->host_port, h->ipv6_host);
 	ifsave_ipv6_restore(h->cfg->runtime_dir, h->cfg->uplink, h->ipv6_up);
+	nic_pause_end(&h->nic[HD_PORT_HOST].pause, h->cfg->runtime_dir, h->cfg->host_port);
+	nic_pause_end(&h->nic[HD_PORT_UP].pause, h->cfg->runtime_dir, h->cfg->uplink);
 	host = h->host;
 	up = h->up;
 	umem = h->umem;
@@ -267,11 +269,13 @@ void hd_destroy(struct hd *h)
 }
 
 static int hd_open_port(const struct hd_cfg *cfg, struct umem *umem, struct xport **xp,
-			const char *ifname, const char *what)
+			const char *ifname, const char *what, bool zero_copy)
 {
 	struct xport_opts o = {
 		.ring_size = (uint32_t)cfg->ring_size,
 		.skb_mode = cfg->xdp_mode == HD_XDP_SKB,
+		.xdp_auto = cfg->xdp_mode == HD_XDP_AUTO,
+		.zero_copy = zero_copy,
 	};
 	char desc[256];
 	int err = xport_qsel_parse(cfg->rx_queues, &o.rxq);
@@ -309,14 +313,32 @@ static void hd_nosock_tick(void *ctx, uint64_t now)
 {
 	struct hd *h = ctx;
 
-	xport_no_socket_watch(h->host, "host port", now);
+	xport_no_socket_watch(h->host, "host_port", now);
 	xport_no_socket_watch(h->up, "uplink", now);
 	loop_timer_set(h->nosock_timer, now + 1000000000ull);
+}
+
+/* Both ports zero-copy or both copy: they share one UMEM (nic.h). */
+static int hd_zc_plan(const struct hd_cfg *cfg, struct nic_port *np)
+{
+	const char *names[2] = { "host_port", "uplink" };
+	const char *ifnames[2] = { cfg->host_port, cfg->uplink };
+	struct xport_qsel sel = { .all = true };
+	uint32_t queues[2];
+	bool skb = cfg->xdp_mode == HD_XDP_SKB;
+
+	/* Probed where each port's first socket binds. */
+	xport_qsel_parse(cfg->rx_queues, &sel);
+	queues[0] = queues[1] = xport_qsel_lowest(&sel);
+	const bool skbs[2] = { skb, skb };
+
+	return nic_zc_plan(cfg->zero_copy, names, ifnames, queues, skbs, 2, np);
 }
 
 int hd_create(struct hd **out, struct hd_cfg *cfg)
 {
 	struct xport *ports[2] = { NULL, NULL };
+	struct nic_port np[2];
 	struct hd_ports_info pi = { 0 };
 	struct umem *umem = NULL;
 	struct loop *loop = NULL;
@@ -324,6 +346,7 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 	struct hd *h = NULL;
 	char peer[IF_NAMESIZE];
 	int err, host_mtu, up_mtu;
+	bool zc;
 	uint32_t nframes, room;
 
 	up_mtu = xport_if_mtu(cfg->uplink);
@@ -369,12 +392,18 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 		err = -EMSGSIZE;
 		goto err;
 	}
-	err = hd_open_port(cfg, umem, &ports[HD_PORT_HOST], cfg->host_port, "host port");
+	err = hd_zc_plan(cfg, np);
+	if (err < 0)
+		goto err;
+	zc = err == 1;
+	err = hd_open_port(cfg, umem, &ports[HD_PORT_HOST], cfg->host_port, "host_port", zc);
 	if (err)
 		goto err;
-	err = hd_open_port(cfg, umem, &ports[HD_PORT_UP], cfg->uplink, "uplink");
+	nic_log_port("host_port", ports[HD_PORT_HOST], &np[HD_PORT_HOST]);
+	err = hd_open_port(cfg, umem, &ports[HD_PORT_UP], cfg->uplink, "uplink", zc);
 	if (err)
 		goto err;
+	nic_log_port("uplink", ports[HD_PORT_UP], &np[HD_PORT_UP]);
 	memcpy(pi.up_mac, ports[HD_PORT_UP]->mac, 6);
 	/* The sink's ports are h->xps, filled in once the core exists. */
 	sink = (struct dp_sink){ .ops = &xport_sink_ops, .ctx = NULL };
@@ -390,6 +419,11 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 	 * stack or the switch as if someone had sent it. */
 	h->ipv6_host = ifsave_ipv6_off(cfg->runtime_dir, cfg->host_port);
 	h->ipv6_up = ifsave_ipv6_off(cfg->runtime_dir, cfg->uplink);
+	memcpy(h->nic, np, sizeof(np));
+	nic_pause_begin(&h->nic[HD_PORT_HOST].pause, cfg->runtime_dir, "host_port", cfg->host_port,
+			cfg->nic_pause);
+	nic_pause_begin(&h->nic[HD_PORT_UP].pause, cfg->runtime_dir, "uplink", cfg->uplink,
+			cfg->nic_pause);
 	/* Every queue's socket wakes the loop; hd_poll takes from all. */
 	err = 0;
 	for (uint32_t q = 0; q < h->host->nq && !err; q++)

@@ -22,7 +22,7 @@
 
 enum hd_fc { HD_FC_AUTO = 0, HD_FC_NONE, HD_FC_PAUSE, HD_FC_PFC, HD_FC_CREDIT };
 enum hd_mode { HD_MODE_UNRELIABLE = 0, HD_MODE_RELIABLE };
-enum hd_xdp_mode { HD_XDP_NATIVE = 0, HD_XDP_SKB };
+enum hd_xdp_mode { HD_XDP_NATIVE = 0, HD_XDP_SKB, HD_XDP_AUTO };
 
 /* A static rate for one destination (the `static` law, and the starting
  * rate of the others): [rate LABEL] with dst = MAC and rate or ipd. */
@@ -70,6 +70,8 @@ struct hd_cfg {
 	uint64_t umem_frames;       /* 0 = automatic */
 	uint64_t busy_poll;         /* ns */
 	int xdp_mode;               /* enum hd_xdp_mode */
+	int zero_copy;              /* enum nic_zc_key (nic.h) */
+	int nic_pause;              /* enum nic_pause_key (nic.h) */
 	char rx_queues[64];         /* receive queues served on both ports: all, N, a list */
 	int log_level;
 	/* [law] */

@@ -10,6 +10,7 @@
 #include "fc_rx.h"
 #include "fc_tx.h"
 #include "flow.h"
+#include "nic.h"
 #include "np.h"
 #include "rp.h"
 #include "tfifo.h"
@@ -142,6 +143,7 @@ struct hd {
 	uint32_t max_frame;         /* largest frame the uplink may send (fabric MTU + headers) */
 	uint32_t host_mtu;          /* MTU of the host stack's interface */
 	int ipv6_host, ipv6_up;     /* disable_ipv6 before we set it; -1 = untouched */
+	struct nic_port nic[2];     /* [HD_PORT_HOST], [HD_PORT_UP]: found at start */
 	/* The host stack's MAC (its eth0): read at start when the veth peer is
 	 * in our namespace, and learnt from what the host sends. Only frames
 	 * addressed to it are answered with CNPs/ACKs: a switch floods unknown

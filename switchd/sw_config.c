@@ -8,6 +8,7 @@
 #include "switch_private.h"
 #include "dconf.h"
 #include "log.h"
+#include "nic.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -18,7 +19,15 @@
 static const char *const fc_names[] = { "none", "pause", "pfc", "credit", NULL };
 static const char *const role_names[] = { "host", "switch", NULL };
 static const char *const sched_names[] = { "strict", "rr", NULL };
-static const char *const xdp_mode_names[] = { "native", "skb", NULL };
+static const char *const xdp_mode_names[] = { "native", "skb", "auto", NULL };
+static const char *const zc_names[] = { "auto", "on", "off", NULL };
+static const char *const nic_pause_names[] = { "warn", "off", "keep", NULL };
+
+_Static_assert(XDP_MODE_NATIVE == 0 && XDP_MODE_SKB == 1 && XDP_MODE_AUTO == 2,
+	       "xdp_mode_names[] follows enum xdp_mode");
+_Static_assert(NIC_ZC_AUTO == 0 && NIC_ZC_ON == 1 && NIC_ZC_OFF == 2, "zc_names[] follows enum nic_zc_key");
+_Static_assert(NIC_PAUSE_WARN == 0 && NIC_PAUSE_OFF == 1 && NIC_PAUSE_KEEP == 2,
+	       "nic_pause_names[] follows enum nic_pause_key");
 static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
 static const char *const wd_action_names[] = { "drop", "forward", "alert", NULL };
 
@@ -91,6 +100,10 @@ static const struct cfg_item sw_items[] = {
 	  "flood copies (broadcast, multicast, unknown unicast) that may wait for one output; "
 	  "more are dropped (flood_limit), so a slow or paused port cannot hold the pool",
 	  LIVE, .reload_ok = sw_umem_ok),
+	GE("zero_copy", zero_copy, "auto", zc_names,
+	   "AF_XDP zero-copy for every port: auto = if every port's driver can (else copy, "
+	   "logged), on = refuse to start unless they all can, off = copy mode; one mode for all "
+	   "ports, as they share one UMEM", RESTART),
 	GE("log_level", log_level, "info", level_names, "least severe message logged", LIVE),
 };
 
@@ -162,7 +175,14 @@ static const struct cfg_item port_items[] = {
 	  "credit mode: how often changed credits are re-advertised (lost updates heal this fast)", LIVE),
 	PE("role", role, "host", role_names,
 	   "what is on the other end: a host may not send switch-only control frames (credits)", LIVE),
-	PE("xdp_mode", xdp_mode, "native", xdp_mode_names, "XDP attach mode", RESTART),
+	PE("xdp_mode", xdp_mode, "native", xdp_mode_names,
+	   "XDP attach mode: native (the driver's), skb (generic), auto = native, else skb if "
+	   "the driver refuses (logged)", RESTART),
+	PE("nic_pause", nic_pause, "warn", nic_pause_names,
+	   "802.3x PAUSE handled by the NIC itself (ethtool -a): warn = log it, off = turn rx/tx "
+	   "pause off while switchd runs and restore it at exit (also after a crash, at the next "
+	   "start), keep = leave it quietly; PFC enabled in the NIC (DCB) is always warned about",
+	   RESTART),
 	P("quiet_stack", CFG_BOOL, quiet_stack, "yes", 1, 0,
 	  "turn IPv6 off on the interface while switchd runs, so the kernel's own router "
 	  "solicitations and MLD reports do not leave a switch port", KEEP),
@@ -408,6 +428,12 @@ static int sw_cfg_validate(struct sw_cfg *cfg, const char *path, char *err, size
 			snprintf(err, errlen, "%s: [port %s] vlans \"%s\": expected all, or VLAN ids "
 				 "and ranges 1..4094 separated by commas (10,20-29)", path, p->name,
 				 p->vlans);
+			return -EINVAL;
+		}
+		if (cfg->zero_copy == NIC_ZC_ON && p->xdp_mode == XDP_MODE_SKB) {
+			snprintf(err, errlen, "%s: zero_copy = on with [port %s] xdp_mode = skb, "
+				 "expected xdp_mode native or auto (zero-copy needs the driver's XDP)",
+				 path, p->name);
 			return -EINVAL;
 		}
 		if (!p->buffer.n) {

@@ -314,6 +314,7 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		jw_u64(w, "rx_queues", p->xp->nq_if);
 		jw_str(w, "rx_queues_served", qs);
 		jw_u64(w, "no_socket", xport_no_socket(p->xp));
+		nic_port_emit(w, p->xp, &p->nic);
 		jw_u64(w, "rate_bps", p->cfg->rate);
 		jw_u64(w, "burst_ns", p->wc.burst_ns);
 		jw_u64(w, "mtu", p->max_frame - L2CC_ETH_HLEN - 2 * L2CC_VLAN_HLEN);
@@ -678,6 +679,17 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 				 sw, esc, rows[k].k);
 			prom_sample_u64(w, "l2cc_switch_xdp_total", labels, rows[k].v);
 		}
+	}
+	prom_family(w, "l2cc_switch_port_info", "gauge",
+		    "Always 1: how the port's socket was set up at start (XDP attach mode, "
+		    "zero-copy) and what its NIC does with 802.3x PAUSE/PFC");
+	for (int i = 0; i < s->nports; i++) {
+		char pl[192], il[512];
+
+		prom_label_escape(esc, sizeof(esc), s->ports[i].cfg->name);
+		snprintf(pl, sizeof(pl), "switch=\"%s\",port=\"%s\"", sw, esc);
+		nic_port_labels(il, sizeof(il), pl, s->ports[i].xp, &s->ports[i].nic);
+		prom_sample_u64(w, "l2cc_switch_port_info", il, 1);
 	}
 	prom_family(w, "l2cc_switch_fdb_entries", "gauge", "Addresses in the forwarding database");
 	snprintf(labels, sizeof(labels), "switch=\"%s\"", sw);

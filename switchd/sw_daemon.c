@@ -199,10 +199,12 @@ void sw_destroy(struct sw *s)
 		lnk_fini(s->lnk);
 		s->lnk = NULL;
 	}
-	for (int i = 0; i < s->nports; i++)
+	for (int i = 0; i < s->nports; i++) {
 		if (s->ports[i].ipv6_was >= 0)
 			ifsave_ipv6_restore(s->cfg->runtime_dir, s->ports[i].cfg->ifname,
 					    s->ports[i].ipv6_was);
+		nic_pause_end(&s->ports[i].nic.pause, s->cfg->runtime_dir, s->ports[i].cfg->ifname);
+	}
 	xps = s->xps;
 	umem = s->umem;
 	loop = s->loop;
@@ -218,16 +220,36 @@ void sw_destroy(struct sw *s)
 }
 
 /* Open every port's socket on the shared UMEM (before the core exists: it
- * needs their addresses and MTUs). */
-static int sw_open_ports(struct sw_cfg *cfg, struct umem *umem, struct xport **xps)
+ * needs their addresses and MTUs), all zero-copy or all copy (nic.h). */
+static int sw_open_ports(struct sw_cfg *cfg, struct umem *umem, struct xport **xps,
+			 struct nic_port *np)
 {
+	const char *names[SW_MAX_PORTS], *ifnames[SW_MAX_PORTS];
+	uint32_t queues[SW_MAX_PORTS];
+	bool skb[SW_MAX_PORTS];
 	char what[256];
+	int zc;
 
+	for (int i = 0; i < cfg->nports; i++) {
+		struct xport_qsel sel = { .all = true };
+
+		names[i] = cfg->ports[i].name;
+		ifnames[i] = cfg->ports[i].ifname;
+		/* The queue its first socket binds: where zero-copy is probed. */
+		sw_port_rx_queues(&cfg->ports[i], &sel);
+		queues[i] = xport_qsel_lowest(&sel);
+		skb[i] = cfg->ports[i].xdp_mode == XDP_MODE_SKB;
+	}
+	zc = nic_zc_plan(cfg->zero_copy, names, ifnames, queues, skb, cfg->nports, np);
+	if (zc < 0)
+		return zc;
 	for (int i = 0; i < cfg->nports; i++) {
 		const struct port_cfg *pc = &cfg->ports[i];
 		struct xport_opts o = {
 			.ring_size = cfg->ring_size,
 			.skb_mode = pc->xdp_mode == XDP_MODE_SKB,
+			.xdp_auto = pc->xdp_mode == XDP_MODE_AUTO,
+			.zero_copy = zc == 1,
 			.fallback_pass = false,
 		};
 		int err = sw_port_rx_queues(pc, &o.rxq);
@@ -238,6 +260,7 @@ static int sw_open_ports(struct sw_cfg *cfg, struct umem *umem, struct xport **x
 			pr_err("port %s: cannot open %s: %s\n", pc->name, pc->ifname, strerror(-err));
 			return err;
 		}
+		nic_log_port(pc->name, xps[i], &np[i]);
 		xport_queues_describe(xps[i], what, sizeof(what));
 		if (xps[i]->nq < xps[i]->nq_if)
 			pr_warn("port %s (%s): %s\n", pc->name, pc->ifname, what);
@@ -280,6 +303,7 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 {
 	uint32_t mtus[SW_MAX_PORTS];
 	uint8_t macs[SW_MAX_PORTS][6];
+	struct nic_port np[SW_MAX_PORTS];
 	struct xport **xps = NULL;
 	struct umem *umem = NULL;
 	struct loop *loop = NULL;
@@ -305,7 +329,7 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 		err = -ENOMEM;
 		goto err;
 	}
-	err = sw_open_ports(cfg, umem, xps);
+	err = sw_open_ports(cfg, umem, xps, np);
 	if (err)
 		goto err;
 	for (i = 0; i < cfg->nports; i++) {
@@ -326,6 +350,8 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 		const struct port_cfg *pc = p->cfg;
 
 		p->xp = s->xps[i];
+		p->nic = np[i];
+		nic_pause_begin(&p->nic.pause, cfg->runtime_dir, pc->name, pc->ifname, pc->nic_pause);
 		if (pc->quiet_stack) {
 			p->ipv6_was = ifsave_ipv6_off(cfg->runtime_dir, pc->ifname);
 			if (p->ipv6_was < 0 && p->ipv6_was != -ENOENT)

@@ -16,7 +16,7 @@
 
 enum fc_mode { FC_NONE = 0, FC_PAUSE, FC_PFC, FC_CREDIT };
 enum port_role { ROLE_HOST = 0, ROLE_SWITCH };
-enum xdp_mode { XDP_MODE_NATIVE = 0, XDP_MODE_SKB };
+enum xdp_mode { XDP_MODE_NATIVE = 0, XDP_MODE_SKB, XDP_MODE_AUTO };
 /* What the pause watchdog does with a stormed priority of an output. */
 enum sw_wd_action { SW_WD_DROP = 0, SW_WD_FORWARD, SW_WD_ALERT };
 /* A port's `marking`: index into cp_port_names (cp.h): SW_MARK_SWITCH
@@ -61,6 +61,7 @@ struct port_cfg {
 	bool l2cc_host;             /* role = host: an l2cc host (hostd) is behind it */
 	uint64_t vlan_map[4096 / 64];
 	int xdp_mode;
+	int nic_pause;              /* enum nic_pause_key (nic.h) */
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
 	int marking;                /* congestion point: SW_MARK_SWITCH or 1 + cp_names index */
 	/* The keys of that congestion point, as its cfg struct (sw_port_cp_cfg). */
@@ -95,6 +96,7 @@ struct sw_cfg {
 	uint64_t cpu_queue;         /* frames the CPU pseudo-port may have queued */
 	uint64_t cpu_share;         /* percent of an output's rate CPU frames may take */
 	uint64_t flood_queue;       /* flood copies that may wait for one output */
+	int zero_copy;              /* enum nic_zc_key (nic.h): one mode for the shared UMEM */
 	int log_level;
 	struct port_cfg ports[SW_MAX_PORTS];
 	int nports;

@@ -11,6 +11,7 @@
 #include "fc_rx.h"
 #include "fc_tx.h"
 #include "fdb.h"
+#include "nic.h"
 #include "voq.h"
 #include "wclock.h"
 #include "xport.h"
@@ -93,6 +94,7 @@ struct sw_port {
 	struct wclock wc;
 	uint32_t max_frame;         /* MTU + header + two VLAN tags */
 	int ipv6_was;               /* disable_ipv6 before we set it; -1 = untouched */
+	struct nic_port nic;        /* driver, zero-copy, NIC pause: found at start */
 
 	/* Input buffer, per priority, in units of frames or bytes. */
 	bool unit_frames;

@@ -27,6 +27,7 @@ GAP_FACTOR = 5              # a time-series gap: more than 5 sample intervals
 RATE_TOL = 0.02             # "held its rate": within 2% of the configured rate
 BOTTLENECK_SAT = 0.5        # saturated half the window or more: a bottleneck
 SETTLE_TOL = 1.1            # a group is even when its max/min rate is within this
+SETTLE_JAIN = 0.98          # ... or, for settle_jain_s, when its Jain index is at least this
 FCT_BUCKETS = [(0, 10 << 10, "<10K"), (10 << 10, 100 << 10, "10K-100K"),
                (100 << 10, 1 << 20, "100K-1M"), (1 << 20, None, ">=1M")]
 #: The buckets' keys in fct.by_bucket (names a metric path can use).
@@ -993,13 +994,16 @@ def _run_counters(R):
 
 # ---- phases ----------------------------------------------------------------------------------
 
-def settle_time(grid, rates, a, b, tol=SETTLE_TOL):
+def settle_time(grid, rates, a, b, tol=SETTLE_TOL, jain_min=None):
     """(settle_s, settled) of a group over the phase [a, b]: rates is one
     row per member on grid (seconds), NaN where the member is not active.
     At each grid point the group is even when max/min <= tol over the
-    members active there (fewer than two, or all at 0: even). settle_s is
-    the time from a until the group stays even to the end of the phase; b
-    - a and False if it is not even at the end."""
+    members active there (fewer than two, or all at 0: even); with
+    jain_min, when their Jain index is at least jain_min instead (a
+    steady offset between members within that index, which a max/min band
+    never forgives, does not stop a group from settling). settle_s is the
+    time from a until the group stays even to the end of the phase; b - a
+    and False if it is not even at the end."""
     grid = np.asarray(grid, dtype=float)
     sel = (grid >= a) & (grid <= b)
     rates = np.asarray(rates, dtype=float).reshape(-1, len(grid))[:, sel]
@@ -1007,10 +1011,16 @@ def settle_time(grid, rates, a, b, tol=SETTLE_TOL):
     if not len(g):
         return b - a, False
     n = (~np.isnan(rates)).sum(axis=0)
-    hi = np.where(n > 0, np.nanmax(np.where(np.isnan(rates), -np.inf, rates), axis=0), 0)
-    lo = np.where(n > 0, np.nanmin(np.where(np.isnan(rates), np.inf, rates), axis=0), 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        even = (n < 2) | (hi <= 0) | ((lo > 0) & (hi <= tol * lo))
+    if jain_min is not None:
+        x = np.where(np.isnan(rates), 0.0, rates)
+        s1, s2 = x.sum(axis=0), (x * x).sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            even = (n < 2) | (s1 <= 0) | (s1 * s1 >= jain_min * n * s2)
+    else:
+        hi = np.where(n > 0, np.nanmax(np.where(np.isnan(rates), -np.inf, rates), axis=0), 0)
+        lo = np.where(n > 0, np.nanmin(np.where(np.isnan(rates), np.inf, rates), axis=0), 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            even = (n < 2) | (hi <= 0) | ((lo > 0) & (hi <= tol * lo))
     if not even[-1]:
         return b - a, False
     bad = np.flatnonzero(~even)
@@ -1020,7 +1030,8 @@ def settle_time(grid, rates, a, b, tol=SETTLE_TOL):
 
 
 def _settle(R, members, a, b):
-    """settle_time() of group members on the rate_window series."""
+    """settle_time() of group members on the rate_window series: (settle_s,
+    settled, settle_jain_s, settled_jain)."""
     w = R.exp.get("rate_window") or 0.05
     step = min(R.exp.get("sample") or 0.01, w / 2)
     grid = np.arange(a, b + step / 2, step)
@@ -1036,9 +1047,10 @@ def _settle(R, members, a, b):
         if not np.isnan(y).all():
             rows.append(y)
     if not rows:                    # no member active in the phase
-        return None, None
+        return None, None, None, None
     s, ok = settle_time(grid, np.array(rows), a, b)
-    return s, ok
+    sj, okj = settle_time(grid, np.array(rows), a, b, jain_min=SETTLE_JAIN)
+    return s, ok, sj, okj
 
 
 def _phase(R, a, b):
@@ -1050,7 +1062,8 @@ def _phase(R, a, b):
                       else None, "rate_source": source, "mean_rate_bps": rate})
     groups = _groups(R, flows)
     for g, v in groups.items():
-        v["settle_s"], v["settled"] = _settle(R, v["flows"], a, b)
+        (v["settle_s"], v["settled"],
+         v["settle_jain_s"], v["settled_jain"]) = _settle(R, v["flows"], a, b)
     A, B = R.t0 + a, R.t0 + b
     ports = _ports(R, A, B)
     fair = _fair_share(R, a, b, flows, groups)
@@ -1460,7 +1473,7 @@ def _csv_rows(res):
         add("phase", ph, "jain", v["fairness"]["jain"])
         add("phase", ph, "efficiency", v["efficiency"])
         for g, gv in v["groups"].items():
-            for k in ("sum_bps", "jain", "rate_over_fair", "settle_s"):
+            for k in ("sum_bps", "jain", "rate_over_fair", "settle_s", "settle_jain_s"):
                 add("phase", "%s/%s" % (ph, g), k, gv.get(k))
     for l in res["links"]:
         add("link", l["id"], "utilisation", l["utilisation"])
@@ -1574,7 +1587,9 @@ def summary_text(res):
             ph, v["from_s"], v["to_s"], _f3(v["fairness"]["jain"]), _f3(v["efficiency"]),
             "".join("; %s %.2f Mbit/s, Jain %s, %s" % (
                 g, (gv["sum_bps"] or 0) / 1e6, _f3(gv["jain"]),
-                "settled after %.2f s" % gv["settle_s"] if gv["settled"] else "not settled")
+                ("settled after %.2f s" % gv["settle_s"] if gv["settled"] else "not settled")
+                + (" (Jain >= %.2f after %.2f s)" % (SETTLE_JAIN, gv["settle_jain_s"])
+                   if gv["settled_jain"] and not gv["settled"] else ""))
                 for g, gv in v["groups"].items() if gv["sum_bps"] is not None)))
     for f in res["flows"]:
         if f.get("owd_count"):

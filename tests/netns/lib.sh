@@ -733,6 +733,22 @@ iperf_client_bg() {
 	bg_record "$CLI_PID"
 }
 
+# tcp_bps SRC DST_N PORT: a 3 s iperf3 TCP run SRC -> 10.99.0.DST_N under
+# the measure lock (a server on hDST_N:PORT, started here); the received
+# bit/s in TCP_BPS, or the test fails. Not inside $(...): the server must
+# be recorded, and a failure must end the test, in the calling shell.
+tcp_bps() {
+	local src=$1 dst=$2 port=$3 out="$L2T_DIR/tcp-$1-$2-$3.json" bps
+	iperf_server "h$dst" "$port"
+	measure_lock
+	timeout 30 ip netns exec "$(ns "$src")" iperf3 -c "10.99.0.$dst" -p "$port" -t 3 -J >"$out" 2>&1
+	measure_unlock
+	bps=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"])' \
+		"$out" 2>/dev/null) || fail "iperf3 TCP $src -> h$dst failed: $(head -c 300 "$out")"
+	iperf_server_wait "h$dst" "$port"
+	TCP_BPS=$bps
+}
+
 # ---- measurements ----------------------------------------------------------
 
 # Time-sensitive sections take this lock so that another engineer's benchmark

@@ -58,13 +58,8 @@ t_fdb() {
 
 t_tcp() {
 	local out bps
-	iperf_server h2 5201
-	measure_lock
-	timeout 30 ip netns exec "$(ns h1)" iperf3 -c 10.99.0.2 -p 5201 -t 3 -J >"$L2T_DIR/tcp.json" 2>&1
-	measure_unlock
-	bps=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"])' \
-		"$L2T_DIR/tcp.json" 2>/dev/null) || fail "iperf3 TCP h1 -> h2 failed: $(head -c 300 "$L2T_DIR/tcp.json")"
-	iperf_server_wait h2 5201
+	tcp_bps h1 2 5201
+	bps=$TCP_BPS
 	info "iperf3 TCP h1 -> h2 (no rate limit): $(mbps "$bps") Mbit/s"
 	assert_ge "$bps" 50e6 "TCP throughput (bit/s)"
 }

@@ -207,7 +207,7 @@ $1"
 t_hostd_all() {
 	local qh qu bh bu j nh nu b3 b4 g3 g4
 	hd_run ""
-	for w in "host port cc0" "uplink up0"; do
+	for w in "host_port cc0" "uplink up0"; do
 		grep -q "$w: $NQ rx queues, a socket on each" "$L2T_DIR/h3.log" ||
 			fail "no start-up line for $w: $(grep 'rx queue' "$L2T_DIR/h3.log")"
 	done

@@ -143,13 +143,8 @@ t_forward() {
 	out=$(hx h1 ping -c 5 -i 0.2 -W 2 10.99.0.2) || fail "ping h1 -> h2: $(tail -2 <<<"$out" | tr '\n' ' ')"
 	grep -q ' 0% packet loss' <<<"$out" || fail "ping loss: $(grep 'packet loss' <<<"$out")"
 	info "ping h1 -> h2: 5/5, rtt $(sed -nE 's|^rtt min/avg/max/mdev = ([0-9.]+)/([0-9.]+)/.*|min \1 avg \2 ms|p' <<<"$out")"
-	iperf_server h2 5201
-	measure_lock
-	timeout 30 ip netns exec "$(ns h1)" iperf3 -c 10.99.0.2 -p 5201 -t 3 -J >"$L2T_DIR/tcp.json" 2>&1
-	measure_unlock
-	bps=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"])' \
-		"$L2T_DIR/tcp.json" 2>/dev/null) || fail "iperf3 TCP h1 -> h2 failed: $(head -c 300 "$L2T_DIR/tcp.json")"
-	iperf_server_wait h2 5201
+	tcp_bps h1 2 5201
+	bps=$TCP_BPS
 	info "iperf3 TCP h1 -> h2 through the sandboxed hostd, switchd (100M), hostd: $(mbps "$bps") Mbit/s"
 	assert_ge "$bps" 50e6 "TCP goodput h1 -> h2 at 100M (bit/s)"
 	alive_all
@@ -202,6 +197,23 @@ t_ipv6_needs_rw() {
 # (Linux 6.18: the XSKMAP needs CAP_NET_ADMIN to be created, the program
 # CAP_BPF to load, an AF_XDP socket CAP_NET_RAW (the first one registers
 # the UMEM), the UMEM CAP_IPC_LOCK or a RLIMIT_MEMLOCK above its size).
+# start_to_exit NAME WRAPPER: switchd through WRAPPER in S's namespace on
+# $L2T_DIR/NAME.conf, its log in $L2T_DIR/NAME.log; waits up to 5 s for it
+# to exit. Returns 0 with its status in EXIT_RC, or 1 with it still running
+# as EXIT_PID. Not inside $(...): the daemon is the calling shell's child.
+start_to_exit() {
+	local pid
+	ip netns exec "$(ns S)" "$2" -c "$L2T_DIR/$1.conf" >"$L2T_DIR/$1.log" 2>&1 &
+	pid=$!
+	bg_record "$pid"
+	for _ in $(seq 100); do _l2t_alive "$pid" || break; sleep 0.05; done
+	EXIT_PID=$pid
+	_l2t_alive "$pid" && return 1
+	wait "$pid"
+	EXIT_RC=$?
+	return 0
+}
+
 declare -A NEEDED_FOR=(
 	[net_admin]="load XDP program: Operation not permitted"
 	[bpf]="load XDP program: Operation not permitted"
@@ -219,11 +231,8 @@ t_caps_each_needed() {
 		w=$(wrapper "less-$c" switchd "$less") || fail "wrapper"
 		write_config "less-$c" "$(SW_CONF)" >/dev/null
 		log=$L2T_DIR/less-$c.log
-		ip netns exec "$(ns S)" "$w" -c "$L2T_DIR/less-$c.conf" >"$log" 2>&1 &
-		pid=$!
-		bg_record "$pid"
-		for _ in $(seq 100); do _l2t_alive "$pid" || break; sleep 0.05; done
-		if _l2t_alive "$pid"; then
+		if ! start_to_exit "less-$c" "$w"; then
+			pid=$EXIT_PID
 			# Without CAP_IPC_LOCK a UMEM within RLIMIT_MEMLOCK is fine.
 			umem=$(jget "$(ctl "less-$c" status)" 'd["umem"]["frames"] * d["umem"]["frame_size"] // 1024') ||
 				umem=unknown
@@ -237,8 +246,7 @@ t_caps_each_needed() {
 			bad+="switchd without cap_$c came up (UMEM $umem KiB, RLIMIT_MEMLOCK $memlock KiB); "
 			continue
 		fi
-		wait "$pid"
-		rc=$?
+		rc=$EXIT_RC
 		why=$(grep -m1 -E "${NEEDED_FOR[$c]:-no expectation for $c}" "$log" | sed -E 's/^[^ ]+ //')
 		info "without cap_$c: exit $rc: ${why:-$(grep -m1 error "$log")}"
 		[ "$rc" -ne 0 ] || bad+="switchd without cap_$c exited 0; "
@@ -250,20 +258,15 @@ t_caps_each_needed() {
 # The seccomp emulation has teeth, and the unit's bpf line is needed: the
 # same unit without SystemCallFilter=bpf stops switchd at the program load.
 t_filter_needs_bpf() {
-	local w pid log rc
+	local w log rc
 	grep -qx 'SystemCallFilter=bpf' "$UNIT_DIR/switchd@.service" ||
 		fail "switchd@.service has no line SystemCallFilter=bpf"
 	grep -vx 'SystemCallFilter=bpf' "$UNIT_DIR/switchd@.service" >"$L2T_DIR/nobpf@.service"
 	w=$(WRAP_UNIT=$L2T_DIR/nobpf@.service wrapper nobpf switchd "") || fail "wrapper"
 	write_config nobpf "$(SW_CONF)" >/dev/null
 	log=$L2T_DIR/nobpf.log
-	ip netns exec "$(ns S)" "$w" -c "$L2T_DIR/nobpf.conf" >"$log" 2>&1 &
-	pid=$!
-	bg_record "$pid"
-	for _ in $(seq 100); do _l2t_alive "$pid" || break; sleep 0.05; done
-	_l2t_alive "$pid" && fail "switchd came up with bpf(2) filtered out"
-	wait "$pid"
-	rc=$?
+	start_to_exit nobpf "$w" || fail "switchd came up with bpf(2) filtered out"
+	rc=$EXIT_RC
 	info "without bpf(2) in the filter: exit $rc: $(grep -m1 -E 'error' "$log" | sed -E 's/^[^ ]+ //')"
 	grep -qE 'load XDP program: Operation not permitted' "$log" ||
 		fail "not the expected error (load XDP program: EPERM): $(tail -1 "$log")"
@@ -273,20 +276,15 @@ t_filter_needs_bpf() {
 # l2cc) cannot be inspected without CAP_SYS_ADMIN: switchd says so and
 # how to detach it, rather than only EBUSY from the attach.
 t_attached_xdp() {
-	local w pid log rc pif
+	local w log rc pif
 	pif=$(ifn p1)
 	ip -n "$(ns S)" link set dev "$pif" xdpdrv obj "$L2CC_ROOT/build/l2cc_xdp.bpf.o" sec xdp 2>"$L2T_DIR/ip.err" ||
 		skip "ip cannot attach an XDP object here: $(head -1 "$L2T_DIR/ip.err")"
 	w=$(wrapper attached switchd "") || fail "wrapper"
 	write_config attached "$(SW_CONF)" >/dev/null
 	log=$L2T_DIR/attached.log
-	ip netns exec "$(ns S)" "$w" -c "$L2T_DIR/attached.conf" >"$log" 2>&1 &
-	pid=$!
-	bg_record "$pid"
-	for _ in $(seq 100); do _l2t_alive "$pid" || break; sleep 0.05; done
-	_l2t_alive "$pid" && fail "switchd came up on a port with a program attached by netlink"
-	wait "$pid"
-	rc=$?
+	start_to_exit attached "$w" || fail "switchd came up on a port with a program attached by netlink"
+	rc=$EXIT_RC
 	ip -n "$(ns S)" link set dev "$pif" xdpdrv off
 	info "exit $rc: $(grep -m1 -E 'error' "$log" | sed -E 's/^[^ ]+ //')"
 	grep -qE "$pif: an XDP program \(id [0-9]+\) is attached and cannot be inspected.*CAP_SYS_ADMIN.*ip link set dev $pif xdp off" "$log" ||

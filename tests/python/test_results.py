@@ -45,6 +45,21 @@ class TestSettle(unittest.TestCase):
         # Nothing sent by anyone is even too.
         self.assertEqual(R.settle_time(self.grid, [[0.0] * 11, [0.0] * 11], 0, 1), (0.0, True))
 
+    def test_settles_on_jain(self):
+        # A steady 15 % offset never enters a 1.1x band, but its Jain index
+        # (0.995) is even for settle_jain_s; before 0.3 s b is 3x a (0.8).
+        a = [1.0] * 11
+        b = [3.0] * 3 + [1.15] * 8
+        self.assertEqual(R.settle_time(self.grid, [a, b], 0, 1), (1, False))
+        s, ok = R.settle_time(self.grid, [a, b], 0, 1, jain_min=0.98)
+        self.assertAlmostEqual(s, 0.3)
+        self.assertTrue(ok)
+        # Uneven at the end: not settled; a member not yet active is not counted.
+        c = [1.0] * 10 + [3.0]
+        self.assertEqual(R.settle_time(self.grid, [a, c], 0, 1, jain_min=0.98), (1, False))
+        d = [NAN] * 6 + [1.1] * 5
+        self.assertEqual(R.settle_time(self.grid, [a, d], 0, 1, jain_min=0.98), (0.0, True))
+
     def test_outq_stats(self):
         st = R.outq_stats([0, 0, 100, 100])
         self.assertEqual((st["mean_bytes"], st["std_bytes"], st["max_bytes"]), (50, 50, 100))

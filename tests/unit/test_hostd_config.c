@@ -19,6 +19,7 @@
 #include "../../hostd/hostd.h"
 #include "../../hostd/flow.h"
 #include "../../hostd/rp.h"
+#include "nic.h"
 
 static struct hd_cfg C;
 static char err[1024];
@@ -157,6 +158,8 @@ static void test_defaults(void)
 	CHECK_EQ(C.umem_frames, 0);
 	CHECK_EQ(C.busy_poll, 0);
 	CHECK_EQ(C.xdp_mode, HD_XDP_NATIVE);
+	CHECK_EQ(C.zero_copy, NIC_ZC_AUTO);
+	CHECK_EQ(C.nic_pause, NIC_PAUSE_WARN);
 	CHECK(!strcmp(C.rx_queues, "all"));
 	CHECK_EQ(C.log_level, 2);       /* info */
 	CHECK(!strcmp(C.law, "static"));
@@ -206,7 +209,26 @@ static void test_bad_values(void)
 	CHECK_EQ(load("[rate x]\nvlan = 4096\n", NULL, 0), -EINVAL);
 	CHECK(err_at("2: vlan 4096 is out of range, expected 0..4095"));
 
+	CHECK_EQ(load("[hostd]\nxdp_mode = generic\n", NULL, 0), -EINVAL);
+	CHECK(err_at("2: xdp_mode \"generic\" is not valid, expected one of: native, skb, auto"));
+	CHECK_EQ(load("[hostd]\nzero_copy = yes\n", NULL, 0), -EINVAL);
+	CHECK(err_at("2: zero_copy \"yes\" is not valid, expected one of: auto, on, off"));
+	CHECK_EQ(load("[hostd]\nnic_pause = on\n", NULL, 0), -EINVAL);
+	CHECK(err_at("2: nic_pause \"on\" is not valid, expected one of: warn, off, keep"));
+
 	/* Checks across keys, after parsing: the file, no line. */
+	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\nzero_copy = on\nxdp_mode = skb\n",
+		      NULL, 0), -EINVAL);
+	CHECK(err_at(" zero_copy = on with xdp_mode = skb, expected xdp_mode native or auto"));
+	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\nzero_copy = on\nxdp_mode = auto\n"
+		      "nic_pause = off\n", NULL, 0), 0);
+	CHECK_EQ(C.zero_copy, NIC_ZC_ON);
+	CHECK_EQ(C.xdp_mode, HD_XDP_AUTO);
+	CHECK_EQ(C.nic_pause, NIC_PAUSE_OFF);
+	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\nzero_copy = off\nxdp_mode = skb\n"
+		      "nic_pause = keep\n", NULL, 0), 0);
+	CHECK_EQ(C.zero_copy, NIC_ZC_OFF);
+	CHECK_EQ(C.nic_pause, NIC_PAUSE_KEEP);
 	CHECK_EQ(load("[hostd]\nhost_port = cc0\nuplink = up0\nring_size = 1000\n", NULL, 0),
 		 -EINVAL);
 	CHECK(err_at(" ring_size 1000 is not a power of two"));

@@ -21,6 +21,7 @@
 #include "check.h"
 #include "dconf.h"
 #include "log.h"
+#include "nic.h"
 #include "vt.h"
 #include "../../switchd/switch_private.h"
 
@@ -279,6 +280,34 @@ static void test_scheme_key_errors(void)
 	unlink(path);
 	CHECK(strstr(err, "[port p0] vlans \"10,4095\": expected all, or VLAN ids and ranges "
 			  "1..4094 separated by commas (10,20-29)"));
+	/* zero_copy is one mode for the shared UMEM: on needs every port native. */
+	CHECK_EQ(write_conf("[switch]\nzero_copy = on\n[port p0]\n[port p1]\nxdp_mode = skb\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	CHECK(strstr(err, ": zero_copy = on with [port p1] xdp_mode = skb, expected xdp_mode "
+			  "native or auto"));
+	CHECK_EQ(write_conf("[port p0]\nxdp_mode = generic\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	CHECK(strstr(err, ":2: xdp_mode \"generic\" is not valid, expected one of: native, skb, auto"));
+	CHECK_EQ(write_conf("[port p0]\nnic_pause = on\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	CHECK(strstr(err, ":2: nic_pause \"on\" is not valid, expected one of: warn, off, keep"));
+	CHECK_EQ(write_conf("[port p0]\n[port p1]\nxdp_mode = auto\nnic_pause = off\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), 0);
+	unlink(path);
+	CHECK_EQ(C.zero_copy, NIC_ZC_AUTO);
+	CHECK_EQ(C.ports[0].xdp_mode, XDP_MODE_NATIVE);
+	CHECK_EQ(C.ports[0].nic_pause, NIC_PAUSE_WARN);
+	CHECK_EQ(C.ports[1].xdp_mode, XDP_MODE_AUTO);
+	CHECK_EQ(C.ports[1].nic_pause, NIC_PAUSE_OFF);
+	CHECK_EQ(write_conf("[switch]\nzero_copy = off\n[port p0]\nxdp_mode = skb\nnic_pause = keep\n"), 0);
+	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), 0);
+	unlink(path);
+	CHECK_EQ(C.zero_copy, NIC_ZC_OFF);
+	CHECK_EQ(C.ports[0].xdp_mode, XDP_MODE_SKB);
+	CHECK_EQ(C.ports[0].nic_pause, NIC_PAUSE_KEEP);
 	CHECK_EQ(write_conf("[port p0]\nvlans = 10,20-29\n"), 0);
 	CHECK_EQ(sw_cfg_load(&C, path, NULL, 0, err, sizeof(err)), 0);
 	unlink(path);
