@@ -25,6 +25,7 @@ Facts this relies on (see ../shared DESIGN notes and docs/testbed.md):
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -713,13 +714,21 @@ def down(tg, quiet=False):
     stuck += _stop_pids(others, say)
     did = did or bool(others)
     failed = []
+    gone = set()
     for ns in sorted(names):
+        try:
+            ino = os.stat("/run/netns/" + ns).st_ino
+        except OSError:
+            ino = None
         r = _run(["ip", "netns", "del", ns], check=False)
         if r.returncode != 0:
             failed.append("%s: %s" % (ns, r.stderr.strip()))
         else:
             say("deleted namespace %s" % ns)
             did = True
+            if ino is not None:
+                gone.add(ino)
+    _forget_saved_state(tg, gone, say)
 
     # 3. Sockets and PID files (logs, configs, time series and lab.json stay).
     if os.path.isdir(tg.rundir):
@@ -741,6 +750,42 @@ def down(tg, quiet=False):
     if not quiet and not did and not stuck and not failed:
         log("  nothing was running")
     return 1 if stuck or failed else 0
+
+
+#: What a daemon saved of an interface to restore it after a crash
+#: (daemon/ifsave.c): RUNTIME_DIR/KIND-NETNS_INODE-IFNAME.
+_SAVED_STATE = re.compile(r"^(ipv6|pause)-(\d+)-[^/]+$")
+
+
+def _forget_saved_state(tg, inodes, say):
+    """Remove what the daemons saved of interfaces in namespaces this down
+    deleted: a killed daemon leaves it for its next start to restore, and
+    with the namespace gone there is nothing left to restore it to."""
+    if not inodes:
+        return
+    dirs = {"/run/l2cc"}
+    for nd in ((tg.doc or {}).get("nodes") or {}).values():
+        try:
+            with open(nd.get("config") or "") as f:
+                for line in f:
+                    k, _, v = line.partition("=")
+                    if k.strip() == "runtime_dir" and v.strip():
+                        dirs.add(v.split("#")[0].strip())
+        except OSError:
+            pass
+    for d in sorted(dirs):
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for fn in names:
+            m = _SAVED_STATE.match(fn)
+            if m and int(m.group(2)) in inodes:
+                try:
+                    os.unlink(os.path.join(d, fn))
+                    say("removed %s/%s (saved state of a deleted namespace's interface)" % (d, fn))
+                except OSError:
+                    pass
 
 
 def _starttime(pid):

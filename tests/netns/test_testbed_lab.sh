@@ -252,17 +252,25 @@ procs_gone() {
 }
 
 t_down_after_kill() {
-	local out rc pa ph
+	local out rc pa ph inos saved left
 	up_lab
 	pa=$(jget "$(cat "$LABDIR/lab.json")" "d['nodes']['A']['pid']")
 	ph=$(jget "$(cat "$LABDIR/lab.json")" "d['nodes']['h2']['pid']")
 	kill -KILL "$pa" "$ph" || fail "kill -KILL $pa $ph"
 	wait_for -q -t 10 "switchd A and hostd h2 to die" procs_gone "$pa" "$ph"
 	info "SIGKILLed switchd A (pid $pa) and hostd h2 (pid $ph)"
+	# What they saved to restore at their next start (IPv6 switched off on
+	# their ports) names each port's namespace by inode.
+	inos=$(for ns in $(lab_netns); do stat -L -c %i "/run/netns/$ns"; done | paste -sd'|')
+	saved=$(ls /run/l2cc 2>/dev/null | grep -cE "^(ipv6|pause)-($inos)-")
 	out=$(lab down "$LABDIR/topology.yaml" --rundir "$LABDIR" 2>&1)
 	rc=$?
 	[ "$rc" -eq 0 ] || fail "down after SIGKILL exited $rc: $out"
 	lab_gone
+	left=$(ls /run/l2cc 2>/dev/null | grep -E "^(ipv6|pause)-($inos)-" | tr '\n' ' ')
+	[ -z "$left" ] || fail "saved interface state of the deleted namespaces left in /run/l2cc: $left"
+	info "saved interface state of the killed daemons: $saved files before down, none after"
+	[ "$saved" -gt 0 ] || fail "the killed daemons saved no interface state (nothing for down to remove: the test proves nothing)"
 	return 0
 }
 
