@@ -513,6 +513,12 @@ void xport_close(struct xport *p)
 	free(p);
 }
 
+/* The socket after k, round the port's queues. */
+static inline uint32_t xport_qnext(const struct xport *p, uint32_t k)
+{
+	return k + 1 >= p->nq ? 0 : k + 1;
+}
+
 /* Top up one queue's fill ring from the free pool. */
 static uint32_t xport_refill_queue(struct xport *p, struct xport_rxq *q)
 {
@@ -547,9 +553,9 @@ uint32_t xport_refill(struct xport *p)
 	/* When the pool runs short, the first ring served takes it all: a
 	 * different one first each time. */
 	k = p->fill_next;
-	for (i = 0; i < p->nq; i++, k = k + 1 == p->nq ? 0 : k + 1)
+	for (i = 0; i < p->nq; i++, k = xport_qnext(p, k))
 		n += xport_refill_queue(p, &p->q[k]);
-	p->fill_next = p->fill_next + 1 >= p->nq ? 0 : p->fill_next + 1;
+	p->fill_next = xport_qnext(p, p->fill_next);
 	return n;
 }
 
@@ -580,7 +586,7 @@ uint32_t xport_rx_peek(struct xport *p, struct xdp_desc *descs, uint32_t max)
 	if (!p->nq)
 		return 0;
 	k = p->peek_first = p->rx_next;
-	for (i = 0; i < p->nq; i++, k = k + 1 == p->nq ? 0 : k + 1) {
+	for (i = 0; i < p->nq; i++, k = xport_qnext(p, k)) {
 		struct xport_rxq *q = &p->q[k];
 
 		got = n < max ? xsk_ring_cons__peek(&q->rx, max - n, &idx) : 0;
@@ -588,18 +594,17 @@ uint32_t xport_rx_peek(struct xport *p, struct xdp_desc *descs, uint32_t max)
 		while (got--)
 			descs[n++] = *xsk_ring_cons__rx_desc(&q->rx, idx++);
 	}
-	p->rx_next = p->rx_next + 1 >= p->nq ? 0 : p->rx_next + 1;
+	p->rx_next = xport_qnext(p, p->rx_next);
 	return n;
 }
 
-void xport_rx_done(struct xport *p, uint32_t taken, uint32_t peeked)
+void xport_rx_done(struct xport *p, uint32_t taken)
 {
 	uint32_t i, k = p->peek_first, t;
 
-	(void)peeked;
 	/* The peek's descriptors are the queues' in the order it visited
 	 * them: the daemon took a prefix. */
-	for (i = 0; i < p->nq; i++, k = k + 1 == p->nq ? 0 : k + 1) {
+	for (i = 0; i < p->nq; i++, k = xport_qnext(p, k)) {
 		struct xport_rxq *q = &p->q[k];
 
 		if (!q->peeked)

@@ -220,10 +220,10 @@ uint32_t xport_reclaim(struct xport *p);
  * most max frames per pass, whichever queues they came by. Returns count.
  */
 uint32_t xport_rx_peek(struct xport *p, struct xdp_desc *descs, uint32_t max);
-/* After a peek of `peeked`: the daemon now holds the first `taken`; the rest
- * stay in their RX rings, to be peeked again (a full input buffer holds
- * them there, as a link's headroom would). */
-void xport_rx_done(struct xport *p, uint32_t taken, uint32_t peeked);
+/* After a peek: the daemon now holds the first `taken` of what it returned;
+ * the rest stay in their RX rings, to be peeked again (a full input buffer
+ * holds them there, as a link's headroom would). */
+void xport_rx_done(struct xport *p, uint32_t taken);
 /* Free space in the TX ring. */
 static inline uint32_t xport_tx_space(struct xport *p)
 {

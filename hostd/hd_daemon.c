@@ -33,7 +33,7 @@ static bool hd_rx_up(struct hd *h)
 	for (i = 0; i < n; i++)
 		if (!hd_rx_up_frame(h, d[i].addr, d[i].len))
 			break;
-	xport_rx_done(h->up, i, n);
+	xport_rx_done(h->up, i);
 	/* The host port's ring is full: what is left waits in the uplink's
 	 * RX ring for it to drain (hd_next_deadline comes back for it). */
 	h->up_held = i < n;
@@ -50,7 +50,7 @@ static bool hd_rx_host(struct hd *h)
 	n = xport_rx_peek(h->host, d, (uint32_t)h->cfg->batch);
 	for (uint32_t i = 0; i < n; i++)
 		hd_rx_host_frame(h, d[i].addr, d[i].len);
-	xport_rx_done(h->host, n, n);
+	xport_rx_done(h->host, n);
 	return n > 0;
 }
 

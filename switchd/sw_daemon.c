@@ -32,7 +32,7 @@ static bool sw_rx_port(struct sw *s, struct sw_port *p)
 	for (i = 0; i < n; i++)
 		if (!sw_rx_frame(s, p, d[i].addr, d[i].len))
 			break;
-	xport_rx_done(p->xp, i, n);
+	xport_rx_done(p->xp, i);
 	if (i < n)
 		p->st.rx_holds++;
 	/* A held ring is not work: sleep until the buffer drains (the RX fd

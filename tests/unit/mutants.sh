@@ -142,7 +142,7 @@ MUTANTS=(
 "zc_on_with_skb_allowed@@switchd/sw_config.c@@s/cfg->zero_copy == NIC_ZC_ON && p->xdp_mode == XDP_MODE_SKB/0/@@test_switch_config@@test_scheme_key_errors"
 "hd_zc_on_with_skb_allowed@@hostd/hd_config.c@@s/cfg->zero_copy == NIC_ZC_ON && cfg->xdp_mode == HD_XDP_SKB/0/@@test_hostd_config@@test_bad_values"
 "pause_crash_original_lost@@daemon/ifsave.c@@s/\tif \(saved >= 0\) \{\n\t\t\*from_crash = true;/\tif (0) {\n\t\t*from_crash = true;/@@test_nic@@test_pause_saved"
-"rxq_no_rotation@@daemon/xport.c@@s/\tp->rx_next = p->rx_next \+ 1 >= p->nq \? 0 : p->rx_next \+ 1;\n//@@test_xport@@test_rx_no_starvation"
+"rxq_no_rotation@@daemon/xport.c@@s/\tp->rx_next = xport_qnext\(p, p->rx_next\);\n//@@test_xport@@test_rx_no_starvation"
 "rxq_hold_releases_all@@daemon/xport.c@@s/t = taken < q->peeked \? taken : q->peeked;/t = q->peeked;/@@test_xport@@test_rx_hold"
 "rxq_check_ignores_queues@@daemon/xport.c@@s/if \(p->nq && fill != p->fill_out\)/if (0)/@@test_xport@@test_check_per_queue"
 "rxq_count_past_interface@@daemon/xport.c@@s/\*mask = xport_low_mask\(sel->first\) & have;/*mask = xport_low_mask(sel->first);/@@test_xport@@test_qsel_resolve"

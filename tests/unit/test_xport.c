@@ -197,7 +197,7 @@ static void test_rx_batch_rotates(void)
 	CHECK_EQ(n, 8);
 	for (uint32_t i = 0; i < n; i++)
 		CHECK_EQ(from(&d[i]), 0);
-	xport_rx_done(&port, n, n);
+	xport_rx_done(&port, n);
 	consume(d, n);
 	CHECK_EQ(xport_check(um, ports, 1), 0);
 	/* Pass 2 starts at queue 1: its 5, then queue 2 (none), then 3 of
@@ -210,15 +210,15 @@ static void test_rx_batch_rotates(void)
 	CHECK_EQ(from(&d[0]), 1);
 	CHECK_EQ(per[1], 5);
 	CHECK_EQ(per[0], 3);
-	xport_rx_done(&port, n, n);
+	xport_rx_done(&port, n);
 	consume(d, n);
 	/* Queue 0's last one; the rings are then empty. */
 	n = xport_rx_peek(&port, d, 8);
 	CHECK_EQ(n, 1);
-	xport_rx_done(&port, n, n);
+	xport_rx_done(&port, n);
 	consume(d, n);
 	CHECK_EQ(xport_rx_peek(&port, d, 8), 0);
-	xport_rx_done(&port, 0, 0);
+	xport_rx_done(&port, 0);
 	CHECK_EQ(port.fill_out, 0);
 	CHECK_EQ(rings[0].cons, 12);
 	CHECK_EQ(rings[1].cons, 5);
@@ -241,7 +241,7 @@ static void test_rx_no_starvation(void)
 		CHECK_EQ(n, 4);
 		for (uint32_t i = 0; i < n; i++)
 			got[from(&d[i])]++;
-		xport_rx_done(&port, n, n);
+		xport_rx_done(&port, n);
 		consume(d, n);
 	}
 	for (int q = 0; q < NQ; q++)
@@ -263,7 +263,7 @@ static void test_rx_hold(void)
 	n = xport_rx_peek(&port, d, 16);
 	CHECK_EQ(n, 10);
 	/* Taken: queue 0's 2 and queue 1's first. */
-	xport_rx_done(&port, 3, n);
+	xport_rx_done(&port, 3);
 	consume(d, 3);
 	CHECK_EQ(rings[0].cons, 2);
 	CHECK_EQ(rings[1].cons, 1);
@@ -276,7 +276,7 @@ static void test_rx_hold(void)
 	/* Nothing taken at all: everything stays. */
 	m = xport_rx_peek(&port, again, 16);
 	CHECK_EQ(m, 7);
-	xport_rx_done(&port, 0, m);
+	xport_rx_done(&port, 0);
 	CHECK_EQ(rings[1].cons, 1);
 	CHECK_EQ(rings[2].cons, 0);
 	/* Then all: queue 1's four in their order, queue 2's three. */
@@ -294,7 +294,7 @@ static void test_rx_hold(void)
 		CHECK_EQ(k1, 4);
 		CHECK_EQ(k2, 3);
 	}
-	xport_rx_done(&port, m, m);
+	xport_rx_done(&port, m);
 	consume(again, m);
 	CHECK_EQ(port.fill_out, 0);
 	CHECK_EQ(xport_check(um, ports, 1), 0);
