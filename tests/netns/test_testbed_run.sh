@@ -112,19 +112,28 @@ t_check() {
 # that paces the bottleneck waited for a CPU long enough to explain it (the
 # run's results carry each daemon's run-queue delay; see lib.sh's
 # short_or_starved for the rule). Every other check is judged as is.
-t_run() {
-	local n rc
+# unless_starved WHY_AGAIN WHY_FAIL TRY...: runs TRY (0 ok, 3: short while
+# a daemon starved, with the figures in $L2T_DIR/starved, else a failure)
+# up to twice; SKIP with the figures if it starved both times.
+unless_starved() {
+	local again=$1 failed=$2 n rc
+	shift 2
 	for n in 1 2; do
-		run_once "$n"
+		"$@" "$n"
 		rc=$?
 		[ "$rc" -eq 3 ] || break
-		info "run $n: the bottleneck came up short while S waited for a CPU; once more"
+		info "run $n: $again; once more"
 	done
 	case $rc in
 	0) ;;
 	3) skip "$(cat "$L2T_DIR/starved")" ;;
-	*) fail "results.json is not sane (above)" ;;
+	*) fail "$failed" ;;
 	esac
+}
+
+t_run() {
+	unless_starved "the bottleneck came up short while S waited for a CPU" \
+		"results.json is not sane (above)" run_once
 }
 
 run_once() { # attempt
@@ -246,19 +255,9 @@ EOF
 # nothing and a daemon wrote no time-series line for 100 ms or more
 # (series_gaps), a FAIL otherwise. Every other check is judged as is.
 t_delays() {
-	local n rc
 	[ -x "$L2CC_ROOT/build/bin/l2cc-flowgen" ] || skip "build/bin/l2cc-flowgen is missing (make)"
-	for n in 1 2; do
-		delays_once
-		rc=$?
-		[ "$rc" -eq 3 ] || break
-		info "run $n: lost while a daemon stood still; once more"
-	done
-	case $rc in
-	0) ;;
-	3) skip "$(cat "$L2T_DIR/starved")" ;;
-	*) fail "results.json delays are not sane (above)" ;;
-	esac
+	unless_starved "lost while a daemon stood still" \
+		"results.json delays are not sane (above)" delays_once
 }
 
 delays_once() {
