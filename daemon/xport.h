@@ -142,6 +142,7 @@ struct xport {
 	uint32_t tx_out;        /* frames in the TX ring or completion ring */
 	uint32_t tx_pending;    /* submitted to TX but not yet kicked with sendto() */
 	uint64_t kick_errors;
+	uint64_t kicks;         /* sendto() calls on the TX ring: frames per kick = tx/kicks */
 	struct l2cc_xdp_bpf *skel;
 	int link_fd;            /* BPF link: closing it detaches the program */
 	/* The no_socket watch (xport_no_socket_watch). */

@@ -112,6 +112,7 @@ static void emit_port(struct jw *w, const char *key, const struct hd *h, int por
 	jw_u64(w, "no_socket", x ? xport_no_socket(x) : 0);
 	jw_u64(w, "rx_queues", x ? x->nq_if : 0);
 	jw_u64(w, "rx_queues_served", x ? x->nq : 0);
+	jw_u64(w, "tx_kicks", x ? x->kicks : 0);
 	jw_obj_end(w);
 }
 
@@ -453,6 +454,13 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 			   fc_tx_paused_max_ns(&h->etx, now) / 1e9);
 	prom_family(w, "l2cc_hostd_umem_free_frames", "gauge", "Frames in the free pool");
 	prom_sample_u64(w, "l2cc_hostd_umem_free_frames", labels, h->umem->nfree);
+	prom_family(w, "l2cc_hostd_loop_passes_total", "counter",
+		    "Passes of the main loop (each serves both ports once)");
+	prom_sample_u64(w, "l2cc_hostd_loop_passes_total", labels, h->loops);
+	prom_family(w, "l2cc_hostd_wakeups_total", "counter",
+		    "Times the daemon slept in epoll and woke again (per frame: the cost of "
+		    "being woken)");
+	prom_sample_u64(w, "l2cc_hostd_wakeups_total", labels, h->wakeups);
 
 #define PORT_FAMILY(metric, help, field)                                              \
 	prom_family(w, metric, "counter", help);                                      \
@@ -485,13 +493,17 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 			{ "l2cc_hostd_rx_queues", "gauge", "Receive queues the port's interface has" },
 			{ "l2cc_hostd_rx_queues_served", "gauge",
 			  "Receive queues with an AF_XDP socket of this port" },
+			{ "l2cc_hostd_tx_kicks_total", "counter",
+			  "sendto() calls that kicked the port's AF_XDP TX ring (copy mode "
+			  "sends at most 32 frames per call)" },
 		};
 
-		for (size_t m = 0; m < 3; m++) {
+		for (size_t m = 0; m < 4; m++) {
 			prom_family(w, qf[m].name, qf[m].type, qf[m].help);
 			for (size_t i = 0; i < 2; i++) {
 				uint64_t v = !xs[i] ? 0 : m == 0 ? xport_no_socket(xs[i])
-						      : m == 1 ? xs[i]->nq_if : xs[i]->nq;
+						      : m == 1 ? xs[i]->nq_if
+						      : m == 2 ? xs[i]->nq : xs[i]->kicks;
 
 				snprintf(labels, sizeof(labels), "hostd=\"%s\",port=\"%s\"", hn,
 					 ports[i].port);

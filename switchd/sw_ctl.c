@@ -92,6 +92,7 @@ PORT_GET(g_fdb_flushed, p->st.fdb_flushed)
 /* The XDP program's count, read from its map: the control path only. */
 PORT_GET(g_no_socket, p->xp ? xport_no_socket(p->xp) : 0)
 PORT_GET(g_rx_queues, p->xp ? p->xp->nq_if : 0)
+PORT_GET(g_tx_kicks, p->xp ? p->xp->kicks : 0)
 PORT_GET(g_rx_queues_served, p->xp ? p->xp->nq : 0)
 
 static const struct ctr port_ctrs[] = {
@@ -117,6 +118,9 @@ static const struct ctr port_ctrs[] = {
 	CTR_GET("rx_bytes", "rx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes received (no FCS)", g_rx_bytes),
 	CTR_GET("tx_frames", "tx_frames_total", CTR_COUNTER, CTR_TS, "Frames sent", g_tx_frames),
 	CTR_GET("tx_bytes", "tx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes sent (no FCS)", g_tx_bytes),
+	CTR_GET("tx_kicks", "tx_kicks_total", CTR_COUNTER, 0,
+	  "sendto() calls that kicked the port's AF_XDP TX ring (copy mode sends at most 32 "
+	  "frames per call)", g_tx_kicks),
 	/* By reason in the metrics: l2cc_switch_drops_total{reason}. */
 	CTR_GET("drops", NULL, CTR_COUNTER, CTR_TS, "Frames dropped", g_drops),
 	CTR_GET("pause_tx", "pause_tx_total", CTR_COUNTER, CTR_TS, "802.3x PAUSE frames sent",
@@ -694,6 +698,13 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 	prom_family(w, "l2cc_switch_fdb_entries", "gauge", "Addresses in the forwarding database");
 	snprintf(labels, sizeof(labels), "switch=\"%s\"", sw);
 	prom_sample_u64(w, "l2cc_switch_fdb_entries", labels, s->fdb->count);
+	prom_family(w, "l2cc_switch_loop_passes_total", "counter",
+		    "Passes of the main loop (each serves every port once)");
+	prom_sample_u64(w, "l2cc_switch_loop_passes_total", labels, s->loops);
+	prom_family(w, "l2cc_switch_wakeups_total", "counter",
+		    "Times the daemon slept in epoll and woke again (per frame: the cost of "
+		    "being woken)");
+	prom_sample_u64(w, "l2cc_switch_wakeups_total", labels, s->wakeups);
 	prom_family(w, "l2cc_switch_umem_free_frames", "gauge", "Frames in the free pool");
 	prom_sample_u64(w, "l2cc_switch_umem_free_frames", labels, s->umem->nfree);
 	prom_family(w, "l2cc_switch_umem_reserve_frames", "gauge",
