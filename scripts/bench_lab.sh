@@ -23,7 +23,7 @@
 #      / (2 k): one daemon traversal with the veth into it, the round trip
 #      crossing 2 k daemons and 2 (k + 1) veths against the pair's 2;
 #   2. `l2cc-lab run` of the derived experiment: BENCH_LAB_SECONDS of
-#      traffic, steady window from the warm-up to the end; from its
+#      traffic, steady window from min(2 s, S/4) to the end; from its
 #      results.json: rate_check (every saturated port held its rate within
 #      2 %: achieved / rate over the intervals it had frames queued and no
 #      flow control held it, judged with >= 0.1 s saturated), and cpu
@@ -125,7 +125,7 @@ for k, v in sets.items():
     for s in up:
         d = d[s]
     d[last] = v
-warm = min(1.0, secs / 4)
+warm = min(2.0, secs / 4)      # every iperf3 client started and sending
 exp["name"] = "bench-" + lab
 exp["description"] = "make bench-lab: the flows of %s, every one from t = 0" % epath
 exp["topology"] = out + "/topology.yaml"
@@ -219,8 +219,8 @@ bench() {
 	lab_down "$name"
 	LAB_UP=
 	[ -s "$res/results.json" ] || { tail -20 "$DIR/$l.run.log" >&2; die "$l: no results.json"; }
-	"$PY" - "$res/results.json" "$DIR/$l.rtt" "$DIR/$l.bare" "$k" "$rd/lab.json" \
-		>"$DIR/$l.res" <<'EOF' || die "$l: cannot read its results"
+	"$PY" - "$res/results.json" "$DIR/$l.rtt" "$DIR/$l.bare" "$k" "$rd/lab.json" "$rc" \
+		"$(tail -1 "$DIR/$l.run.log")" >"$DIR/$l.res" <<'EOF' || die "$l: cannot read its results"
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))
 def med(p):
@@ -243,7 +243,8 @@ print(json.dumps({"daemons": daemons, "sat": len(sat), "held_n": len(rc.get("hel
                   "cpu_machine": c.get("machine_pct_one_core"),
                   "wait_max_s": c.get("run_delay_max_s"), "wait_max_daemon": c.get("run_delay_max_daemon"),
                   "rtt_us": rtt, "bare_us": bare, "k": k, "replies": len(open(sys.argv[2]).read().split()),
-                  "hop_us": (rtt - bare) / (2 * k)}))
+                  "hop_us": (rtt - bare) / (2 * k),
+                  "run_rc": int(sys.argv[6]), "run_said": sys.argv[7]}))
 EOF
 }
 
@@ -270,6 +271,8 @@ for l, r in rows:
                  n(r["cpu_machine"], "%.0f"), n(r["wait_max_s"], "%.3fs"), n(r["rtt_us"], "%.0f"),
                  n(r["bare_us"], "%.0f"), r["k"], n(r["hop_us"], "%.1f")))
 for l, r in rows:
+    if r["run_rc"]:
+        print("  %s: l2cc-lab run exited %d: %s" % (l, r["run_rc"], r["run_said"][:300]))
     if r["not_held"]:
         print("  %s: NOT held: %s" % (l, ", ".join(r["not_held"])))
     elif not r["sat"]:
