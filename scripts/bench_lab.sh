@@ -9,10 +9,11 @@
 #              of config/experiments/gran-fig8.yaml, all from t = 0 (the
 #              parking lot: four flows into h5, h1 -> h4 beside them)
 #   santos-cc  config/topologies/santos-cc.yaml at 100M with no congestion
-#              control (the `none` point of config/sweeps/santos-exp1.yaml:
-#              no marking, unreliable mode, static law; 2 switchd + 23
-#              hostd) and the flows of config/experiments/santos-cc-fig4.yaml
-#              (L = R = 10 into bc, the victim av -> bv), all from t = 0
+#              control (the settings of the `none` point of
+#              config/sweeps/santos-exp1.yaml, read from it: no marking,
+#              unreliable mode, static law; 2 switchd + 23 hostd) and the
+#              flows of config/experiments/santos-cc-fig4.yaml (L = R = 10
+#              into bc, the victim av -> bv), all from t = 0
 #
 # Per lab, under /tmp/l2cc-measure.lock (flock):
 #   1. while the lab is idle: BENCH_LAB_PINGS pings (10 ms apart) from one
@@ -101,43 +102,51 @@ done
 # ---- derived topologies and experiments -------------------------------------------
 
 # derive LAB: $DIR/LAB/{topology,experiment}.yaml from the reference files,
-# changed as the header says; the lab is bench-LAB with its own prefix.
+# changed as the header says, with the sweeps' dotted paths (sweep.py); the
+# lab is bench-LAB with its own prefix.
 derive() {
 	mkdir -p "$DIR/$1"
 	"$PY" - "$1" "$DIR/$1" "$P" "$SECS" <<'EOF' || die "cannot derive the files of lab $1"
 import sys, yaml
+sys.path.insert(0, "scripts")
+from l2cc.sweep import parse_path, set_path
 lab, out, prefix, secs = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
-ref = {
+# topology, experiment, prefix suffix, (sweep, point) whose `set` applies, more settings
+LABS = {
     "gran-fig8": ("config/topologies/gran-fig8.yaml", "config/experiments/gran-fig8.yaml",
-                  prefix + "g", {}),
-    # santos-exp1.yaml's `none` point, at 100M
+                  "g", None, {}),
     "santos-cc": ("config/topologies/santos-cc.yaml", "config/experiments/santos-cc-fig4.yaml",
-                  prefix + "s", {"rate": "100M", "switch.marking": "none",
-                                 "hostd.mode": "unreliable", "law": {"law": "static"}}),
+                  "s", ("config/sweeps/santos-exp1.yaml", "none"),     # no congestion control
+                  {"topology.defaults.rate": "100M"}),
 }
-tpath, epath, pfx, sets = ref[lab]
-topo = yaml.safe_load(open(tpath))
-exp = yaml.safe_load(open(epath))
-topo["name"], topo["prefix"] = "bench-" + lab, pfx
-for k, v in sets.items():
-    d = topo["defaults"]
-    *up, last = k.split(".")
-    for s in up:
-        d = d[s]
-    d[last] = v
+tpath, epath, sfx, point, more = LABS[lab]
+docs = {"topology": yaml.safe_load(open(tpath)), "experiment": yaml.safe_load(open(epath))}
+sets = {}
+if point:
+    sw = yaml.safe_load(open(point[0]))
+    sets.update(next(p for p in sw["points"] if p["label"] == point[1]).get("set") or {})
 warm = min(2.0, secs / 4)      # every iperf3 client started and sending
-exp["name"] = "bench-" + lab
-exp["description"] = "make bench-lab: the flows of %s, every one from t = 0" % epath
-exp["topology"] = out + "/topology.yaml"
-exp["duration"], exp["warmup"], exp["window"] = secs, warm, [warm, secs]
-exp.pop("phases", None)
-for f in exp["flows"]:
+sets.update(more)
+sets.update({"topology.name": "bench-" + lab, "topology.prefix": prefix + sfx,
+             "experiment.name": "bench-" + lab,
+             "experiment.description": "make bench-lab: the flows of %s, every one from t = 0"
+                                      % epath,
+             "experiment.topology": out + "/topology.yaml", "experiment.duration": secs,
+             "experiment.warmup": warm, "experiment.window": [warm, secs]})
+for text, v in sets.items():
+    steps = parse_path(text)
+    set_path(docs[steps[0][1]], steps[1:], v, steps[0][1])
+docs["experiment"].pop("phases", None)
+for f in docs["experiment"]["flows"]:
     for k in ("start", "stop", "duration", "stagger"):
         f.pop(k, None)
-hdr = "# SPDX-License-Identifier: BSD-2-Clause\n# Derived by scripts/bench_lab.sh from %s\n"
-for name, doc, src in (("topology", topo, tpath), ("experiment", exp, epath)):
-    with open("%s/%s.yaml" % (out, name), "w") as f:
-        f.write(hdr % src + yaml.safe_dump(doc, sort_keys=False, width=100))
+for d, src in (("topology", tpath), ("experiment", epath)):
+    with open("%s/%s.yaml" % (out, d), "w") as f:
+        f.write("# SPDX-License-Identifier: BSD-2-Clause\n# Derived by scripts/bench_lab.sh "
+                "from %s, with:\n" % src)
+        f.write("".join("#   %s = %s\n" % (k, v) for k, v in sets.items()
+                        if k.startswith(d + ".")))
+        f.write(yaml.safe_dump(docs[d], sort_keys=False, width=100))
 EOF
 }
 
