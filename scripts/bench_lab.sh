@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # `make bench-lab`: the testbed's reference labs at 100M, each brought up,
-# pinged while idle, driven with greedy UDP, and taken down (docs/testbed.md, "The lab benchmark"):
+# pinged while idle, driven with greedy UDP, and taken down (docs/testbed.md,
+# "The lab benchmark"):
 #
 #   gran-fig8  config/topologies/gran-fig8.yaml as it is (host links 100M,
 #              inter-switch 200M, credit, 2 switchd + 7 hostd) and the flows
