@@ -194,6 +194,10 @@ bench-hostd: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/bench_hostd.sh
 
+bench-lab: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/bench_lab.sh
+
 PREFIX ?= /usr/local
 SYSTEMD_DIR ?= /etc/systemd/system
 install: $(BINS)
@@ -208,6 +212,6 @@ install: $(BINS)
 clean:
 	rm -rf $(B) $(ASAN_B)
 
-.PHONY: all deps test test-busy soak demo bench bench-hostd fuzz fuzz-long asan-bins test-asan install clean
+.PHONY: all deps test test-busy soak demo bench bench-hostd bench-lab fuzz fuzz-long asan-bins test-asan install clean
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
