@@ -79,7 +79,7 @@ BENCH_TAG=bench
 # ---- prerequisites -----------------------------------------------------------
 
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, XDP)"
-for t in ip ethtool iperf3 ping flock python3 ss; do
+for t in ip ethtool iperf3 ping flock "$PY" ss; do
 	command -v "$t" >/dev/null || die "$t not found (make deps)"
 done
 for f in "$SWITCHD" "$L2CCCTL" "$LOADER" "$AFXDP_MIN"; do
@@ -246,7 +246,7 @@ snap() {
 #            fuzzers and tests are mostly user time)
 #   others:  the rest of the machine's busy time, % of all cores
 cpu_calc() {
-	python3 - "$1" "$2" "$3" "$HZ" "$(nproc)" <<'EOF'
+	"$PY" - "$1" "$2" "$3" "$HZ" "$(nproc)" <<'EOF'
 import sys
 a = open(sys.argv[1]).read().split()
 b = open(sys.argv[2]).read().split()
@@ -270,7 +270,7 @@ EOF
 
 # tcp_gbps OUT: receiver Gbit/s, or "nan"
 tcp_gbps() {
-	python3 - "$1" <<'EOF'
+	"$PY" - "$1" <<'EOF'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -292,7 +292,7 @@ h2_rx_packets() { hx "$H2" cat /sys/class/net/eth0/statistics/rx_packets; }
 # receiver (the server's report); rxsock% = the part of the loss that h2's
 # socket dropped; fwd_pps = frames the forwarder got to h2's eth0 per second
 udp_stats() {
-	python3 - "$1" "$2" "$3" <<'EOF'
+	"$PY" - "$1" "$2" "$3" <<'EOF'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -318,7 +318,7 @@ ctl_dump() {
 # in microseconds ("nan" without a reply). The median, not ping's average: a
 # few replies delayed by other users' load on a shared machine move the mean.
 median_rtt_us() {
-	python3 -c '
+	"$PY" -c '
 import re, statistics, sys
 t = [float(m.group(1)) for m in re.finditer(r"time=([0-9.]+) ms", sys.stdin.read())]
 print("%.0f" % (statistics.median(t) * 1000) if t else "nan")'
@@ -337,7 +337,7 @@ measure() {
 			iperf_run "$out"
 			tcp=$(tcp_gbps "$out")
 			[ "$tcp" = nan ] && say "$name: TCP run $r failed: $(head -c 300 "$out")"
-			best_tcp=$(python3 -c 'import sys,math; a,b=(float(x) for x in sys.argv[1:]); print(b if math.isnan(a) or b>a else a)' "$best_tcp" "$tcp")
+			best_tcp=$("$PY" -c 'import sys,math; a,b=(float(x) for x in sys.argv[1:]); print(b if math.isnan(a) or b>a else a)' "$best_tcp" "$tcp")
 		done
 		for r in $(seq "$RUNS"); do
 			out=$DIR/$name-udp$r.json
@@ -476,7 +476,7 @@ echo
 
 # nan where a configuration did not run (BENCH_ONLY, or switchd-xdp before
 # that mode exists)
-python3 - "$DIR" <<'EOF'
+"$PY" - "$DIR" <<'EOF'
 import math, sys
 nan = float("nan")
 def load(name):
