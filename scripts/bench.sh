@@ -163,7 +163,7 @@ up_bridge() {
 down_bridge() { ip -n "$SW" link del br0 2>/dev/null; }
 
 # wait_ready NAME PID OUT: the test program PID printed "ready" to OUT
-# (within 5 s; afxdp_min may wait up to 2 s for switchd's sockets to go)
+# within 5 s, or die
 wait_ready() {
 	for _ in $(seq 100); do
 		grep -q '^ready' "$3" && return 0

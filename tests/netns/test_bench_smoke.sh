@@ -62,7 +62,7 @@ for l in links:
     name = names.get(l.get("prog_id"), "")
     if l.get("type") == "xdp" and l.get("id", 0) > int(sys.argv[1]) and \
             name in ("afxdp_min_xsk", "xdp_fwd", "xdp_pass"):
-        print("XDP link %d (%s, ifindex %s)" % (l["id"], name, l.get("ifindex")))
+        print("XDP link %d (%s)" % (l["id"], name))
 EOF
 }
 
