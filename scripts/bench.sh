@@ -1,32 +1,44 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# `make bench`: switchd against the Linux bridge and the pure-XDP devmap
-# redirect, like for like, on one topology:
+# `make bench`: switchd against the Linux bridge, the minimal copy-mode AF_XDP
+# forwarder and the pure-XDP devmap redirect, like for like, on one topology:
 #
 #   h1 (eth0 10.98.0.1) ──veth── p1 [sw] p2 ──veth── h2 (eth0 10.98.0.2)
 #
 # Configurations, measured one after the other (each torn down before the next):
 #   switchd      switchd, no rate limit, ports role=host flow_control=none
+#   switchd-busy the same with busy_poll = 50us
+#   switchd-xdp  switchd's pure-XDP forwarding mode (its block writes
+#                switchd-xdp.res; until it exists, its RATIO line says nan)
 #   bridge       Linux bridge in sw
 #   xdp_fwd      XDP devmap redirect (build/bench/xdp_fwd_load)
+#   afxdp_min    the minimal shared-UMEM copy-mode AF_XDP forwarder
+#                (build/bench/afxdp_min): the ceiling of the copy-mode path,
+#                with nothing of ours on it
 #   bridge+offl  reference: the Linux bridge with default offloads
-# The first three run with TX checksum offload off on the host veths (as
+# All but the last run with TX checksum offload off on the host veths (as
 # AF_XDP needs); the last one with the veth defaults.
 #
-# Per configuration: ping RTT (200 pings, 5 ms apart, avg), iperf3 TCP (one
-# stream, 5 s, receiver Gbit/s), and iperf3 UDP with 18-byte payloads (60-byte
-# frames = 64 with FCS, -b 0, 5 s): packets delivered per second at the
-# receiver and the loss; during the UDP test the machine's busy CPU time
-# (/proc/stat, all cores, user+nice+system+irq+softirq) per delivered frame,
-# and for switchd its own CPU (utime+stime) per frame and % of one core. Also
-# shown, to read the numbers on a shared machine: how much of the loss h2's
-# UDP socket dropped, the frames the forwarder got to h2 per second, our share
-# of the CPU (bench_us/fr) and the other users' load (others%).
-# Ends with one line:
+# Per configuration: ping RTT (200 pings, 5 ms apart; the median of the
+# replies), iperf3 TCP (one stream, 5 s, receiver Gbit/s), and iperf3 UDP with
+# 18-byte payloads (60-byte frames = 64 with FCS, -b 0, 5 s): packets
+# delivered per second at the receiver and the loss; during the UDP test the
+# machine's busy CPU time (/proc/stat, all cores,
+# user+nice+system+irq+softirq) per delivered frame, and for the forwarding
+# process (switchd, afxdp_min) its own CPU (utime+stime) per frame and % of
+# one core. Also shown, to read the numbers on a shared machine: how much of
+# the loss h2's UDP socket dropped, the frames the forwarder got to h2 per
+# second, our share of the CPU (bench_us/fr) and the other users' load
+# (others%).
+# Ends with three lines (nan where a configuration is missing):
 #   RATIO switchd/bridge tcp=<x> udp64=<y> cpu_us_per_frame=<z>
-# (the offloads-off bridge is the baseline). Numbers never fail the run; it
-# exits non-zero only when something cannot be set up.
+#   RATIO switchd/afxdp_min tcp=<x> udp64=<y> daemon_us_per_frame=<d> rtt_added_us=<r>
+#   RATIO switchd-xdp/xdp_fwd tcp=<x> udp64=<y>
+# (switchd with its defaults over the offloads-off bridge, over the minimal
+# forwarder, and the pure-XDP mode over the devmap redirect; d is switchd's
+# own CPU per frame, r its median RTT minus afxdp_min's). Numbers never fail
+# the run; it exits non-zero only when something cannot be set up.
 #
 # Each configuration's measurements hold /tmp/l2cc-measure.lock (flock) so
 # timing-sensitive runs of other engineers do not overlap with ours.
@@ -34,8 +46,8 @@
 # Environment:
 #   BENCH_RUNS=N      best of N for the TCP and UDP tests (default 2)
 #   BENCH_SECONDS=S   iperf3 duration (default 5)
-#   BENCH_ONLY="switchd switchd-busy bridge xdp_fwd bridge+offl"   subset (the RATIO line
-#                     needs switchd and bridge)
+#   BENCH_ONLY="switchd switchd-busy switchd-xdp bridge xdp_fwd afxdp_min bridge+offl"
+#                     subset (each RATIO line needs its two configurations)
 #   BENCH_PERF=1      after switchd's measurement, profile it during one more
 #                     UDP run (perf record -g), report in build/bench/perf-switchd.txt
 #   BENCH_KEEP=1      keep the temp dir (configs, logs, iperf3 JSON)
@@ -46,9 +58,10 @@ ROOT=$PWD
 B=$ROOT/build
 SWITCHD=$B/bin/switchd
 LOADER=$B/bench/xdp_fwd_load
+AFXDP_MIN=$B/bench/afxdp_min
 RUNS=${BENCH_RUNS:-2}
 SECS=${BENCH_SECONDS:-5}
-ONLY=${BENCH_ONLY:-"switchd switchd-busy bridge xdp_fwd bridge+offl"}
+ONLY=${BENCH_ONLY:-"switchd switchd-busy switchd-xdp bridge xdp_fwd afxdp_min bridge+offl"}
 HZ=$(getconf CLK_TCK)
 
 P=l2b$$
@@ -66,10 +79,10 @@ BENCH_TAG=bench
 # ---- prerequisites -----------------------------------------------------------
 
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, XDP)"
-for t in ip ethtool iperf3 ping flock python3 ss; do
+for t in ip ethtool iperf3 ping flock "$PY" ss; do
 	command -v "$t" >/dev/null || die "$t not found (make deps)"
 done
-for f in "$SWITCHD" "$L2CCCTL" "$LOADER"; do
+for f in "$SWITCHD" "$L2CCCTL" "$LOADER" "$AFXDP_MIN"; do
 	[ -x "$f" ] || die "$f missing: run make first"
 done
 
@@ -149,21 +162,44 @@ up_bridge() {
 }
 down_bridge() { ip -n "$SW" link del br0 2>/dev/null; }
 
+# wait_ready NAME PID OUT: the test program PID printed "ready" to OUT
+# within 5 s, or die
+wait_ready() {
+	for _ in $(seq 100); do
+		grep -q '^ready' "$3" && return 0
+		kill -0 "$2" 2>/dev/null || { cat "$3" >&2; die "$1 exited"; }
+		sleep 0.05
+	done
+	cat "$3" >&2
+	die "$1 not ready in 5 s"
+}
+
 LD_PID=
 up_xdp_fwd() {
 	local out=$DIR/xdp_fwd_load.out
 	ip netns exec "$SW" "$LOADER" --pass "$H1:eth0" --pass "$H2:eth0" p1 p2 >"$out" 2>&1 &
 	LD_PID=$!
 	record_pid "$LD_PID"
-	for _ in $(seq 100); do
-		grep -q '^ready' "$out" && break
-		kill -0 "$LD_PID" 2>/dev/null || { cat "$out" >&2; die "xdp_fwd_load exited"; }
-		sleep 0.05
-	done
-	grep -q '^ready' "$out" || { cat "$out" >&2; die "xdp_fwd_load not ready in 5 s"; }
+	wait_ready xdp_fwd_load "$LD_PID" "$out"
 	wait_ping xdp_fwd
 }
 down_xdp_fwd() { stop_pid "$LD_PID"; LD_PID=; }
+
+AX_PID=
+up_afxdp_min() {
+	local out=$DIR/afxdp_min.out
+	ip netns exec "$SW" "$AFXDP_MIN" p1 p2 >"$out" 2>&1 &
+	AX_PID=$!
+	record_pid "$AX_PID"
+	wait_ready afxdp_min "$AX_PID" "$out"
+	wait_ping afxdp_min
+}
+# at exit it prints the frames it forwarded: said, as a check that it did
+down_afxdp_min() {
+	stop_pid "$AX_PID"
+	AX_PID=
+	say "afxdp_min: $(tail -1 "$DIR/afxdp_min.out")"
+}
 
 # ---- measurements ------------------------------------------------------------------
 
@@ -210,7 +246,7 @@ snap() {
 #            fuzzers and tests are mostly user time)
 #   others:  the rest of the machine's busy time, % of all cores
 cpu_calc() {
-	python3 - "$1" "$2" "$3" "$HZ" "$(nproc)" <<'EOF'
+	"$PY" - "$1" "$2" "$3" "$HZ" "$(nproc)" <<'EOF'
 import sys
 a = open(sys.argv[1]).read().split()
 b = open(sys.argv[2]).read().split()
@@ -234,7 +270,7 @@ EOF
 
 # tcp_gbps OUT: receiver Gbit/s, or "nan"
 tcp_gbps() {
-	python3 - "$1" <<'EOF'
+	"$PY" - "$1" <<'EOF'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -256,7 +292,7 @@ h2_rx_packets() { hx "$H2" cat /sys/class/net/eth0/statistics/rx_packets; }
 # receiver (the server's report); rxsock% = the part of the loss that h2's
 # socket dropped; fwd_pps = frames the forwarder got to h2's eth0 per second
 udp_stats() {
-	python3 - "$1" "$2" "$3" <<'EOF'
+	"$PY" - "$1" "$2" "$3" <<'EOF'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -278,32 +314,40 @@ ctl_dump() {
 	} >"$1" 2>&1
 }
 
-# measure NAME [PID]: ping, TCP, UDP (+CPU) into $DIR/NAME.res:
+# median_rtt_us: the median of the replies' time= in ping's output on stdin,
+# in microseconds ("nan" without a reply). The median, not ping's average: a
+# few replies delayed by other users' load on a shared machine move the mean.
+median_rtt_us() {
+	"$PY" -c '
+import re, statistics, sys
+t = [float(m.group(1)) for m in re.finditer(r"time=([0-9.]+) ms", sys.stdin.read())]
+print("%.0f" % (statistics.median(t) * 1000) if t else "nan")'
+}
+
+# measure NAME [PID]: ping, TCP, UDP (+CPU of process PID) into $DIR/NAME.res:
 #   tcp_gbps pps loss% rxsock% fwd_pps rtt_us machine_us/frame bench_us/frame others% daemon_us/frame daemon%
 measure() {
 	local name=$1 pid=${2:-} r best_tcp=nan best_pps=-1 tcp pps loss sock got rtt out e0 e1
 	local x0 x1 fwd udp_line="nan nan nan nan" cpu_line="nan nan nan - -"
 	{
 		take_lock
-		rtt=$(hx "$H1" ping -c 200 -i 0.005 -q "$IP2" 2>/dev/null |
-			awk -F'[/ ]+' '/^rtt/{printf "%.0f", $8 * 1000}')
-		[ -n "$rtt" ] || rtt=nan
+		rtt=$(hx "$H1" ping -c 200 -i 0.005 "$IP2" 2>/dev/null | median_rtt_us)
 		for r in $(seq "$RUNS"); do
 			out=$DIR/$name-tcp$r.json
 			iperf_run "$out"
 			tcp=$(tcp_gbps "$out")
 			[ "$tcp" = nan ] && say "$name: TCP run $r failed: $(head -c 300 "$out")"
-			best_tcp=$(python3 -c 'import sys,math; a,b=(float(x) for x in sys.argv[1:]); print(b if math.isnan(a) or b>a else a)' "$best_tcp" "$tcp")
+			best_tcp=$("$PY" -c 'import sys,math; a,b=(float(x) for x in sys.argv[1:]); print(b if math.isnan(a) or b>a else a)' "$best_tcp" "$tcp")
 		done
 		for r in $(seq "$RUNS"); do
 			out=$DIR/$name-udp$r.json
-			[ -n "$pid" ] && ctl_dump "$DIR/$name-udp$r.counters0"
+			[ -S "$DIR/switchd.sock" ] && ctl_dump "$DIR/$name-udp$r.counters0"
 			e0=$(udp_rcvbuf_errors); x0=$(h2_rx_packets)
 			snap "$DIR/$name-udp$r.cpu0" "$pid"
 			iperf_run "$out" -u -l 18 -b 0
 			snap "$DIR/$name-udp$r.cpu1" "$pid"
 			e1=$(udp_rcvbuf_errors); x1=$(h2_rx_packets)
-			[ -n "$pid" ] && ctl_dump "$DIR/$name-udp$r.counters1"
+			[ -S "$DIR/switchd.sock" ] && ctl_dump "$DIR/$name-udp$r.counters1"
 			read -r pps loss sock fwd got <<<"$(udp_stats "$out" "$((e1 - e0))" "$((x1 - x0))")"
 			[ "$pps" = nan ] && say "$name: UDP run $r failed: $(head -c 300 "$out")"
 			if [ "$pps" != nan ] && [ "$pps" -gt "$best_pps" ]; then
@@ -385,6 +429,13 @@ if want xdp_fwd; then
 	down_xdp_fwd
 	check_no_xdp
 fi
+if want afxdp_min; then
+	say "afxdp_min"
+	up_afxdp_min
+	measure afxdp_min "$AX_PID"
+	down_afxdp_min
+	check_no_xdp
+fi
 if want bridge+offl; then
 	say "bridge+offl"
 	offloads on
@@ -398,7 +449,7 @@ fi
 echo
 printf '%-12s %8s %10s %7s %8s %8s %7s %13s %11s %8s %13s %8s\n' \
 	config tcp_gbps udp64_pps loss_% rxsock_% fwd_pps rtt_us cpu_us/frame bench_us/fr others% daemon_us/fr daemon%
-for name in switchd switchd-busy bridge xdp_fwd bridge+offl; do
+for name in switchd switchd-busy switchd-xdp bridge xdp_fwd afxdp_min bridge+offl; do
 	[ -s "$DIR/$name.res" ] || continue
 	read -r tcp pps loss sock fwd rtt cpu bcpu oth dus dpct <"$DIR/$name.res"
 	printf '%-12s %8s %10s %7s %8s %8s %7s %13s %11s %8s %13s %8s\n' \
@@ -406,30 +457,51 @@ for name in switchd switchd-busy bridge xdp_fwd bridge+offl; do
 done
 cat <<'EOF'
   Host veth TX checksum offload off, except bridge+offl (veth defaults).
+  rtt_us: median of 200 pings 5 ms apart (h1 to h2).
   udp64: 60-byte frames (64 with FCS) received per second at h2; loss_%: of the frames
   sent; rxsock_%: the part of it dropped by h2's full UDP socket (receiver too slow);
   fwd_pps: frames the forwarder got to h2's eth0 per second (before those drops).
   cpu_us/frame: busy time of all cores during the UDP test / frames delivered.
-  bench_us/fr: system+irq+softirq of all cores + user time of iperf3 and switchd
-  (our share); others%: the rest of the busy time (other users), % of all cores.
-  daemon: switchd's utime+stime per frame, and % of one core.
+  bench_us/fr: system+irq+softirq of all cores + user time of iperf3 and the
+  forwarding process (our share); others%: the rest of the busy time (other users),
+  % of all cores.
+  daemon: the forwarding process's (switchd, afxdp_min) utime+stime per frame, and %
+  of one core.
   switchd-busy: switchd with busy_poll = 50us (spins while traffic flows);
-  the RATIO line is for switchd with its defaults.
+  the RATIO lines are for switchd with its defaults.
+  afxdp_min: one shared UMEM, a copy-mode AF_XDP socket per port, descriptors passed
+  from RX to TX (tests/bench/afxdp_min.c): the ceiling of switchd's path.
 EOF
 echo
 
-python3 - "$DIR/switchd.res" "$DIR/bridge.res" <<'EOF'
+# nan where a configuration did not run (BENCH_ONLY, or switchd-xdp before
+# that mode exists)
+"$PY" - "$DIR" <<'EOF'
 import math, sys
-def load(p):
+nan = float("nan")
+def load(name):
+    """tcp_gbps udp64_pps rtt_us cpu_us/frame daemon_us/fr of NAME.res"""
     try:
-        f = open(p).read().split()
-        return float(f[0]), float(f[1]), float(f[6])
-    except Exception:
-        return float("nan"), float("nan"), float("nan")
-s, b = load(sys.argv[1]), load(sys.argv[2])
+        f = open("%s/%s.res" % (sys.argv[1], name)).read().split()
+    except OSError:
+        return [nan] * 5
+    def num(x):
+        try:
+            return float(x)
+        except ValueError:  # "-": no process to measure
+            return nan
+    return [num(f[i]) for i in (0, 1, 5, 6, 9)]
+def ok(*v):
+    return not any(math.isnan(x) for x in v)
 def ratio(x, y):
-    r = x / y if y and not math.isnan(x) and not math.isnan(y) else float("nan")
-    return "%.2f" % r
+    return "%.2f" % (x / y if y and ok(x, y) else nan)
+def diff(x, y):
+    return "%.0f" % (x - y if ok(x, y) else nan)
+s, b, a = load("switchd"), load("bridge"), load("afxdp_min")
+sx, xf = load("switchd-xdp"), load("xdp_fwd")
 print("RATIO switchd/bridge tcp=%s udp64=%s cpu_us_per_frame=%s"
-      % (ratio(s[0], b[0]), ratio(s[1], b[1]), ratio(s[2], b[2])))
+      % (ratio(s[0], b[0]), ratio(s[1], b[1]), ratio(s[3], b[3])))
+print("RATIO switchd/afxdp_min tcp=%s udp64=%s daemon_us_per_frame=%.3f rtt_added_us=%s"
+      % (ratio(s[0], a[0]), ratio(s[1], a[1]), s[4], diff(s[2], a[2])))
+print("RATIO switchd-xdp/xdp_fwd tcp=%s udp64=%s" % (ratio(sx[0], xf[0]), ratio(sx[1], xf[1])))
 EOF

@@ -15,6 +15,9 @@
 # shellcheck disable=SC2034  # used by the scripts that source this file
 L2CCCTL=$B/bin/l2ccctl
 LOCK=${L2CC_MEASURE_LOCK:-/tmp/l2cc-measure.lock}
+# The system interpreter: a pyenv shim costs a second or two per call on a
+# busy machine, and a configuration's measurements make half a dozen.
+PY=${L2CC_PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 NETNS_MADE=()
 
 say() { echo "$BENCH_TAG: $*" >&2; }
