@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void prom_family(struct jw *w, const char *name, const char *type, const char *help)
@@ -77,4 +78,21 @@ int prom_label_escape(char *dst, size_t n, const char *src)
 	}
 	dst[len] = '\0';
 	return (int)len;
+}
+
+void prom_loop(struct jw *w, const char *prefix, const char *labels, uint64_t passes,
+	       uint64_t wakeups)
+{
+	static const struct { const char *name, *help; } f[] = {
+		{ "loop_passes_total", "Passes of the main loop (each serves every port once)" },
+		{ "wakeups_total", "Times the daemon slept in epoll and woke again (per frame: "
+				   "what being woken costs a hop)" },
+	};
+	char name[64];
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s%s", prefix, f[i].name);
+		prom_family(w, name, "counter", f[i].help);
+		prom_sample_u64(w, name, labels, i ? wakeups : passes);
+	}
 }

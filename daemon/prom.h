@@ -26,6 +26,11 @@ void prom_sample_u64(struct jw *w, const char *name, const char *labels, uint64_
 /* As above; NaN, +Inf and -Inf are written the way Prometheus spells them. */
 void prom_sample_double(struct jw *w, const char *name, const char *labels, double v);
 
+/* The main loop's families (drun.h): prefix "l2cc_switch_" or "l2cc_hostd_",
+ * then loop_passes_total and wakeups_total, one sample each with labels. */
+void prom_loop(struct jw *w, const char *prefix, const char *labels, uint64_t passes,
+	       uint64_t wakeups);
+
 /* Escape a label value (\\, \", \n) into dst of size n, always NUL-terminated.
  * Returns the escaped length, or -ENOSPC if it was truncated (never in the
  * middle of an escape). */

@@ -454,13 +454,7 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 			   fc_tx_paused_max_ns(&h->etx, now) / 1e9);
 	prom_family(w, "l2cc_hostd_umem_free_frames", "gauge", "Frames in the free pool");
 	prom_sample_u64(w, "l2cc_hostd_umem_free_frames", labels, h->umem->nfree);
-	prom_family(w, "l2cc_hostd_loop_passes_total", "counter",
-		    "Passes of the main loop (each serves both ports once)");
-	prom_sample_u64(w, "l2cc_hostd_loop_passes_total", labels, h->loops);
-	prom_family(w, "l2cc_hostd_wakeups_total", "counter",
-		    "Times the daemon slept in epoll and woke again (per frame: the cost of "
-		    "being woken)");
-	prom_sample_u64(w, "l2cc_hostd_wakeups_total", labels, h->wakeups);
+	prom_loop(w, "l2cc_hostd_", labels, h->loops, h->wakeups);
 
 #define PORT_FAMILY(metric, help, field)                                              \
 	prom_family(w, metric, "counter", help);                                      \

@@ -698,13 +698,7 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 	prom_family(w, "l2cc_switch_fdb_entries", "gauge", "Addresses in the forwarding database");
 	snprintf(labels, sizeof(labels), "switch=\"%s\"", sw);
 	prom_sample_u64(w, "l2cc_switch_fdb_entries", labels, s->fdb->count);
-	prom_family(w, "l2cc_switch_loop_passes_total", "counter",
-		    "Passes of the main loop (each serves every port once)");
-	prom_sample_u64(w, "l2cc_switch_loop_passes_total", labels, s->loops);
-	prom_family(w, "l2cc_switch_wakeups_total", "counter",
-		    "Times the daemon slept in epoll and woke again (per frame: the cost of "
-		    "being woken)");
-	prom_sample_u64(w, "l2cc_switch_wakeups_total", labels, s->wakeups);
+	prom_loop(w, "l2cc_switch_", labels, s->loops, s->wakeups);
 	prom_family(w, "l2cc_switch_umem_free_frames", "gauge", "Frames in the free pool");
 	prom_sample_u64(w, "l2cc_switch_umem_free_frames", labels, s->umem->nfree);
 	prom_family(w, "l2cc_switch_umem_reserve_frames", "gauge",
