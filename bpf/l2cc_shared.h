@@ -202,21 +202,23 @@ struct l2cc_cnm {
 
 /* ---- XDP program ------------------------------------------------------- */
 
-/* Per-CPU counters kept by bpf/l2cc_xdp.bpf.c, one array slot each. */
+/* Counters kept by bpf/l2cc_xdp.bpf.c, per receive queue and per CPU
+ * (struct l2cc_xdp_qstat). */
 enum l2cc_xdp_stat {
 	L2CC_XDP_RX = 0,         /* frames seen */
 	L2CC_XDP_REDIRECT,       /* handed to the AF_XDP socket */
 	L2CC_XDP_NO_SOCKET,      /* no socket bound for this queue: fallback verdict */
 	L2CC_XDP_RUNT,           /* shorter than an Ethernet header: dropped */
+	L2CC_XDP_CTRL,           /* control frame consumed here (xdp_ctl) */
 	L2CC_XDP_STAT_MAX,
 };
 
-/* Per receive queue, per CPU (xdp_qstats, keyed by the rx queue index,
- * below L2CC_XSKMAP_MAX): how the interface spreads traffic over its
- * queues, and which of them found no socket. */
+/* Per receive queue, per CPU (xdp_qstats, keyed by the rx queue index;
+ * slot L2CC_XSKMAP_MAX takes every queue above): how the interface spreads
+ * traffic over its queues, and which of them found no socket. The port's
+ * totals are the sum over slots and CPUs: one map lookup per frame. */
 struct l2cc_xdp_qstat {
-	__u64 rx;                /* frames seen on the queue */
-	__u64 no_socket;         /* of those, no socket bound: fallback verdict */
+	__u64 cnt[L2CC_XDP_STAT_MAX]; /* enum l2cc_xdp_stat */
 };
 
 /* Verdict when no AF_XDP socket is bound for the receive queue. */
@@ -230,6 +232,62 @@ enum l2cc_xdp_fallback {
 
 /* xsks_map in bpf/l2cc_xdp.bpf.c is keyed by rx queue index: queues per port. */
 #define L2CC_XSKMAP_MAX      64
+
+/* ---- control frames applied in XDP (xdp_ctl) ------------------------- */
+
+/*
+ * PAUSE/PFC and CREDIT messages from the link partner are applied by
+ * bpf/l2cc_xdp.bpf.c to xdp_ctl (an mmapable one-entry array per port) as
+ * they arrive, so a receive ring the daemon holds (a full buffer) does not
+ * hold them: the daemon reads the state before it transmits. The daemon
+ * writes the configuration fields; XDP writes the rest under xdp_ctl_lock
+ * (several receive queues may run the program at once) with seq odd while
+ * it writes, and the daemon reads them as a seqcount reader.
+ */
+#define L2CC_XDPC_ON         0x01  /* take control frames here (else all to the socket) */
+#define L2CC_XDPC_UP         0x02  /* the daemon's link is up: a down one takes nothing */
+#define L2CC_XDPC_PAUSE      0x04  /* PAUSE is honoured (else counted, ignored) */
+#define L2CC_XDPC_PFC        0x08  /* PFC is honoured */
+#define L2CC_XDPC_CREDIT     0x10  /* CREDIT is taken (else counted, ignored) */
+#define L2CC_XDPC_LIMITS     0x20  /* its limits bind us: the partner may grant
+				    * (a switch's host port: not) */
+
+struct l2cc_xdp_ctl {
+	/* Written by the daemon, read by XDP. */
+	__u32 flags;            /* L2CC_XDPC_* */
+	__u32 reserved;
+	__u64 rate_bps;         /* the port's rate: 512 bit times per pause quantum */
+
+	/* Written by XDP. */
+	__u64 seq;              /* odd while XDP writes; moves on every frame taken */
+	__u64 frames, bytes;    /* frames consumed here (not redirected), their bytes */
+	__u64 pause_rx, pfc_rx, credit_rx; /* well-formed ones received */
+	__u64 fc_ignored;       /* ... of a kind the port does not honour */
+	__u64 malformed;        /* truncated or invalid: dropped */
+	__u64 unsupported;      /* another MAC control opcode or wire version: dropped */
+	__u64 pfc_rx_prio[L2CC_NPRIO]; /* PFC frames enabling priority p */
+	/* PAUSE/PFC as fc_tx applies them, per priority: the latest entry
+	 * (a later one supersedes it; its time is what the daemon applies). */
+	__u64 pauses, resumes;  /* entries applied with quanta > 0 / = 0 */
+	__u64 pause_n[L2CC_NPRIO];     /* entries applied to priority p */
+	__u64 pause_at[L2CC_NPRIO];    /* the latest's arrival, CLOCK_MONOTONIC ns */
+	__u64 pause_until[L2CC_NPRIO]; /* its end (at + quanta), 0 for a resume */
+	__u64 xoff_at[L2CC_NPRIO];     /* the latest with quanta > 0 */
+	/* CREDIT, the partner's limits (FCCL): absolute, the latest counts.
+	 * The frame itself still goes to the socket: our received count is
+	 * reconciled to its sent counts (FCTBS) in order with the data
+	 * frames it follows on the wire. */
+	__u64 credit_n;         /* grants applied */
+	__u64 credit_at;
+	__u8  credit_unit;      /* enum l2cc_credit_unit of the latest */
+	__u8  credit_mask;      /* priorities granted since the unit last changed */
+	__u8  reserved2[6];
+	__u64 credit_limit[L2CC_NPRIO];
+};
+
+/* Written by XDP into a CREDIT's reserved byte (ignored on receipt) when
+ * it applied the limits: the daemon then only reconciles the sent counts. */
+#define L2CC_CREDIT_XDP_APPLIED 0x58
 
 /*
  * bpf/xdp_fwd.bpf.c, the pure-XDP baseline: tx_port maps an ingress ifindex

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The XDP program every switchd/hostd port attaches: hand each frame to the
- * AF_XDP socket bound to its receive queue. Everything else (PAUSE, credits,
- * forwarding) happens in the daemon, so this stays as small as the verifier
- * and the reader would like.
+ * AF_XDP socket bound to its receive queue. PAUSE/PFC and the partner's
+ * credit limits are applied here first (l2cc_xdp_ctl_rx), to a map the
+ * daemon reads before it transmits: they must not wait behind data in a
+ * receive ring the daemon holds. Everything else happens in the daemon.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 
 #include "l2cc_shared.h"
+
+/* The daemon writes the configuration fields at any time: read each once. */
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 
 /* Set through skel->rodata before load: enum l2cc_xdp_fallback. */
 const volatile __u32 cfg_fallback = L2CC_XDP_FALLBACK_DROP;
@@ -22,25 +27,303 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, L2CC_XDP_STAT_MAX);
-	__type(key, __u32);     /* enum l2cc_xdp_stat */
-	__type(value, __u64);
-} xdp_stats SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, L2CC_XSKMAP_MAX);
-	__type(key, __u32);     /* rx queue index */
+	__uint(max_entries, L2CC_XSKMAP_MAX + 1);
+	__type(key, __u32);     /* rx queue index; L2CC_XSKMAP_MAX: any above */
 	__type(value, struct l2cc_xdp_qstat);
 } xdp_qstats SEC(".maps");
 
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *cnt = bpf_map_lookup_elem(&xdp_stats, &idx);
+/* ---- control frames (see l2cc_shared.h, struct l2cc_xdp_ctl) ----------- */
 
-	/* Per-CPU slot: no other CPU writes it, so no atomic needed. */
-	if (cnt)
-		(*cnt)++;
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct l2cc_xdp_ctl);
+} xdp_ctl SEC(".maps");
+
+/* The writers' lock: a map value holding a bpf_spin_lock cannot be
+ * mmapped, so it lives apart from the state it guards. */
+struct l2cc_xdp_ctl_lock {
+	struct bpf_spin_lock lock;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct l2cc_xdp_ctl_lock);
+} xdp_ctl_lock SEC(".maps");
+
+/* Rung after every frame applied: its fd is in the daemon's event loop,
+ * which sleeps until the next thing it has to do and would not otherwise
+ * hear of a frame that never reaches its socket. Records carry nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} xdp_ctl_bell SEC(".maps");
+
+enum { CTL_PASS = 0, CTL_TAKEN, CTL_APPLIED_PASS };
+
+#define CTL_MACCTRL_PAUSE_LEN 4
+#define CTL_MACCTRL_PFC_LEN   ((int)sizeof(struct l2cc_macctrl))
+#define CTL_HDR_LEN           ((int)sizeof(struct l2cc_ctrl_hdr))
+#define CTL_CREDIT_LEN        ((int)sizeof(struct l2cc_credit))
+
+static __always_inline __u16 ctl_be16(const __u8 *p)
+{
+	return (__u16)(p[0] << 8 | p[1]);
+}
+
+/* What wire_quanta_to_ns() says: rounded up, 10G when no rate is set. */
+static __always_inline __u64 ctl_quanta_ns(__u16 quanta, __u64 rate)
+{
+	__u64 bit_ns = (__u64)quanta * 512 * 1000000000ull;
+
+	if (!rate)
+		rate = 10000000000ull;
+	return (bit_ns + rate - 1) / rate;
+}
+
+/*
+ * fc_tx's pause of one priority as the daemon would apply it now; the
+ * daemon replays the latest entry per priority at its arrival time.
+ */
+static __always_inline void ctl_pause(struct l2cc_xdp_ctl *c, int i, __u16 quanta,
+				      __u64 dur, __u64 now)
+{
+	c->pause_n[i]++;
+	c->pause_at[i] = now;
+	if (quanta) {
+		c->pause_until[i] = now + dur;
+		c->xoff_at[i] = now;
+		c->pauses++;
+	} else {
+		c->pause_until[i] = 0;
+		c->resumes++;
+	}
+}
+
+/* Bump seq: a fetching atomic is a full barrier (BPF has no other), so a
+ * reader that sees the new seq sees what was written before it. */
+static __always_inline void ctl_seq_bump(struct l2cc_xdp_ctl *c)
+{
+	__u64 old = __sync_fetch_and_add(&c->seq, 1);
+
+	(void)old;
+}
+
+/*
+ * A frame to 01:80:C2:00:00:0x with the MAC control or l2cc control
+ * ethertype, validated as the daemons' wire.c does: CTL_TAKEN when it was
+ * applied, counted or found bad here (dropped), CTL_APPLIED_PASS for a
+ * CREDIT whose limits were applied and whose sent counts the daemon still
+ * reconciles in ring order, CTL_PASS for everything else.
+ */
+static __always_inline int l2cc_xdp_ctl_rx(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u8 *eth = data, *pl, *rsv = NULL;
+	struct l2cc_xdp_ctl_lock *lk;
+	struct l2cc_xdp_ctl *c;
+	__u16 et, opcode = 0, q0 = 0, quanta[L2CC_NPRIO] = { 0 };
+	__u64 limit[L2CC_NPRIO] = { 0 }, durs[L2CC_NPRIO] = { 0 }, now, rate;
+	__u32 key = 0, flags, len, off = 2 * L2CC_ETH_ALEN, plen;
+	__u8 cls = 0, unit = 0, pmask = 0;
+	int verdict = CTL_TAKEN, bad = 0;  /* 1 malformed, 2 unsupported */
+	int wake = 0;
+	int kind;                           /* 0 PAUSE, 1 PFC, 2 CREDIT */
+
+	if (data + L2CC_ETH_HLEN > data_end)
+		return CTL_PASS;
+	if (eth[0] != 0x01 || eth[1] != 0x80 || eth[2] != 0xc2 || eth[3] != 0x00 ||
+	    eth[4] != 0x00 || (eth[5] & 0xf0))
+		return CTL_PASS;
+	c = bpf_map_lookup_elem(&xdp_ctl, &key);
+	lk = bpf_map_lookup_elem(&xdp_ctl_lock, &key);
+	if (!c || !lk)
+		return CTL_PASS;
+	flags = READ_ONCE(c->flags);
+	if ((flags & (L2CC_XDPC_ON | L2CC_XDPC_UP)) != (L2CC_XDPC_ON | L2CC_XDPC_UP))
+		return CTL_PASS;
+
+	/* At most two VLAN tags, as wire_parse_eth(). */
+	et = ctl_be16(eth + off);
+#pragma unroll
+	for (int t = 0; t < 2; t++) {
+		if (et != L2CC_ETH_P_8021Q && et != L2CC_ETH_P_8021AD)
+			break;
+		if (data + off + L2CC_VLAN_HLEN + 2 > data_end)
+			return CTL_PASS;     /* the daemon counts it malformed */
+		off += L2CC_VLAN_HLEN;
+		et = ctl_be16(eth + off);
+	}
+	off += 2;
+	len = (__u32)(data_end - data);
+	plen = len - off;
+	pl = eth + off;
+	if (off > 2 * L2CC_ETH_ALEN + 2 + 2 * L2CC_VLAN_HLEN)
+		return CTL_PASS;
+
+	if (et == L2CC_ETH_P_MACCTRL) {
+		if ((void *)(pl + 2) > data_end) {
+			bad = 1;
+			goto count;
+		}
+		opcode = ctl_be16(pl);
+		if (opcode == L2CC_MACCTRL_PAUSE) {
+			kind = 0;
+			if ((void *)(pl + CTL_MACCTRL_PAUSE_LEN) > data_end) {
+				bad = 1;
+				goto count;
+			}
+			q0 = ctl_be16(pl + 2);
+		} else if (opcode == L2CC_MACCTRL_PFC) {
+			kind = 1;
+			if ((void *)(pl + CTL_MACCTRL_PFC_LEN) > data_end) {
+				bad = 1;
+				goto count;
+			}
+			/* Bits 8..15 are reserved by 802.1Qbb. */
+			cls = pl[3];
+#pragma unroll
+			for (int i = 0; i < L2CC_NPRIO; i++)
+				quanta[i] = ctl_be16(pl + 4 + 2 * i);
+		} else {
+			bad = 2;
+			goto count;
+		}
+	} else if (et == L2CC_ETH_P_CTRL) {
+		__u16 blen;
+		__u8 sunit;
+
+		if ((void *)(pl + CTL_HDR_LEN) > data_end) {
+			bad = 1;
+			goto count;
+		}
+		if (pl[0] != L2CC_WIRE_VERSION) {
+			bad = 2;
+			goto count;
+		}
+		if (pl[1] == 0) {
+			bad = 1;
+			goto count;
+		}
+		/* Other types are the daemons' (hostd's CNP, ACK, L2CI). */
+		if (pl[1] != L2CC_CTRL_CREDIT)
+			return CTL_PASS;
+		kind = 2;
+		blen = ctl_be16(pl + 2);
+		if (blen > plen - CTL_HDR_LEN || blen < CTL_CREDIT_LEN ||
+		    (void *)(pl + CTL_HDR_LEN + CTL_CREDIT_LEN) > data_end) {
+			bad = 1;
+			goto count;
+		}
+		rsv = pl + CTL_HDR_LEN + 3;
+		unit = pl[CTL_HDR_LEN + 0];
+		pmask = pl[CTL_HDR_LEN + 1];
+		sunit = pl[CTL_HDR_LEN + 2];
+		if ((unit != L2CC_CREDIT_BYTES && unit != L2CC_CREDIT_FRAMES) ||
+		    (sunit != L2CC_CREDIT_BYTES && sunit != L2CC_CREDIT_FRAMES &&
+		     sunit != L2CC_CREDIT_UNIT_NONE)) {
+			bad = 1;
+			goto count;
+		}
+#pragma unroll
+		for (int i = 0; i < L2CC_NPRIO; i++) {
+			__u64 v;
+
+			__builtin_memcpy(&v, pl + CTL_HDR_LEN + 4 + 8 * i, 8);
+			limit[i] = bpf_be64_to_cpu(v);
+		}
+	} else {
+		return CTL_PASS;
+	}
+
+count:
+	/* Helpers (the clock, the division's rate) before the lock: none may
+	 * be called while it is held. */
+	now = bpf_ktime_get_ns();
+	rate = READ_ONCE(c->rate_bps);
+	if (!bad && kind == 0) {
+		__u64 d = ctl_quanta_ns(q0, rate);
+
+#pragma unroll
+		for (int i = 0; i < L2CC_NPRIO; i++) {
+			durs[i] = d;
+			quanta[i] = q0;
+		}
+		cls = 0xff;
+	} else if (!bad && kind == 1) {
+#pragma unroll
+		for (int i = 0; i < L2CC_NPRIO; i++)
+			durs[i] = ctl_quanta_ns(quanta[i], rate);
+	}
+
+	bpf_spin_lock(&lk->lock);
+	ctl_seq_bump(c);
+	if (bad == 1) {
+		c->malformed++;
+	} else if (bad == 2) {
+		c->unsupported++;
+	} else if (kind == 0 || kind == 1) {
+		__u32 honour = flags & (kind == 0 ? L2CC_XDPC_PAUSE : L2CC_XDPC_PFC);
+
+		if (kind == 0) {
+			c->pause_rx++;
+		} else {
+			c->pfc_rx++;
+#pragma unroll
+			for (int i = 0; i < L2CC_NPRIO; i++)
+				if (cls & (1u << i))
+					c->pfc_rx_prio[i]++;
+		}
+		if (!honour) {
+			c->fc_ignored++;
+		} else {
+			wake = 1;
+#pragma unroll
+			for (int i = 0; i < L2CC_NPRIO; i++)
+				if (cls & (1u << i))
+					ctl_pause(c, i, quanta[i], durs[i], now);
+		}
+	} else {
+		c->credit_rx++;
+		if (!(flags & L2CC_XDPC_CREDIT)) {
+			c->fc_ignored++;
+		} else {
+			/* The daemon reconciles its received count (FCTBS)
+			 * from the frame, in order behind the data before it. */
+			verdict = CTL_APPLIED_PASS;
+			if (flags & L2CC_XDPC_LIMITS) {
+				wake = 1;
+				if (unit != c->credit_unit || !c->credit_n)
+					c->credit_mask = 0;
+				c->credit_unit = unit;
+				c->credit_mask |= pmask;
+				c->credit_n++;
+				c->credit_at = now;
+#pragma unroll
+				for (int i = 0; i < L2CC_NPRIO; i++)
+					if ((pmask & (1u << i)) || c->credit_n == 1)
+						c->credit_limit[i] = limit[i];
+			}
+		}
+	}
+	if (verdict == CTL_TAKEN) {
+		c->frames++;
+		c->bytes += len;
+	}
+	ctl_seq_bump(c);
+	bpf_spin_unlock(&lk->lock);
+	/* Only a change the daemon must act on wakes it. */
+	/* The frame goes on to the daemon marked: its limits are applied. */
+	if (verdict == CTL_APPLIED_PASS && rsv && (void *)(rsv + 1) <= data_end)
+		*rsv = L2CC_CREDIT_XDP_APPLIED;
+	if (wake)
+		bpf_ringbuf_output(&xdp_ctl_bell, &now, sizeof(now), 0);
+	return verdict;
 }
 
 SEC("xdp")
@@ -52,25 +335,32 @@ int l2cc_xdp(struct xdp_md *ctx)
 	struct l2cc_xdp_qstat *qs;
 	__u64 fallback;
 	long ret;
+	int ctl;
 
-	stat_inc(L2CC_XDP_RX);
-	/* NULL past the map's end: a queue no socket could serve anyway
-	 * still counts in the totals. */
+	/* Queues past the map share its last slot: every frame counts in
+	 * the totals the daemon sums. */
+	if (queue > L2CC_XSKMAP_MAX)
+		queue = L2CC_XSKMAP_MAX;
 	qs = bpf_map_lookup_elem(&xdp_qstats, &queue);
-	if (qs)
-		qs->rx++;
+	if (!qs)
+		return XDP_ABORTED;
+	/* Per-CPU slot: no other CPU writes it, so no atomic needed. */
+	qs->cnt[L2CC_XDP_RX]++;
 
 	if (data + L2CC_ETH_HLEN > data_end) {
-		stat_inc(L2CC_XDP_RUNT);
+		qs->cnt[L2CC_XDP_RUNT]++;
+		return XDP_DROP;
+	}
+	ctl = l2cc_xdp_ctl_rx(ctx);
+	if (ctl == CTL_TAKEN) {
+		qs->cnt[L2CC_XDP_CTRL]++;
 		return XDP_DROP;
 	}
 
 	/* The low bits of flags are the verdict when the queue has no socket. */
 	fallback = cfg_fallback == L2CC_XDP_FALLBACK_PASS ? XDP_PASS : XDP_DROP;
-	ret = bpf_redirect_map(&xsks_map, queue, fallback);
-	stat_inc(ret == XDP_REDIRECT ? L2CC_XDP_REDIRECT : L2CC_XDP_NO_SOCKET);
-	if (ret != XDP_REDIRECT && qs)
-		qs->no_socket++;
+	ret = bpf_redirect_map(&xsks_map, ctx->rx_queue_index, fallback);
+	qs->cnt[ret == XDP_REDIRECT ? L2CC_XDP_REDIRECT : L2CC_XDP_NO_SOCKET]++;
 	return ret;
 }
 

@@ -13,23 +13,30 @@ static void fc_settle(struct fc_tx *f, int prio, uint64_t now)
 	}
 }
 
-static void fc_pause(struct fc_tx *f, int prio, uint16_t quanta, uint64_t rate, uint64_t now)
+void fc_tx_pause_until(struct fc_tx *f, int prio, uint64_t at, uint64_t until)
 {
-	fc_settle(f, prio, now);
-	if (!quanta) {
+	fc_settle(f, prio, at);
+	if (!until) {
 		if (f->pause_start[prio]) {
-			f->paused_acc[prio] += now - f->pause_start[prio];
+			f->paused_acc[prio] += at - f->pause_start[prio];
 			f->pause_start[prio] = 0;
-			f->resume_ns = now;
+			f->resume_ns = at;
 		}
 		f->paused_until[prio] = 0;
-		f->resumes++;
 		return;
 	}
 	if (!f->pause_start[prio])
-		f->pause_start[prio] = now;
-	f->paused_until[prio] = now + wire_quanta_to_ns(quanta, rate);
-	f->pauses++;
+		f->pause_start[prio] = at;
+	f->paused_until[prio] = until;
+}
+
+static void fc_pause(struct fc_tx *f, int prio, uint16_t quanta, uint64_t rate, uint64_t now)
+{
+	fc_tx_pause_until(f, prio, now, quanta ? now + wire_quanta_to_ns(quanta, rate) : 0);
+	if (quanta)
+		f->pauses++;
+	else
+		f->resumes++;
 }
 
 void fc_tx_macctrl(struct fc_tx *f, const struct wire_macctrl *mc, uint64_t rate_bps,

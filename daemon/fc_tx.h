@@ -37,6 +37,10 @@ struct fc_tx {
 /* Apply a PAUSE (all priorities) or PFC (enabled ones) at link rate_bps. */
 void fc_tx_macctrl(struct fc_tx *f, const struct wire_macctrl *mc, uint64_t rate_bps,
 		   uint64_t now);
+/* The same for one priority, as received at `at`: paused until `until`
+ * (0: a resume). For an entry applied later than it came (bpf/, xdp_ctl);
+ * counts neither in pauses nor in resumes. */
+void fc_tx_pause_until(struct fc_tx *f, int prio, uint64_t at, uint64_t until);
 /* Priorities not paused at `now` (settles pauses that ran out). */
 uint8_t fc_tx_open_mask(struct fc_tx *f, uint64_t now);
 /* Priorities paused at `now`, without settling anything (for reports). */

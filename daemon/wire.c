@@ -293,6 +293,13 @@ int wire_parse_credit(const uint8_t *body, size_t len, struct wire_credit *c)
 	return 0;
 }
 
+bool wire_credit_xdp_applied(const uint8_t *payload, size_t len)
+{
+	size_t at = CTRL_HLEN + offsetof(struct l2cc_credit, reserved);
+
+	return payload && len > at && payload[at] == L2CC_CREDIT_XDP_APPLIED;
+}
+
 /* ---- data tag (0x88B5) ------------------------------------------------- */
 
 #define TAG_HLEN  ((size_t)sizeof(struct l2cc_data_tag))

@@ -74,6 +74,9 @@ int wire_build_credit(void *buf, size_t buflen, const uint8_t src[6],
 int wire_parse_ctrl(const void *payload, size_t len, const uint8_t **body, size_t *body_len);
 /* Decode a CREDIT body. -EINVAL if truncated, or unit or sent_unit is unknown. */
 int wire_parse_credit(const uint8_t *body, size_t len, struct wire_credit *c);
+/* Did the XDP program apply the limits of this CREDIT (payload after the
+ * ethertype, as wire_parse_ctrl takes it)? L2CC_CREDIT_XDP_APPLIED. */
+bool wire_credit_xdp_applied(const uint8_t *payload, size_t len);
 
 /* ---- l2cc data tag (0x88B5) -------------------------------------------- */
 

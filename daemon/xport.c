@@ -367,6 +367,9 @@ static void xport_close_queues(struct xport *p)
 	p->nq = 0;
 }
 
+static int xport_ctl_open(struct xport *p);
+static void xport_ctl_close(struct xport *p);
+
 int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	       const struct xport_opts *o)
 {
@@ -450,6 +453,11 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 		pr_err("%s: load XDP program: %s\n", ifname, strerror(-err));
 		goto err_skel;
 	}
+	/* Without it the daemon applies control frames itself, as before. */
+	err = xport_ctl_open(p);
+	if (err)
+		pr_warn("%s: XDP control state: %s; control frames go to the daemon\n",
+			ifname, strerror(-err));
 	/* Ascending queues: q[0], the TX socket, is the lowest served. */
 	for (uint32_t qid = 0; qid < 64; qid++) {
 		if (!(mask & (1ull << qid)))
@@ -493,6 +501,7 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 
 err_xsk:
 	xport_close_queues(p);
+	xport_ctl_close(p);
 err_skel:
 	l2cc_xdp_bpf__destroy(p->skel);
 err_free:
@@ -509,6 +518,7 @@ void xport_close(struct xport *p)
 	if (p->link_fd >= 0)
 		close(p->link_fd);
 	xport_close_queues(p);
+	xport_ctl_close(p);
 	l2cc_xdp_bpf__destroy(p->skel);
 	free(p);
 }
@@ -681,30 +691,58 @@ const struct dp_sink_ops xport_sink_ops = {
 	.flush = xport_sink_flush,
 };
 
-/* Sum of a per-CPU map's value at key, as n u64 fields (n at most 2). */
-static int xport_percpu_sum(int map_fd, uint32_t key, uint64_t *sum, int n)
+/* The XDP program's counters summed over every queue slot and CPU: one
+ * batch lookup of the whole per-CPU array (the program keeps no separate
+ * totals, so each frame costs it one map lookup). q >= 0: that slot only. */
+static int xport_qstat_sum(const struct xport *p, int q, uint64_t tot[L2CC_XDP_STAT_MAX])
 {
-	int ncpu = libbpf_num_possible_cpus(), err = 0;
-	__u64 *vals;
+	int ncpu = libbpf_num_possible_cpus(), fd, err = 0;
+	const uint32_t nslot = L2CC_XSKMAP_MAX + 1, vsz = sizeof(struct l2cc_xdp_qstat);
+	uint32_t n = q < 0 ? nslot : 1, count = n, *keys;
+	struct l2cc_xdp_qstat *vals;
+	__u32 out_batch;
 
-	memset(sum, 0, sizeof(*sum) * n);
+	memset(tot, 0, sizeof(uint64_t) * L2CC_XDP_STAT_MAX);
+	if (!p->skel)
+		return -ENOTCONN;
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
-	vals = calloc((size_t)ncpu * n, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(map_fd, &key, vals))
-		err = -errno;
-	for (int i = 0; !err && i < ncpu; i++)
-		for (int f = 0; f < n; f++)
-			sum[f] += vals[i * n + f];
+	_Static_assert(sizeof(struct l2cc_xdp_qstat) % 8 == 0, "per-CPU values are 8-aligned");
+	fd = bpf_map__fd(p->skel->maps.xdp_qstats);
+	keys = calloc(n, sizeof(*keys));
+	vals = calloc((size_t)n * ncpu, vsz);
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (q >= 0) {
+		keys[0] = (uint32_t)q;
+		if (bpf_map_lookup_elem(fd, &keys[0], vals))
+			err = -errno;
+	} else if (bpf_map_lookup_batch(fd, NULL, &out_batch, keys, vals, &count, NULL) &&
+		   errno != ENOENT) {
+		/* No batch ops: one slot at a time. */
+		err = 0;
+		for (uint32_t k = 0; k < n && !err; k++) {
+			keys[k] = k;
+			if (bpf_map_lookup_elem(fd, &keys[k], vals + (size_t)k * ncpu))
+				err = -errno;
+		}
+		count = n;
+	}
+	for (size_t i = 0; !err && i < (size_t)count * ncpu; i++)
+		for (int f = 0; f < L2CC_XDP_STAT_MAX; f++)
+			tot[f] += vals[i].cnt[f];
+out:
+	free(keys);
 	free(vals);
 	return err;
 }
 
 int xport_xdp_stats(struct xport *p, struct xport_xdp_stats *st)
 {
-	int map_fd, k, err = p->nq ? 0 : -ENOTCONN;
+	uint64_t tot[L2CC_XDP_STAT_MAX];
+	int err = p->nq ? 0 : -ENOTCONN;
 
 	memset(st, 0, sizeof(*st));
 	/* The kernel keeps these per socket: the port's are the sum. */
@@ -723,47 +761,130 @@ int xport_xdp_stats(struct xport *p, struct xport_xdp_stats *st)
 		st->rx_fill_ring_empty_descs += xs.rx_fill_ring_empty_descs;
 		st->tx_ring_empty_descs += xs.tx_ring_empty_descs;
 	}
-	map_fd = bpf_map__fd(p->skel->maps.xdp_stats);
-	for (k = 0; k < L2CC_XDP_STAT_MAX; k++) {
-		uint64_t sum;
-
-		if (xport_percpu_sum(map_fd, (uint32_t)k, &sum, 1))
-			continue;
-		switch (k) {
-		case L2CC_XDP_RX: st->prog_rx = sum; break;
-		case L2CC_XDP_REDIRECT: st->prog_redirect = sum; break;
-		case L2CC_XDP_NO_SOCKET: st->prog_no_socket = sum; break;
-		case L2CC_XDP_RUNT: st->prog_runt = sum; break;
-		}
+	if (!xport_qstat_sum(p, -1, tot)) {
+		st->prog_rx = tot[L2CC_XDP_RX];
+		st->prog_redirect = tot[L2CC_XDP_REDIRECT];
+		st->prog_no_socket = tot[L2CC_XDP_NO_SOCKET];
+		st->prog_runt = tot[L2CC_XDP_RUNT];
+		st->prog_ctrl = tot[L2CC_XDP_CTRL];
 	}
 	return err;
 }
 
 uint64_t xport_no_socket(const struct xport *p)
 {
-	uint64_t sum;
+	uint64_t tot[L2CC_XDP_STAT_MAX];
 
-	if (!p->skel || xport_percpu_sum(bpf_map__fd(p->skel->maps.xdp_stats),
-					 L2CC_XDP_NO_SOCKET, &sum, 1))
+	if (xport_qstat_sum(p, -1, tot))
 		return 0;
-	return sum;
+	return tot[L2CC_XDP_NO_SOCKET];
 }
 
 int xport_queue_stats(const struct xport *p, uint32_t q, uint64_t *rx, uint64_t *no_socket)
 {
-	uint64_t v[2];
+	uint64_t tot[L2CC_XDP_STAT_MAX];
 	int err;
 
 	*rx = *no_socket = 0;
 	if (!p->skel || q >= L2CC_XSKMAP_MAX)
 		return -EINVAL;
-	_Static_assert(sizeof(struct l2cc_xdp_qstat) == sizeof(v), "two u64 per queue");
-	err = xport_percpu_sum(bpf_map__fd(p->skel->maps.xdp_qstats), q, v, 2);
+	err = xport_qstat_sum(p, (int)q, tot);
 	if (!err) {
-		*rx = v[0];
-		*no_socket = v[1];
+		*rx = tot[L2CC_XDP_RX];
+		*no_socket = tot[L2CC_XDP_NO_SOCKET];
 	}
 	return err;
+}
+
+/* ---- control frames applied in XDP ---------------------------------------- */
+
+static void xport_ctl_close(struct xport *p)
+{
+	if (p->ctl_rb)
+		ring_buffer__free(p->ctl_rb);
+	p->ctl_rb = NULL;
+	if (p->ctl)
+		munmap((void *)p->ctl, p->ctl_len);
+	p->ctl = NULL;
+}
+
+static int xport_bell_rang(void *ctx, void *data, size_t len)
+{
+	return 0;
+}
+
+static int xport_ctl_open(struct xport *p)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *m;
+
+	p->ctl_len = (sizeof(struct l2cc_xdp_ctl) + (size_t)pg - 1) & ~((size_t)pg - 1);
+	m = mmap(NULL, p->ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(p->skel->maps.xdp_ctl), 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	p->ctl = m;
+	p->ctl_rb = ring_buffer__new(bpf_map__fd(p->skel->maps.xdp_ctl_bell),
+				     xport_bell_rang, NULL, NULL);
+	if (!p->ctl_rb) {
+		int err = -errno;
+
+		xport_ctl_close(p);
+		return err;
+	}
+	return 0;
+}
+
+int xport_ctl_fd(const struct xport *p)
+{
+	return p->ctl ? bpf_map__fd(p->skel->maps.xdp_ctl_bell) : -1;
+}
+
+void xport_ctl_config(struct xport *p, uint32_t flags, uint64_t rate_bps)
+{
+	if (!p->ctl)
+		return;
+	/* Each field is read once per frame by XDP; a frame between the two
+	 * stores sees the new flags with the old rate, which only a reload
+	 * changes. */
+	__atomic_store_n(&p->ctl->rate_bps, rate_bps, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->ctl->flags, flags, __ATOMIC_RELEASE);
+}
+
+bool xport_ctl_read(struct xport *p, struct l2cc_xdp_ctl *snap, uint64_t *seq_seen)
+{
+	volatile struct l2cc_xdp_ctl *c = p->ctl;
+
+	if (!c)
+		return false;
+	/* Empty the bell first, so a frame applied after the seq read below
+	 * rings it again. */
+	ring_buffer__consume(p->ctl_rb);
+	/*
+	 * The seqcount reader: XDP on another CPU bumps seq to odd, writes,
+	 * and bumps it to even, both with full-barrier atomics. Reading seq
+	 * (acquire), the fields, then seq again after an acquire fence, and
+	 * taking the copy only when both reads agree and are even, gives a
+	 * snapshot of one moment; a torn one is read again (XDP holds its
+	 * lock for a few dozen instructions). Nothing new: one load.
+	 */
+	for (int tries = 0; tries < 64; tries++) {
+		uint64_t s1 = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE), s2;
+
+		if (s1 == *seq_seen)
+			return false;
+		if (s1 & 1)
+			continue;
+		memcpy(snap, (const void *)c, sizeof(*snap));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+		if (s1 == s2) {
+			snap->seq = s1;
+			*seq_seen = s1;
+			return true;
+		}
+	}
+	return false;
 }
 
 void xport_no_socket_watch(struct xport *p, const char *name, uint64_t now)
@@ -856,6 +977,7 @@ void xport_xdp_stats_emit(struct jw *w, const char *key, struct xport *p)
 	jw_u64(w, "prog_redirect", xs.prog_redirect);
 	jw_u64(w, "prog_no_socket", xs.prog_no_socket);
 	jw_u64(w, "prog_runt", xs.prog_runt);
+	jw_u64(w, "prog_ctrl", xs.prog_ctrl);
 	jw_u64(w, "kick_errors", p->kick_errors);
 	jw_u64(w, "rx_queues", p->nq_if);
 	jw_u64(w, "rx_queues_served", p->nq);

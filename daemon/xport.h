@@ -101,10 +101,13 @@ struct xport_opts {
 	bool fallback_pass;     /* frames without a socket go to the stack, not dropped */
 };
 
+struct ring_buffer;
+
 struct xport_xdp_stats {
 	uint64_t rx_dropped, rx_invalid_descs, tx_invalid_descs;
 	uint64_t rx_ring_full, rx_fill_ring_empty_descs, tx_ring_empty_descs;
 	uint64_t prog_rx, prog_redirect, prog_no_socket, prog_runt;
+	uint64_t prog_ctrl;     /* control frames consumed in XDP (xdp_ctl) */
 };
 
 /* One receive queue's socket. Each has its own fill and completion ring;
@@ -145,6 +148,11 @@ struct xport {
 	uint64_t kicks;         /* sendto() calls on the TX ring: frames per kick = tx/kicks */
 	struct l2cc_xdp_bpf *skel;
 	int link_fd;            /* BPF link: closing it detaches the program */
+	/* Control frames applied in XDP: the mmapped xdp_ctl (NULL: the
+	 * daemon applies them itself) and the bell that wakes it. */
+	struct l2cc_xdp_ctl *ctl;
+	size_t ctl_len;
+	struct ring_buffer *ctl_rb;
 	/* The no_socket watch (xport_no_socket_watch). */
 	uint64_t nosock_seen, nosock_warned, nosock_warn_ns;
 	/* What xport_open obtained, for the start log, l2ccctl and metrics. */
@@ -258,6 +266,20 @@ int xport_xdp_stats(struct xport *p, struct xport_xdp_stats *st);
 struct jw;
 /* The XDP statistics as a JSON object named key (control socket replies). */
 void xport_xdp_stats_emit(struct jw *w, const char *key, struct xport *p);
+
+/*
+ * Control frames applied in XDP (struct l2cc_xdp_ctl in l2cc_shared.h).
+ * xport_ctl_config() sets what the program takes (L2CC_XDPC_*; 0: nothing,
+ * every frame goes to the sockets) and the rate a pause quantum is timed
+ * at. xport_ctl_read() copies the program's state when it has moved past
+ * *seq_seen (true; *seq_seen updated), without a system call when it has
+ * not. xport_ctl_fd() becomes readable when a frame was applied (-1: the
+ * program keeps no state, the daemon applies control frames itself).
+ */
+void xport_ctl_config(struct xport *p, uint32_t flags, uint64_t rate_bps);
+bool xport_ctl_read(struct xport *p, struct l2cc_xdp_ctl *snap, uint64_t *seq_seen);
+int xport_ctl_fd(const struct xport *p);
+static inline bool xport_ctl_on(const struct xport *p) { return p && p->ctl; }
 
 /* Frames the XDP program dropped (or passed) on the port's queues without a
  * socket: L2CC_XDP_NO_SOCKET, 0 without a program. */

@@ -101,6 +101,10 @@ static const struct cfg_item hd_items[] = {
 	HE("flow_control", fc, "auto", fc_names,
 	   "what to honour from the switch: auto (whatever it sends), none, pause, pfc, credit "
 	   "(send nothing before the first grant)", RESTART),
+	H("xdp_control", CFG_BOOL, xdp_control, "yes", 1, 0,
+	  "apply the switch's PAUSE/PFC and credit limits in the uplink's XDP program, so they "
+	  "take effect while the uplink's receive ring waits for the host; no = in hostd, after "
+	  "the frames before them", LIVE),
 	HE("granularity", granularity, "dst", gran_names,
 	   "what a flow is: dst (destination MAC + VLAN), 5tuple (IP addresses, protocol, ports), "
 	   "prio (802.1Q priority)", RESTART),

@@ -229,6 +229,13 @@ static int hd_link_init(struct hd *h)
 	for (int i = 0; i < 2; i++) {
 		h->link_up[i] = h->link_seen[i] = lnk_up(h->lnk, i);
 		h->operstate[i] = lnk_operstate(h->lnk, i);
+		if (i == HD_PORT_UP) {
+			hd_xdp_ctl_config(h);
+			err = xport_ctl_fd(h->up) < 0 ? 0 :
+			      loop_add_fd(h->loop, xport_ctl_fd(h->up), EPOLLIN, NULL, NULL);
+			if (err)
+				return err;
+		}
 		if (!h->link_up[i])
 			pr_warn("%s: link down at start (operstate %s): forwarding once it comes up\n",
 				i == HD_PORT_UP ? h->cfg->uplink : h->cfg->host_port,

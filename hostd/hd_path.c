@@ -289,6 +289,7 @@ void hd_apply_cfg(struct hd *h)
 
 	wclock_init(&h->wc, c->link_rate, burst, (uint32_t)c->wire_overhead);
 	fc_rx_configure(&h->frx, &fc, h->now);
+	hd_xdp_ctl_config(h);
 	err = hd_rp_create(h);
 	if (err) {
 		pr_err("law %s: %s%s\n", c->law, strerror(-err),
@@ -562,6 +563,55 @@ static bool hd_tx_fifo(struct hd *h, struct hd_fring *r, uint8_t open, uint8_t *
 	return true;
 }
 
+/* PAUSE/PFC and credit limits the uplink's XDP program took since the last
+ * pass, applied before we decide what may go (hd_rx_macctrl's and
+ * hd_rx_credit's work for frames that never reach the ring). One load
+ * when nothing came. */
+static void hd_xdp_ctl(struct hd *h)
+{
+	struct l2cc_xdp_ctl snap;
+	struct fc_xdp_news n;
+
+	if (!xport_ctl_on(h->up) || !xport_ctl_read(h->up, &snap, &h->xctl.seq))
+		return;
+	if (h->link_up[HD_PORT_UP])
+		fc_xdp_apply(&h->xctl, &snap, &h->etx, h->now, &n);
+	else
+		fc_xdp_forget(&h->xctl, &snap, &n);
+	h->ust.rx_frames += n.frames;
+	h->ust.rx_bytes += n.bytes;
+	h->st.pause_rx += n.pause_rx;
+	h->st.pfc_rx += n.pfc_rx;
+	h->st.credit_rx += n.credit_rx;
+	h->st.fc_ignored += n.fc_ignored;
+	h->ust.drop[HD_DROP_BAD_CTRL] += n.malformed;
+	h->ust.drop[HD_DROP_UNSUPPORTED] += n.unsupported;
+	if (n.credit_first)
+		fc_rx_credit_now(&h->frx);
+}
+
+/* What the uplink's XDP program takes (L2CC_XDPC_*), after a change of
+ * configuration or link; the host port's takes nothing. */
+void hd_xdp_ctl_config(struct hd *h)
+{
+	const struct hd_cfg *c = h->cfg;
+	uint32_t f = 0;
+
+	if (!xport_ctl_on(h->up))
+		return;
+	if (c->xdp_control)
+		f = L2CC_XDPC_ON | L2CC_XDPC_LIMITS |
+		    (h->link_up[HD_PORT_UP] ? L2CC_XDPC_UP : 0) |
+		    (hd_honour_pause(h) ? L2CC_XDPC_PAUSE : 0) |
+		    (hd_honour_pfc(h) ? L2CC_XDPC_PFC : 0) |
+		    (c->fc == HD_FC_AUTO || c->fc == HD_FC_CREDIT ? L2CC_XDPC_CREDIT : 0);
+	xport_ctl_config(h->up, f, c->link_rate);
+	/* Before the link goes down: what the program took so far is
+	 * counted, not applied (fc_tx_link_down voids it). */
+	if (!h->link_up[HD_PORT_UP])
+		hd_xdp_ctl(h);
+}
+
 static bool hd_tx_up(struct hd *h)
 {
 	uint32_t space = dp_space(&h->sink, HD_PORT_UP), sent;
@@ -769,8 +819,14 @@ static void hd_rx_macctrl(struct hd *h, const uint8_t *pl, size_t len)
 	fc_tx_macctrl(&h->etx, &mc, h->cfg->link_rate, h->now);
 }
 
-static void hd_rx_credit(struct hd *h, const struct wire_credit *c)
+static void hd_rx_credit(struct hd *h, const struct wire_credit *c, bool xdp_applied)
 {
+	/* Counted, and its limits applied, by the XDP program: what is left
+	 * is ours as receiver, in order behind the frames it followed. */
+	if (xdp_applied) {
+		fc_rx_credit_in(&h->frx, c);
+		return;
+	}
 	h->st.credit_rx++;
 	if (h->cfg->fc != HD_FC_AUTO && h->cfg->fc != HD_FC_CREDIT) {
 		h->st.fc_ignored++;
@@ -987,7 +1043,8 @@ static void hd_rx_ctrl(struct hd *h, const struct eth_info *ei, const uint8_t *f
 		return;
 	}
 	if (type == L2CC_CTRL_CREDIT)
-		hd_rx_credit(h, &m.credit);
+		hd_rx_credit(h, &m.credit,
+			     wire_credit_xdp_applied(frame + ei->hlen, len - ei->hlen));
 	else if (type == L2CC_CTRL_DISCOVER || type == L2CC_CTRL_DISCOVER_ECHO ||
 		 type == L2CC_CTRL_FEEDBACK)
 		hd_rx_path(h, ei, type, &m);
@@ -1329,6 +1386,8 @@ void hd_port_link(struct hd *h, int port, bool up)
 	if (up == h->link_up[port])
 		return;
 	h->link_up[port] = up;
+	if (port == HD_PORT_UP)
+		hd_xdp_ctl_config(h);
 	if (!up) {
 		ps->link_down_events++;
 		if (port == HD_PORT_UP)
@@ -1403,6 +1462,7 @@ bool hd_pass(struct hd *h)
 	bool work;
 
 	hd_timers(h);
+	hd_xdp_ctl(h);
 	work = h->link_up[HD_PORT_UP] && hd_tx_up(h);
 	dp_flush(&h->sink, HD_PORT_UP);
 	dp_flush(&h->sink, HD_PORT_HOST);

@@ -50,6 +50,7 @@ struct hd_cfg {
 	uint64_t flow_burst;        /* ns at a flow's rate (>= 2 frames): its pacer burst */
 	uint64_t wire_overhead;     /* bytes charged per frame on top of its length */
 	int fc;                     /* enum hd_fc: what to honour from the switch */
+	bool xdp_control;           /* apply PAUSE/PFC and credit limits in XDP */
 	int granularity;            /* enum flow_granularity */
 	uint64_t max_flows;         /* incl. the default flow */
 	uint64_t flow_idle;         /* ns; 0 = never expire */

@@ -9,6 +9,7 @@
 #include "dp_sink.h"
 #include "fc_rx.h"
 #include "fc_tx.h"
+#include "fc_xdp.h"
 #include "flow.h"
 #include "nic.h"
 #include "np.h"
@@ -156,6 +157,7 @@ struct hd {
 	/* Uplink egress: wire clock at link_rate, flow control from the switch. */
 	struct wclock wc;
 	struct fc_tx etx;
+	struct fc_xdp xctl;         /* what of the uplink XDP program's control state is applied */
 	uint64_t next_tx_ns;
 	bool fc_held;               /* the last TX pass ended held by flow control */
 	bool up_held;               /* the last RX pass left frames in the uplink ring */
@@ -271,6 +273,7 @@ uint64_t hd_next_deadline(const struct hd *h);
 /* Apply settings that may change at run time (link rate, burst, rates of
  * flows that follow the configuration). */
 void hd_apply_cfg(struct hd *h);
+void hd_xdp_ctl_config(struct hd *h);
 /* Set a flow's rate from the control socket (rate_bps, or ipd if by_ipd);
  * pins the flow so it does not expire. 0 or -errno. */
 int hd_set_flow_rate(struct hd *h, struct flow *f, uint64_t rate_bps, int64_t ipd);

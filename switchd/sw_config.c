@@ -178,6 +178,10 @@ static const struct cfg_item port_items[] = {
 	PE("xdp_mode", xdp_mode, "native", xdp_mode_names,
 	   "XDP attach mode: native (the driver's), skb (generic), auto = native, else skb if "
 	   "the driver refuses (logged)", RESTART),
+	P("xdp_control", CFG_BOOL, xdp_control, "yes", 1, 0,
+	  "apply received PAUSE/PFC and credit limits in the XDP program, so they take effect "
+	  "while the port's receive ring is held behind a full buffer; no = in switchd, after "
+	  "the frames before them", LIVE),
 	PE("nic_pause", nic_pause, "warn", nic_pause_names,
 	   "802.3x PAUSE handled by the NIC itself (ethtool -a): warn = log it, off = turn rx/tx "
 	   "pause off while switchd runs and restore it at exit (also after a crash, at the next "

@@ -675,6 +675,7 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 			{ "prog_redirect", xs.prog_redirect },
 			{ "prog_no_socket", xs.prog_no_socket },
 			{ "prog_runt", xs.prog_runt },
+			{ "prog_ctrl", xs.prog_ctrl },
 		};
 
 		prom_label_escape(esc, sizeof(esc), s->ports[i].cfg->name);

@@ -176,6 +176,11 @@ static int sw_link_init(struct sw *s)
 
 		p->link_up = p->link_seen = lnk_up(s->lnk, i);
 		p->operstate = lnk_operstate(s->lnk, i);
+		sw_xdp_ctl_config(s, p);
+		err = xport_ctl_fd(p->xp) < 0 ? 0 :
+		      loop_add_fd(s->loop, xport_ctl_fd(p->xp), EPOLLIN, NULL, NULL);
+		if (err)
+			return err;
 		if (!p->link_up)
 			pr_warn("port %s (%s): link down at start (operstate %s): it forwards "
 				"once the link comes up\n", p->cfg->name, p->cfg->ifname,

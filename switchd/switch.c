@@ -213,8 +213,16 @@ static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const uint8_t *pl, si
 	fc_tx_macctrl(&p->etx, &mc, p->cfg->rate, s->now);
 }
 
-static void sw_rx_credit(struct sw *s, struct sw_port *p, const struct wire_credit *c)
+static void sw_rx_credit(struct sw *s, struct sw_port *p, const struct wire_credit *c,
+			 bool xdp_applied)
 {
+	/* Counted, and its limits applied, by the XDP program: what is left
+	 * is ours as receiver, in order behind the frames it followed. */
+	if (xdp_applied) {
+		fc_rx_credit_in(&p->frx, c);
+		sw_fc_update(s, p);
+		return;
+	}
 	p->st.credit_rx++;
 	if (p->cfg->fc != FC_CREDIT) {
 		p->st.fc_ignored++;
@@ -247,7 +255,7 @@ static void sw_rx_link_local(struct sw *s, struct sw_port *p, const struct eth_i
 		if (type < 0)
 			p->st.drop[type == -EINVAL ? SW_DROP_MALFORMED : SW_DROP_UNSUPPORTED]++;
 		else if (type == L2CC_CTRL_CREDIT)
-			sw_rx_credit(s, p, &m.credit);
+			sw_rx_credit(s, p, &m.credit, wire_credit_xdp_applied(pl, plen));
 		else
 			p->st.drop[SW_DROP_UNSUPPORTED]++;
 	} else {
@@ -701,6 +709,7 @@ void sw_port_link(struct sw *s, struct sw_port *p, bool up)
 	if (up == p->link_up)
 		return;
 	p->link_up = up;
+	sw_xdp_ctl_config(s, p);
 	if (up) {
 		p->st.link_up_events++;
 		fc_rx_link_up(&p->frx, s->now);
@@ -753,6 +762,68 @@ static enum cp_verdict sw_mark(struct sw *s, struct sw_port *p, int prio, uint32
 	return v;
 }
 
+/* The XDP program's counts of the control frames it took, into ours. */
+static void sw_xdp_ctl_news(struct sw_port *p, const struct fc_xdp_news *n)
+{
+	p->st.rx_frames += n->frames;
+	p->st.rx_bytes += n->bytes;
+	p->st.pause_rx += n->pause_rx;
+	p->st.pfc_rx += n->pfc_rx;
+	for (int i = 0; i < L2CC_NPRIO; i++)
+		p->st.prio[i].pfc_rx += n->pfc_rx_prio[i];
+	p->st.credit_rx += n->credit_rx;
+	p->st.fc_ignored += n->fc_ignored;
+	p->st.drop[SW_DROP_MALFORMED] += n->malformed;
+	p->st.drop[SW_DROP_UNSUPPORTED] += n->unsupported;
+}
+
+/* PAUSE/PFC and credit limits the XDP program took since the last pass,
+ * applied before we decide what may go (sw_rx_macctrl's and sw_rx_credit's
+ * work for frames that never reach the ring). One load when nothing came. */
+static void sw_xdp_ctl(struct sw *s, struct sw_port *p)
+{
+	struct l2cc_xdp_ctl snap;
+	struct fc_xdp_news n;
+
+	if (!xport_ctl_on(p->xp) || !xport_ctl_read(p->xp, &snap, &p->xctl.seq))
+		return;
+	if (!p->link_up) {
+		fc_xdp_forget(&p->xctl, &snap, &n);
+		sw_xdp_ctl_news(p, &n);
+		return;
+	}
+	fc_xdp_apply(&p->xctl, &snap, &p->etx, s->now, &n);
+	sw_xdp_ctl_news(p, &n);
+	for (int i = 0; i < L2CC_NPRIO; i++)
+		if ((n.xoff_mask & (1u << i)) && n.xoff_at[i] > p->wd_last_pause[i])
+			p->wd_last_pause[i] = n.xoff_at[i];
+	if (n.credit_first)
+		fc_rx_credit_now(&p->frx);
+}
+
+/* What the XDP program takes on this port (L2CC_XDPC_*), after a change of
+ * configuration or link. */
+void sw_xdp_ctl_config(struct sw *s, struct sw_port *p)
+{
+	const struct port_cfg *c = p->cfg;
+	uint32_t f = 0;
+
+	if (!xport_ctl_on(p->xp))
+		return;
+	if (c->xdp_control)
+		f = L2CC_XDPC_ON | (p->link_up ? L2CC_XDPC_UP : 0) |
+		    (c->fc == FC_PAUSE ? L2CC_XDPC_PAUSE : 0) |
+		    (c->fc == FC_PFC ? L2CC_XDPC_PFC : 0) |
+		    (c->fc == FC_CREDIT ? L2CC_XDPC_CREDIT : 0) |
+		    /* A host cannot grant credits (sw_rx_credit). */
+		    (c->role != ROLE_HOST ? L2CC_XDPC_LIMITS : 0);
+	xport_ctl_config(p->xp, f, c->rate);
+	/* Before a link goes down: what the program took so far is counted,
+	 * not applied (fc_tx_link_down voids it). */
+	if (!p->link_up)
+		sw_xdp_ctl(s, p);
+}
+
 static bool sw_tx_port(struct sw *s, struct sw_port *p)
 {
 	uint32_t space = dp_space(&s->sink, p->idx), sent;
@@ -760,6 +831,7 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 	uint8_t open, mask, refused = 0, storm;
 
 	p->next_tx_ns = UINT64_MAX;
+	sw_xdp_ctl(s, p);
 	if (!p->link_up)
 		return false;
 	sent = sw_tx_ctrl(s, p, space);
@@ -1041,6 +1113,7 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 	uint64_t burst, headroom;
 
 	p->max_frame = (c->mtu ? c->mtu : p->if_mtu) + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN;
+	sw_xdp_ctl_config(s, p);
 	/* The address limits are for host ports: a switch port carries the
 	 * fabric's addresses, and a topology change moves many at once. */
 	s->fdb->port_limit[p->idx] = c->role == ROLE_HOST ? (uint32_t)c->mac_limit : 0;

@@ -61,6 +61,7 @@ struct port_cfg {
 	bool l2cc_host;             /* role = host: an l2cc host (hostd) is behind it */
 	uint64_t vlan_map[4096 / 64];
 	int xdp_mode;
+	bool xdp_control;           /* apply PAUSE/PFC and credit limits in XDP */
 	int nic_pause;              /* enum nic_pause_key (nic.h) */
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
 	int marking;                /* congestion point: SW_MARK_SWITCH or 1 + cp_names index */

@@ -10,6 +10,7 @@
 #include "dp_sink.h"
 #include "fc_rx.h"
 #include "fc_tx.h"
+#include "fc_xdp.h"
 #include "fdb.h"
 #include "nic.h"
 #include "voq.h"
@@ -107,6 +108,7 @@ struct sw_port {
 
 	/* Egress: pause received from the peer, credits granted by the peer. */
 	struct fc_tx etx;
+	struct fc_xdp xctl;         /* what of the XDP program's control state is applied */
 	/* Time with frames queued for this output and none sendable for lack
 	 * of credits (the credit analogue of paused time). */
 	uint64_t credit_stall_start, credit_stall_acc;
@@ -243,6 +245,7 @@ bool sw_pass(struct sw *s);
  * XOFF if its buffer is still over it) and it forwards again.
  */
 void sw_port_link(struct sw *s, struct sw_port *p, bool up);
+void sw_xdp_ctl_config(struct sw *s, struct sw_port *p);
 /* When the core next has something due by itself (pacing, pause expiry,
  * flow-control and congestion-point timers); UINT64_MAX for nothing. */
 uint64_t sw_core_deadline(const struct sw *s);

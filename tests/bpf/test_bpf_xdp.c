@@ -289,40 +289,9 @@ static const struct l2cc_case l2cc_cases[] = {
 	  IN_VETH0, XDP_REDIRECT, L2CC_XDP_REDIRECT },
 };
 
-/* Sum of one xdp_stats slot over all possible CPUs. */
-static int stat_sum(int map_fd, uint32_t idx, uint64_t *sum)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals;
-	int i, err;
-
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	err = bpf_map_lookup_elem(map_fd, &idx, vals) ? -errno : 0;
-	*sum = 0;
-	for (i = 0; !err && i < ncpu; i++)
-		*sum += vals[i];
-	free(vals);
-	return err;
-}
-
+/* One xdp_qstats slot (every case runs on rx queue 0) summed over CPUs:
+ * the program keeps no other totals. */
 static int stats_read(int map_fd, uint64_t st[L2CC_XDP_STAT_MAX])
-{
-	int i, err;
-
-	for (i = 0; i < L2CC_XDP_STAT_MAX; i++) {
-		err = stat_sum(map_fd, i, &st[i]);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* xdp_qstats[0] (every case runs on rx queue 0): rx, no_socket summed over CPUs. */
-static int qstat_read(int map_fd, uint64_t q[2])
 {
 	int ncpu = libbpf_num_possible_cpus(), err;
 	struct l2cc_xdp_qstat *vals;
@@ -334,18 +303,17 @@ static int qstat_read(int map_fd, uint64_t q[2])
 	if (!vals)
 		return -ENOMEM;
 	err = bpf_map_lookup_elem(map_fd, &key, vals) ? -errno : 0;
-	q[0] = q[1] = 0;
-	for (int i = 0; !err && i < ncpu; i++) {
-		q[0] += vals[i].rx;
-		q[1] += vals[i].no_socket;
-	}
+	memset(st, 0, sizeof(uint64_t) * L2CC_XDP_STAT_MAX);
+	for (int i = 0; !err && i < ncpu; i++)
+		for (int k = 0; k < L2CC_XDP_STAT_MAX; k++)
+			st[k] += vals[i].cnt[k];
 	free(vals);
 	return err;
 }
 
 static void run_l2cc_case(const struct l2cc_case *c)
 {
-	uint64_t before[L2CC_XDP_STAT_MAX], after[L2CC_XDP_STAT_MAX], qb[2], qa[2];
+	uint64_t before[L2CC_XDP_STAT_MAX], after[L2CC_XDP_STAT_MAX];
 	struct l2cc_xdp_bpf *skel;
 	int err, verdict = -1, i;
 	uint32_t key = 0;
@@ -375,11 +343,7 @@ static void run_l2cc_case(const struct l2cc_case *c)
 			goto out;
 	}
 
-	err = stats_read(bpf_map__fd(skel->maps.xdp_stats), before);
-	CHECK_EQ(err, 0);
-	if (err)
-		goto out;
-	err = qstat_read(bpf_map__fd(skel->maps.xdp_qstats), qb);
+	err = stats_read(bpf_map__fd(skel->maps.xdp_qstats), before);
 	CHECK_EQ(err, 0);
 	if (err)
 		goto out;
@@ -399,7 +363,7 @@ static void run_l2cc_case(const struct l2cc_case *c)
 		goto out;
 	CHECK_VERDICT(verdict, c->verdict);
 
-	err = stats_read(bpf_map__fd(skel->maps.xdp_stats), after);
+	err = stats_read(bpf_map__fd(skel->maps.xdp_qstats), after);
 	CHECK_EQ(err, 0);
 	if (err)
 		goto out;
@@ -412,11 +376,6 @@ static void run_l2cc_case(const struct l2cc_case *c)
 			check_failed_now++;
 		}
 	}
-	/* The queue's own counts: every frame, and the socketless ones. */
-	err = qstat_read(bpf_map__fd(skel->maps.xdp_qstats), qa);
-	CHECK_EQ(err, 0);
-	CHECK_EQ(qa[0], qb[0] + 1);
-	CHECK_EQ(qa[1], qb[1] + (c->stat == L2CC_XDP_NO_SOCKET));
 out:
 	l2cc_xdp_bpf__destroy(skel);
 }
@@ -435,7 +394,7 @@ static void test_l2cc_xdp_prog_name(void)
 	CHECK(strcmp(bpf_program__name(skel->progs.l2cc_xdp),
 		     L2CC_XDP_PROG_NAME) == 0);
 	CHECK_EQ(bpf_map__max_entries(skel->maps.xsks_map), L2CC_XSKMAP_MAX);
-	CHECK_EQ(bpf_map__max_entries(skel->maps.xdp_stats), L2CC_XDP_STAT_MAX);
+	CHECK_EQ(bpf_map__max_entries(skel->maps.xdp_qstats), L2CC_XSKMAP_MAX + 1);
 	CHECK_EQ(skel->rodata->cfg_fallback, L2CC_XDP_FALLBACK_DROP);
 	err = l2cc_xdp_bpf__load(skel);
 	CHECK_EQ(err, 0);
@@ -446,6 +405,236 @@ static void test_l2cc_xdp_prog_name(void)
 		CHECK(strcmp(info.name, L2CC_XDP_PROG_NAME) == 0);
 		CHECK_EQ(info.type, BPF_PROG_TYPE_XDP);
 	}
+	l2cc_xdp_bpf__destroy(skel);
+}
+
+/* ---- l2cc_xdp: control frames applied in XDP (xdp_ctl) ------------------ */
+
+enum ctl_frame { F_PAUSE, F_PFC, F_CREDIT, F_PFC_SHORT, F_BAD_OPCODE, F_BAD_VERSION,
+		 F_CREDIT_SHORT, F_PAUSE_UNICAST, F_PAUSE_VLAN, F_DATA };
+
+/* A frame of kind k into buf (zeroed, at least 160 bytes); its length. */
+static size_t ctl_frame(enum ctl_frame k, uint8_t *buf)
+{
+	static const uint8_t ll[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+	size_t off = 12, len = 60;
+	uint8_t *pl;
+
+	memset(buf, 0, 160);
+	memcpy(buf, ll, 6);
+	buf[6] = 0x02;
+	buf[11] = 0x01;
+	if (k == F_PAUSE_UNICAST)
+		buf[0] = 0x02;
+	if (k == F_PAUSE_VLAN) {
+		buf[12] = 0x81;
+		buf[14] = 0x60;         /* PCP 3, VID 0 */
+		off = 16;
+	}
+	if (k == F_DATA) {
+		memcpy(buf, frame_64, sizeof(frame_64));
+		return sizeof(frame_64);
+	}
+	pl = buf + off + 2;
+	switch (k) {
+	case F_PAUSE: case F_PAUSE_UNICAST: case F_PAUSE_VLAN:
+		buf[off] = 0x88; buf[off + 1] = 0x08;
+		pl[1] = 0x01;           /* opcode PAUSE */
+		pl[3] = 100;            /* 100 quanta */
+		break;
+	case F_PFC: case F_PFC_SHORT:
+		buf[off] = 0x88; buf[off + 1] = 0x08;
+		pl[0] = 0x01; pl[1] = 0x01;
+		pl[3] = 0x0c;           /* priorities 2 and 3 */
+		pl[4 + 2 * 2 + 1] = 0;  /* prio 2: a resume */
+		pl[4 + 2 * 3 + 1] = 5;  /* prio 3: 5 quanta */
+		if (k == F_PFC_SHORT)
+			len = off + 2 + 10;
+		break;
+	case F_BAD_OPCODE:
+		buf[off] = 0x88; buf[off + 1] = 0x08;
+		pl[1] = 0x02;
+		break;
+	case F_CREDIT: case F_BAD_VERSION: case F_CREDIT_SHORT:
+		buf[off] = 0x88; buf[off + 1] = 0xb6;
+		pl[0] = k == F_BAD_VERSION ? 2 : L2CC_WIRE_VERSION;
+		pl[1] = L2CC_CTRL_CREDIT;
+		pl[3] = sizeof(struct l2cc_credit);
+		pl[4] = L2CC_CREDIT_BYTES;
+		pl[5] = 0x04;           /* priority 2 */
+		pl[6] = L2CC_CREDIT_UNIT_NONE;
+		pl[8 + 8 * 2 + 6] = 0x12;       /* limit[2] = 0x1234 */
+		pl[8 + 8 * 2 + 7] = 0x34;
+		len = k == F_CREDIT_SHORT ? 60 : off + 2 + 4 + sizeof(struct l2cc_credit);
+		break;
+	default:
+		break;
+	}
+	return len;
+}
+
+struct ctl_case {
+	const char *name;
+	enum ctl_frame frame;
+	uint32_t flags;          /* xdp_ctl.flags */
+	int verdict;             /* no socket, fallback drop: DROP either way... */
+	int stat;                /* ... so the counter tells consumed from passed */
+	bool changed;            /* seq moved */
+};
+
+#define CTL_ALL (L2CC_XDPC_ON | L2CC_XDPC_UP | L2CC_XDPC_PAUSE | L2CC_XDPC_PFC | \
+		 L2CC_XDPC_CREDIT | L2CC_XDPC_LIMITS)
+
+static const struct ctl_case ctl_cases[] = {
+	{ "xdp_ctl: PAUSE is applied and consumed", F_PAUSE, CTL_ALL,
+	  XDP_DROP, L2CC_XDP_CTRL, true },
+	{ "xdp_ctl: priority-tagged PAUSE is applied and consumed", F_PAUSE_VLAN, CTL_ALL,
+	  XDP_DROP, L2CC_XDP_CTRL, true },
+	{ "xdp_ctl: PFC is applied per priority and consumed", F_PFC, CTL_ALL,
+	  XDP_DROP, L2CC_XDP_CTRL, true },
+	{ "xdp_ctl: PAUSE on a PFC port is counted, ignored, consumed", F_PAUSE,
+	  L2CC_XDPC_ON | L2CC_XDPC_UP | L2CC_XDPC_PFC, XDP_DROP, L2CC_XDP_CTRL, true },
+	{ "xdp_ctl: CREDIT limits applied, the frame goes on to the daemon", F_CREDIT, CTL_ALL,
+	  XDP_DROP, L2CC_XDP_NO_SOCKET, true },
+	{ "xdp_ctl: CREDIT from a host port binds nothing", F_CREDIT,
+	  CTL_ALL & ~L2CC_XDPC_LIMITS, XDP_DROP, L2CC_XDP_NO_SOCKET, true },
+	{ "xdp_ctl: short PFC is malformed, dropped", F_PFC_SHORT, CTL_ALL,
+	  XDP_DROP, L2CC_XDP_CTRL, true },
+	{ "xdp_ctl: unknown MAC control opcode is unsupported, dropped", F_BAD_OPCODE, CTL_ALL,
+	  XDP_DROP, L2CC_XDP_CTRL, true },
+	{ "xdp_ctl: CREDIT of another wire version is unsupported, dropped", F_BAD_VERSION,
+	  CTL_ALL, XDP_DROP, L2CC_XDP_CTRL, true },
+	{ "xdp_ctl: truncated CREDIT is malformed, dropped", F_CREDIT_SHORT, CTL_ALL,
+	  XDP_DROP, L2CC_XDP_CTRL, true },
+	{ "xdp_ctl: unicast PAUSE goes to the daemon", F_PAUSE_UNICAST, CTL_ALL,
+	  XDP_DROP, L2CC_XDP_NO_SOCKET, false },
+	{ "xdp_ctl: data frames go to the daemon", F_DATA, CTL_ALL,
+	  XDP_DROP, L2CC_XDP_NO_SOCKET, false },
+	{ "xdp_ctl: xdp_control off: PAUSE goes to the daemon", F_PAUSE, 0,
+	  XDP_DROP, L2CC_XDP_NO_SOCKET, false },
+	{ "xdp_ctl: link down: PAUSE goes to the daemon", F_PAUSE, CTL_ALL & ~L2CC_XDPC_UP,
+	  XDP_DROP, L2CC_XDP_NO_SOCKET, false },
+};
+
+#define RATE_10M 10000000ull
+
+static void ctl_check_state(const struct ctl_case *c, const struct l2cc_xdp_ctl *a,
+			    const uint8_t *out, size_t len)
+{
+	switch (c->frame) {
+	case F_PAUSE: case F_PAUSE_VLAN:
+		CHECK_EQ(a->pause_rx, 1);
+		if (!(c->flags & L2CC_XDPC_PAUSE)) {
+			CHECK_EQ(a->fc_ignored, 1);
+			CHECK_EQ(a->pauses, 0);
+			CHECK_EQ(a->pause_n[0], 0);
+			break;
+		}
+		CHECK_EQ(a->fc_ignored, 0);
+		CHECK_EQ(a->pauses, 8);
+		for (int i = 0; i < L2CC_NPRIO; i++) {
+			CHECK_EQ(a->pause_n[i], 1);
+			/* 100 quanta of 512 bits at 10M: 5.12 ms */
+			CHECK_EQ(a->pause_until[i] - a->pause_at[i], 5120000);
+			CHECK_EQ(a->xoff_at[i], a->pause_at[i]);
+		}
+		CHECK_EQ(a->frames, 1);
+		CHECK_EQ(a->bytes, len);
+		break;
+	case F_PFC:
+		CHECK_EQ(a->pfc_rx, 1);
+		CHECK_EQ(a->pfc_rx_prio[2], 1);
+		CHECK_EQ(a->pfc_rx_prio[3], 1);
+		CHECK_EQ(a->pfc_rx_prio[0], 0);
+		CHECK_EQ(a->pauses, 1);
+		CHECK_EQ(a->resumes, 1);
+		CHECK_EQ(a->pause_n[2], 1);
+		CHECK_EQ(a->pause_until[2], 0);
+		CHECK_EQ(a->pause_n[3], 1);
+		CHECK_EQ(a->pause_until[3] - a->pause_at[3], 256000);
+		CHECK_EQ(a->pause_n[0], 0);
+		CHECK_EQ(a->pause_n[4], 0);
+		break;
+	case F_CREDIT:
+		CHECK_EQ(a->credit_rx, 1);
+		CHECK_EQ(a->frames, 0);  /* it goes on */
+		if (c->flags & L2CC_XDPC_LIMITS) {
+			CHECK_EQ(a->credit_n, 1);
+			CHECK_EQ(a->credit_limit[2], 0x1234);
+			CHECK_EQ(a->credit_mask, 0x04);
+			CHECK_EQ(a->credit_unit, L2CC_CREDIT_BYTES);
+		} else {
+			CHECK_EQ(a->credit_n, 0);
+		}
+		/* Marked for the daemon: reconcile only. */
+		CHECK_EQ(out[14 + 4 + 3], L2CC_CREDIT_XDP_APPLIED);
+		break;
+	case F_PFC_SHORT: case F_CREDIT_SHORT:
+		CHECK_EQ(a->malformed, 1);
+		CHECK_EQ(a->pause_n[3], 0);
+		CHECK_EQ(a->credit_n, 0);
+		CHECK_EQ(a->frames, 1);
+		break;
+	case F_BAD_OPCODE: case F_BAD_VERSION:
+		CHECK_EQ(a->unsupported, 1);
+		CHECK_EQ(a->malformed, 0);
+		CHECK_EQ(a->credit_rx, 0);
+		CHECK_EQ(a->frames, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+static void run_ctl_case(const struct ctl_case *c)
+{
+	uint64_t before[L2CC_XDP_STAT_MAX], after[L2CC_XDP_STAT_MAX];
+	struct l2cc_xdp_ctl cfg = { .flags = c->flags, .rate_bps = RATE_10M }, a;
+	uint8_t frame[160], out[256];
+	struct l2cc_xdp_bpf *skel;
+	size_t len = ctl_frame(c->frame, frame);
+	uint32_t key = 0;
+	int err, fd;
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = frame,
+		.data_size_in = len,
+		.data_out = out,
+		.data_size_out = sizeof(out),
+		.repeat = 1,
+	);
+
+	skel = l2cc_xdp_bpf__open_and_load();
+	CHECK(skel != NULL);
+	if (!skel)
+		return;
+	fd = bpf_map__fd(skel->maps.xdp_ctl);
+	CHECK_EQ(bpf_map_update_elem(fd, &key, &cfg, BPF_ANY), 0);
+	CHECK_EQ(stats_read(bpf_map__fd(skel->maps.xdp_qstats), before), 0);
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.l2cc_xdp), &opts);
+	CHECK_EQ(err, 0);
+	if (err)
+		goto out;
+	CHECK_VERDICT((int)opts.retval, c->verdict);
+	CHECK_EQ(opts.data_size_out, len);
+	CHECK_EQ(stats_read(bpf_map__fd(skel->maps.xdp_qstats), after), 0);
+	for (int i = 0; i < L2CC_XDP_STAT_MAX; i++) {
+		uint64_t want = before[i] + (i == L2CC_XDP_RX || i == c->stat);
+
+		if (after[i] != want) {
+			printf("    counter %d: %" PRIu64 ", expected %" PRIu64 "\n",
+			       i, after[i], want);
+			check_failed_now++;
+		}
+	}
+	CHECK_EQ(bpf_map_lookup_elem(fd, &key, &a), 0);
+	/* Two bumps per frame taken: even (not mid-write), and moved. */
+	CHECK_EQ(a.seq, c->changed ? 2 : 0);
+	CHECK_EQ(a.flags, c->flags);
+	if (c->changed)
+		ctl_check_state(c, &a, out, len);
+	else
+		CHECK_MEM(out, frame, len);
+out:
 	l2cc_xdp_bpf__destroy(skel);
 }
 
@@ -559,6 +748,8 @@ int main(void)
 	RUN(test_l2cc_xdp_prog_name);
 	for (i = 0; i < sizeof(l2cc_cases) / sizeof(l2cc_cases[0]); i++)
 		RUN_CASE(l2cc_cases[i].name, run_l2cc_case, &l2cc_cases[i]);
+	for (i = 0; i < sizeof(ctl_cases) / sizeof(ctl_cases[0]); i++)
+		RUN_CASE(ctl_cases[i].name, run_ctl_case, &ctl_cases[i]);
 	RUN(test_xdp_fwd_prog_names);
 	for (i = 0; i < sizeof(fwd_cases) / sizeof(fwd_cases[0]); i++)
 		RUN_CASE(fwd_cases[i].name, run_fwd_case, &fwd_cases[i]);

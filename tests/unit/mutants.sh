@@ -149,6 +149,8 @@ MUTANTS=(
 "rxq_queue_with_rx_queues@@switchd/sw_config.c@@s/if \(p->queue != SW_QUEUE_UNSET && strcmp\(p->rx_queues, \x22all\x22\)\)/if (0)/@@test_switch_config@@test_rx_queues"
 "rxq_overlap_unchecked@@switchd/sw_config.c@@s/\(sw_port_qmask\(&cfg->ports\[k\]\) & sw_port_qmask\(p\)\)/0/@@test_switch_config@@test_rx_queues"
 "rxq_queue_default_zero@@switchd/sw_config.c@@s/p->queue = SW_QUEUE_UNSET;/p->queue = 0;/@@test_switch_config@@test_rx_queues"
+"fc_xdp_pause_at_now@@daemon/fc_xdp.c@@s/uint64_t at = fc_xdp_at\(c->pause_at\[i\], now\)/uint64_t at = now/@@test_fc_xdp@@test_pause_at_arrival"
+"fc_xdp_grants_once@@daemon/fc_xdp.c@@s/f->credit_grants \+= c->credit_n - o->credit_n - 1;//@@test_fc_xdp@@test_credit"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)
