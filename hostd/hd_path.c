@@ -1043,8 +1043,11 @@ static void hd_rx_ctrl(struct hd *h, const struct eth_info *ei, const uint8_t *f
 		return;
 	}
 	if (type == L2CC_CTRL_CREDIT)
-		hd_rx_credit(h, &m.credit,
-			     wire_credit_xdp_applied(frame + ei->hlen, len - ei->hlen));
+		/* The mark is the XDP program's only where it runs: with
+		 * xdp_control off, one that came from the wire is the
+		 * sender's, and means nothing. */
+		hd_rx_credit(h, &m.credit, h->cfg->xdp_control &&
+					   wire_credit_xdp_applied(frame + ei->hlen, len - ei->hlen));
 	else if (type == L2CC_CTRL_DISCOVER || type == L2CC_CTRL_DISCOVER_ECHO ||
 		 type == L2CC_CTRL_FEEDBACK)
 		hd_rx_path(h, ei, type, &m);

@@ -255,7 +255,11 @@ static void sw_rx_link_local(struct sw *s, struct sw_port *p, const struct eth_i
 		if (type < 0)
 			p->st.drop[type == -EINVAL ? SW_DROP_MALFORMED : SW_DROP_UNSUPPORTED]++;
 		else if (type == L2CC_CTRL_CREDIT)
-			sw_rx_credit(s, p, &m.credit, wire_credit_xdp_applied(pl, plen));
+			/* The mark is the XDP program's only where it runs: with
+			 * xdp_control off, one that came from the wire is the
+			 * sender's, and means nothing. */
+			sw_rx_credit(s, p, &m.credit, p->cfg->xdp_control &&
+						      wire_credit_xdp_applied(pl, plen));
 		else
 			p->st.drop[SW_DROP_UNSUPPORTED]++;
 	} else {
