@@ -367,6 +367,26 @@ static void xport_close_queues(struct xport *p)
 	p->nq = 0;
 }
 
+/* Before load: the fast path in, and the switch's shared maps reused. */
+static int xport_fwd_prepare(struct xport *p, const struct xport_opts *o)
+{
+	struct l2cc_xdp_bpf *sk = p->skel;
+	int err = 0;
+
+	sk->rodata->cfg_fwd = 1;
+	p->fwd = true;
+	if (o->fwd_share && o->fwd_share->fwd) {
+		err = bpf_map__reuse_fd(sk->maps.fwd_fdb, xport_fwd_fdb_fd(o->fwd_share));
+		if (!err)
+			err = bpf_map__reuse_fd(sk->maps.fwd_devs, xport_fwd_devs_fd(o->fwd_share));
+	} else if (o->fwd_fdb_max) {
+		err = bpf_map__set_max_entries(sk->maps.fwd_fdb, o->fwd_fdb_max);
+	}
+	if (err)
+		pr_err("%s: share the XDP forwarding maps: %s\n", p->ifname, strerror(-err));
+	return err;
+}
+
 int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	       const struct xport_opts *o)
 {
@@ -445,7 +465,9 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	}
 	p->skel->rodata->cfg_fallback = o->fallback_pass ? L2CC_XDP_FALLBACK_PASS
 							 : L2CC_XDP_FALLBACK_DROP;
-	err = l2cc_xdp_bpf__load(p->skel);
+	err = o->fwd ? xport_fwd_prepare(p, o) : 0;
+	if (!err)
+		err = l2cc_xdp_bpf__load(p->skel);
 	if (err) {
 		pr_err("%s: load XDP program: %s\n", ifname, strerror(-err));
 		goto err_skel;
@@ -866,4 +888,110 @@ void xport_xdp_stats_emit(struct jw *w, const char *key, struct xport *p)
 	}
 	jw_arr_end(w);
 	jw_obj_end(w);
+}
+
+/* ---- the fast path (forwarding = xdp) ------------------------------------- */
+
+int xport_fwd_fdb_fd(const struct xport *p)
+{
+	return p && p->fwd ? bpf_map__fd(p->skel->maps.fwd_fdb) : -1;
+}
+
+int xport_fwd_devs_fd(const struct xport *p)
+{
+	return p && p->fwd ? bpf_map__fd(p->skel->maps.fwd_devs) : -1;
+}
+
+int xport_fwd_port(struct xport *p, const struct l2cc_fwd_port *pc)
+{
+	uint32_t zero = 0;
+
+	if (!p->fwd)
+		return -EOPNOTSUPP;
+	return bpf_map_update_elem(bpf_map__fd(p->skel->maps.fwd_port), &zero, pc, 0) ? -errno : 0;
+}
+
+int xport_fwd_stats(const struct xport *p, uint64_t st[L2CC_FWD_STAT_MAX])
+{
+	int err = 0;
+
+	memset(st, 0, sizeof(*st) * L2CC_FWD_STAT_MAX);
+	if (!p->fwd)
+		return 0;
+	for (uint32_t k = 0; k < L2CC_FWD_STAT_MAX && !err; k++)
+		err = xport_percpu_sum(bpf_map__fd(p->skel->maps.fwd_stats), k, &st[k], 1);
+	return err;
+}
+
+int xport_xdp_xmit_errors(const struct xport *p, uint64_t *n)
+{
+	struct ethtool_sset_info *ssi = NULL;
+	struct ethtool_gstrings *gs = NULL;
+	struct ethtool_stats *es = NULL;
+	struct ifreq ifr = {};
+	uint32_t cnt = 0;
+	int fd, err = 0;
+	bool found = false;
+
+	*n = 0;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->ifname);
+	ssi = calloc(1, sizeof(*ssi) + sizeof(uint32_t));
+	if (!ssi) {
+		err = -ENOMEM;
+		goto out;
+	}
+	ssi->cmd = ETHTOOL_GSSET_INFO;
+	ssi->sset_mask = 1ull << ETH_SS_STATS;
+	ifr.ifr_data = (void *)ssi;
+	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
+		err = -errno;
+		goto out;
+	}
+	cnt = ssi->sset_mask ? ssi->data[0] : 0;
+	gs = calloc(1, sizeof(*gs) + (size_t)cnt * ETH_GSTRING_LEN);
+	es = calloc(1, sizeof(*es) + (size_t)cnt * sizeof(uint64_t));
+	if (!gs || !es) {
+		err = -ENOMEM;
+		goto out;
+	}
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_STATS;
+	gs->len = cnt;
+	ifr.ifr_data = (void *)gs;
+	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
+		err = -errno;
+		goto out;
+	}
+	es->cmd = ETHTOOL_GSTATS;
+	es->n_stats = cnt;
+	ifr.ifr_data = (void *)es;
+	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
+		err = -errno;
+		goto out;
+	}
+	/* veth: tx_queue_<n>_xdp_xmit_errors, one per queue. */
+	for (uint32_t i = 0; i < cnt && i < es->n_stats; i++) {
+		char name[ETH_GSTRING_LEN + 1];
+		size_t l;
+
+		memcpy(name, gs->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
+		name[ETH_GSTRING_LEN] = '\0';
+		l = strlen(name);
+		if (!strncmp(name, "tx_queue_", 9) && l > 16 &&
+		    !strcmp(name + l - 16, "_xdp_xmit_errors")) {
+			*n += es->data[i];
+			found = true;
+		}
+	}
+	if (!found)
+		err = -EOPNOTSUPP;
+out:
+	free(ssi);
+	free(gs);
+	free(es);
+	close(fd);
+	return err;
 }

@@ -708,10 +708,15 @@ void sw_port_link(struct sw *s, struct sw_port *p, bool up)
 		/* The wire was idle: no burst for the time it was down. */
 		wclock_resume(&p->wc, s->now);
 		p->next_tx_ns = s->now;
+		/* A peer that refused redirected frames may take them now. */
+		p->fwd_refused = false;
+		sw_fwd_port(s, p);
 		return;
 	}
 	p->st.link_down_events++;
 	p->st.fdb_flushed += fdb_flush_port(s->fdb, p->idx);
+	/* Its statics leave the XDP map too (the next pass). */
+	sw_fwd_port(s, p);
 	sw_link_drain(s, p);
 	fc_tx_link_down(&p->etx, s->now);
 	fc_rx_link_down(&p->frx);
@@ -862,6 +867,8 @@ bool sw_pass(struct sw *s)
 	bool work = false;
 	int i;
 
+	if (s->fwd_dirty)
+		sw_fwd_resync(s);
 	for (i = 0; i < s->ncps; i++) {
 		const struct sw_cp *c = &s->cps[i];
 
@@ -1079,6 +1086,8 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 	fc.credit_step = p->cap / 8 ? p->cap / 8 : 1;
 	fc.credit_interval = c->credit_interval;
 	fc_rx_configure(&p->frx, &fc, s->now);
+	/* Largest frame and VLANs of its fast path (forwarding = xdp). */
+	sw_fwd_port(s, p);
 	if ((c->fc == FC_PAUSE || c->fc == FC_PFC) && p->cap <= headroom)
 		pr_info("port %s: buffer (%llu %s) is not above the PAUSE headroom (%llu): "
 			"XOFF at half the buffer; frames arriving when it is full wait in the "
