@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -992,6 +994,96 @@ out:
 	free(ssi);
 	free(gs);
 	free(es);
+	close(fd);
+	return err;
+}
+
+/* One RTM_GETLINK of ifindex (in the namespace netnsid names, -1: ours);
+ * the attributes of the reply in tb[] (pointers into buf). 0 or -errno. */
+static int xport_nl_getlink(int fd, int ifindex, int netnsid, char *buf, size_t len,
+			    struct rtattr *tb[IFLA_MAX + 1])
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+		char attrs[16];
+	} req = {};
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct rtattr *rta;
+	ssize_t n;
+	int alen;
+
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifi));
+	req.nh.nlmsg_type = RTM_GETLINK;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.ifi.ifi_family = AF_UNSPEC;
+	req.ifi.ifi_index = ifindex;
+	if (netnsid >= 0) {
+		rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
+		rta->rta_type = IFLA_TARGET_NETNSID;
+		rta->rta_len = RTA_LENGTH(sizeof(int32_t));
+		memcpy(RTA_DATA(rta), &netnsid, sizeof(int32_t));
+		req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	}
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
+		return -errno;
+	n = recv(fd, buf, len, 0);
+	if (n < 0)
+		return -errno;
+	if (!NLMSG_OK(nh, (size_t)n))
+		return -EPROTO;
+	if (nh->nlmsg_type == NLMSG_ERROR) {
+		struct nlmsgerr *e = NLMSG_DATA(nh);
+
+		return e->error ? e->error : -EPROTO;
+	}
+	if (nh->nlmsg_type != RTM_NEWLINK)
+		return -EPROTO;
+	memset(tb, 0, sizeof(*tb) * (IFLA_MAX + 1));
+	alen = (int)IFLA_PAYLOAD(nh);
+	for (rta = IFLA_RTA(NLMSG_DATA(nh)); RTA_OK(rta, alen); rta = RTA_NEXT(rta, alen))
+		if (rta->rta_type <= IFLA_MAX)
+			tb[rta->rta_type] = rta;
+	return 0;
+}
+
+/* The nested attribute type of rta, or NULL. */
+static struct rtattr *xport_nested(struct rtattr *rta, unsigned short type)
+{
+	int len = (int)RTA_PAYLOAD(rta);
+
+	for (struct rtattr *a = RTA_DATA(rta); RTA_OK(a, len); a = RTA_NEXT(a, len))
+		if (a->rta_type == type)
+			return a;
+	return NULL;
+}
+
+int xport_peer_xdp(const struct xport *p)
+{
+	struct rtattr *tb[IFLA_MAX + 1], *kind, *at;
+	char buf[16384];
+	int fd, err, peer, netnsid = -1;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	err = xport_nl_getlink(fd, p->ifindex, -1, buf, sizeof(buf), tb);
+	if (err)
+		goto out;
+	kind = tb[IFLA_LINKINFO] ? xport_nested(tb[IFLA_LINKINFO], IFLA_INFO_KIND) : NULL;
+	if (!kind || strcmp(RTA_DATA(kind), "veth") || !tb[IFLA_LINK]) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	memcpy(&peer, RTA_DATA(tb[IFLA_LINK]), sizeof(peer));
+	if (tb[IFLA_LINK_NETNSID])
+		memcpy(&netnsid, RTA_DATA(tb[IFLA_LINK_NETNSID]), sizeof(netnsid));
+	err = xport_nl_getlink(fd, peer, netnsid, buf, sizeof(buf), tb);
+	if (err)
+		goto out;
+	at = tb[IFLA_XDP] ? xport_nested(tb[IFLA_XDP], IFLA_XDP_ATTACHED) : NULL;
+	err = at && *(uint8_t *)RTA_DATA(at) != XDP_ATTACHED_NONE;
+out:
 	close(fd);
 	return err;
 }

@@ -292,6 +292,12 @@ int xport_fwd_stats(const struct xport *p, uint64_t st[L2CC_FWD_STAT_MAX]);
  * such count. The control path only: a few system calls. */
 int xport_xdp_xmit_errors(const struct xport *p, uint64_t *n);
 
+/* Does the interface's veth peer (in whatever namespace) have an XDP
+ * program, which a veth needs to take XDP-redirected frames? 1 or 0;
+ * -EOPNOTSUPP for an interface that is not a veth, -errno if netlink
+ * cannot tell. The control path only. */
+int xport_peer_xdp(const struct xport *p);
+
 /* Verify frame conservation across the umem and its ports; 0 or -EUCLEAN. */
 int xport_check(const struct umem *u, struct xport *const *ports, int nports);
 

@@ -136,8 +136,8 @@ static const struct ctr port_ctrs[] = {
 	  "Frames the XDP fast path of this port left for switchd (unknown or group "
 	  "destination, new source, control frame, ...; forwarding = xdp)", g_xdp_fwd_daemon),
 	CTR_GET("xdp_redirect_errors", "xdp_redirect_errors_total", CTR_COUNTER, CTR_TS,
-	  "Frames redirected to this output in XDP that the kernel could not send (a veth "
-	  "whose peer has no XDP program); after the first, frames for it go through switchd",
+	  "Frames redirected to this output in XDP that the kernel could not send (the veth "
+	  "peer's ring full; forwarding = xdp)",
 	  g_xdp_redirect_errors),
 	CTR_GET("tx_frames", "tx_frames_total", CTR_COUNTER, CTR_TS, "Frames sent", g_tx_frames),
 	CTR_GET("tx_bytes", "tx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes sent (no FCS)", g_tx_bytes),
@@ -352,7 +352,7 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		jw_u64(w, "xoff_mask", p->frx.xoff_mask);
 		jw_u64(w, "pause_storm_mask", p->wd_storm);
 		jw_str(w, "marking", p->cpo ? p->cpo->name : "none");
-		/* xdp-refused: redirects to it failed, its frames take the daemon. */
+		/* xdp-refused: its veth peer has no XDP program, its frames take the daemon. */
 		jw_str(w, "forwarding", !p->fwd_xdp ? "daemon" : p->fwd_refused ? "xdp-refused" : "xdp");
 		if (p->cfg->fc == FC_CREDIT) {
 			int64_t avail[L2CC_NPRIO];

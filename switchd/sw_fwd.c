@@ -128,16 +128,18 @@ void sw_fwd_resync(struct sw *s)
 		fdb_sync_all(s->fdb);
 }
 
-void sw_fwd_refuse(struct sw *s, struct sw_port *p, uint64_t errors)
+void sw_fwd_refuse(struct sw *s, struct sw_port *p, bool refuse)
 {
-	if (!s->fwd_ops || !p->fwd_xdp || p->fwd_refused)
+	if (!s->fwd_ops || !p->fwd_xdp || p->fwd_refused == refuse)
 		return;
-	p->fwd_refused = true;
-	pr_warn("port %s (%s): %llu frame%s redirected to it in XDP did not leave (its peer "
-		"takes no XDP-redirected frames: a veth needs an XDP program on its peer, or "
-		"GRO on there); frames for it go through switchd until its link comes back\n",
-		p->cfg->name, p->cfg->ifname, (unsigned long long)errors,
-		errors == 1 ? "" : "s");
+	p->fwd_refused = refuse;
+	if (refuse)
+		pr_warn("port %s (%s): its veth peer has no XDP program, so it would drop frames "
+			"redirected to it in XDP: frames for it go through switchd until it has "
+			"one\n", p->cfg->name, p->cfg->ifname);
+	else
+		pr_info("port %s (%s): its veth peer has an XDP program now: frames for it "
+			"leave in XDP again\n", p->cfg->name, p->cfg->ifname);
 	sw_fwd_port(s, p);
 }
 
@@ -204,8 +206,16 @@ void sw_fwd_watch(struct sw *s)
 	for (int i = 0; s->fwd_ops && i < s->nports; i++) {
 		struct sw_port *p = &s->ports[i];
 		uint64_t n;
+		int peer;
 
-		if (!p->fwd_xdp || !p->xp || xport_xdp_xmit_errors(p->xp, &n))
+		if (!p->fwd_xdp || !p->xp)
+			continue;
+		/* A veth whose peer has no XDP program drops redirected frames
+		 * without a trace (its peer has no NAPI to take them). */
+		peer = xport_peer_xdp(p->xp);
+		if (peer >= 0)
+			sw_fwd_refuse(s, p, !peer);
+		if (xport_xdp_xmit_errors(p->xp, &n))
 			continue;
 		if (!p->fwd_err_init) {
 			p->fwd_err_base = n;
@@ -214,6 +224,8 @@ void sw_fwd_watch(struct sw *s)
 		if (n - p->fwd_err_base == p->st.xdp_redirect_errors)
 			continue;
 		p->st.xdp_redirect_errors = n - p->fwd_err_base;
-		sw_fwd_refuse(s, p, p->st.xdp_redirect_errors);
+		pr_warn_rl("port %s (%s): %llu frames redirected to it in XDP could not be sent "
+			   "(its peer's ring was full)\n", p->cfg->name, p->cfg->ifname,
+			   (unsigned long long)p->st.xdp_redirect_errors);
 	}
 }

@@ -708,8 +708,6 @@ void sw_port_link(struct sw *s, struct sw_port *p, bool up)
 		/* The wire was idle: no burst for the time it was down. */
 		wclock_resume(&p->wc, s->now);
 		p->next_tx_ns = s->now;
-		/* A peer that refused redirected frames may take them now. */
-		p->fwd_refused = false;
 		sw_fwd_port(s, p);
 		return;
 	}

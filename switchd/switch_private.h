@@ -140,8 +140,8 @@ struct sw_port {
 	const struct cp_ops *cpo;
 
 	/* forwarding = xdp (sw_fwd.c): the port's known unicast may leave in
-	 * XDP; refused: redirects to it failed, so frames for it take the
-	 * daemon until its link comes back. */
+	 * XDP; refused: its veth peer has no XDP program (sw_fwd_watch), so
+	 * frames for it take the daemon. */
 	bool fwd_xdp, fwd_refused, fwd_err_init;
 	uint64_t fwd_err_base;      /* its kernel's redirect-error count at start */
 
@@ -297,11 +297,13 @@ void sw_fwd_attach(struct sw *s, const struct sw_fwd_ops *ops, void *ctx);
  * before the next pass (sw_fwd_resync). */
 void sw_fwd_port(struct sw *s, struct sw_port *p);
 void sw_fwd_resync(struct sw *s);
-/* Redirects to p failed (errors so far): frames for it take the daemon
- * until its link comes back; logged once. */
-void sw_fwd_refuse(struct sw *s, struct sw_port *p, uint64_t errors);
-/* About once a second: the kernel's redirect-error count of each port that
- * forwards in XDP (the first call takes the baseline). */
+/* Frames for p take the daemon (refuse: its peer cannot take redirected
+ * frames), or XDP again; logged when it changes. */
+void sw_fwd_refuse(struct sw *s, struct sw_port *p, bool refuse);
+/* About once a second (and at start, before any frame): whether each port
+ * that forwards in XDP has a peer that takes redirected frames, and the
+ * kernel's count of those it could not send (the first call takes the
+ * baseline). */
 void sw_fwd_watch(struct sw *s);
 
 /* Control socket, metrics and time series (sw_ctl.c). */
