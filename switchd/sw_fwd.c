@@ -23,11 +23,6 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
-static bool sw_fwd_vlan_ok(const struct sw_port *p, uint16_t vid)
-{
-	return !vid || (p->cfg->vlan_map[vid / 64] >> (vid % 64)) & 1;
-}
-
 /* May frames for (port, vid) leave port in XDP? */
 static bool sw_fwd_ok(const struct sw *s, uint16_t port, uint16_t vid)
 {
@@ -36,7 +31,7 @@ static bool sw_fwd_ok(const struct sw *s, uint16_t port, uint16_t vid)
 	if (port >= s->nports)
 		return false;
 	p = &s->ports[port];
-	return p->fwd_xdp && p->link_up && !p->fwd_refused && sw_fwd_vlan_ok(p, vid);
+	return p->fwd_xdp && p->link_up && !p->fwd_refused && sw_vlan_ok(p, vid);
 }
 
 static void sw_fwd_key(uint64_t fk, struct l2cc_fwd_key *k)

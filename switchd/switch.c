@@ -321,12 +321,6 @@ static void sw_dequeued(struct sw *s, struct sw_port *p, int prio, uint32_t idx)
  * floods toward a slow or paused output fills its own buffer, not the pool.
  * Two bounds keep the pool for what must not wait: an output takes at most
  * flood_queue copies, and a copy never takes one of the reserve's frames. */
-/* Does the port carry VLAN vid? Untagged and priority-tagged (0) always. */
-static inline bool sw_vlan_ok(const struct sw_port *p, uint16_t vid)
-{
-	return !vid || (p->cfg->vlan_map[vid / 64] >> (vid % 64)) & 1;
-}
-
 static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, uint32_t len,
 		     uint16_t vid)
 {

@@ -236,6 +236,12 @@ struct sw {
 
 static inline struct sw_port *sw_cpu_port(struct sw *s) { return &s->ports[s->nports]; }
 
+/* Does the port carry VLAN vid? Untagged and priority-tagged (0) always. */
+static inline bool sw_vlan_ok(const struct sw_port *p, uint16_t vid)
+{
+	return !vid || (p->cfg->vlan_map[vid / 64] >> (vid % 64)) & 1;
+}
+
 /* The receive queues a port serves: its `queue` if set, else rx_queues.
  * 0, or -EINVAL for an rx_queues that does not parse. */
 int sw_port_rx_queues(const struct port_cfg *p, struct xport_qsel *sel);
