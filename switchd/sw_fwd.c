@@ -5,14 +5,15 @@
  * XDP program's copy of the FDB and its devmap in step with them, through
  * an ops table (struct sw_fwd_ops) so that the unit tests check it without
  * a kernel:
- *  - an FDB entry is in the map when its port forwards in XDP, is up, has
- *    not refused redirected frames, and carries the entry's VLAN; fdb.c's
+ *  - an FDB entry is in the map when its port forwards in XDP, is up and
+ *    carries the entry's VLAN; fdb.c's
  *    sync tells us of every new, moved, static, aged or flushed entry (a
  *    system call per learning event, never per frame);
  *  - a port's own settings (on, index, largest frame, VLANs) and its devmap
- *    slot follow its link and the configuration;
- *  - when something an entry depends on changes (a link, a reload, a port
- *    refusing redirects), the whole table is told again before the next
+ *    slot follow its link and the configuration; a port whose peer cannot
+ *    take redirected frames has no slot, so frames for it reach the daemon;
+ *  - when something an entry depends on changes (a link, a reload), the
+ *    whole table is told again before the next
  *    pass (fwd_dirty): statics on a port that came back return to the map.
  */
 #define LOG_SUBSYS "switch"
@@ -23,7 +24,9 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
-/* May frames for (port, vid) leave port in XDP? */
+/* Does (port, vid) belong in the map? A refused port's entries stay: its
+ * empty devmap slot sends frames for it to the daemon, while its own
+ * frames, whose sources the map must know, still take the fast path. */
 static bool sw_fwd_ok(const struct sw *s, uint16_t port, uint16_t vid)
 {
 	const struct sw_port *p;
@@ -31,7 +34,7 @@ static bool sw_fwd_ok(const struct sw *s, uint16_t port, uint16_t vid)
 	if (port >= s->nports)
 		return false;
 	p = &s->ports[port];
-	return p->fwd_xdp && p->link_up && !p->fwd_refused && sw_vlan_ok(p, vid);
+	return p->fwd_xdp && p->link_up && sw_vlan_ok(p, vid);
 }
 
 static void sw_fwd_key(uint64_t fk, struct l2cc_fwd_key *k)
