@@ -297,4 +297,56 @@ struct l2cc_xdp_ctl {
 #define L2CC_XDP_PASS_PROG_NAME "xdp_pass"
 #define L2CC_XDP_FWD_MAX_PORTS  64
 
+
+/* ---- pure-XDP forwarding (switchd, forwarding = xdp) -------------------- */
+
+/*
+ * Known unicast between two switchd ports with forwarding = xdp leaves by
+ * the egress port's devmap slot without reaching the daemon
+ * (docs/xdp-forwarding.md). switchd keeps both shared maps: fwd_fdb from
+ * its own FDB (switchd/fdb.c learns and ages; entries only for ports that
+ * forward in XDP, are up and carry the VLAN), fwd_devs with the ifindex of
+ * each such port at its port index. One of each per switch: the first
+ * port's program creates them, the others reuse their fds.
+ */
+#define L2CC_FWD_MAX_PORTS   64    /* fwd_devs slots: switchd's port index */
+#define L2CC_FWD_FDB_DEFAULT 4096  /* fwd_fdb entries unless set before load */
+
+/* fwd_fdb key: the MAC and the (outer) VLAN id, 0 untagged. */
+struct l2cc_fwd_key {
+	__u8   mac[6];
+	__u16  vid;             /* host order, 0..4095 */
+};
+
+/* fwd_fdb value. */
+struct l2cc_fwd_entry {
+	__u32  port;            /* switchd's port index = fwd_devs slot */
+	__u32  pad;
+	__u64  seen_ns;         /* bpf_ktime_get_ns() when XDP last saw it as a
+				 * source on its port (about once a second): the
+				 * daemon's aging refreshes its entry from it */
+};
+
+/* fwd_port[0] of each port's program: what switchd set for that port. */
+struct l2cc_fwd_port {
+	__u32  port;            /* this port's index */
+	__u32  on;              /* 0: every frame to the daemon (link down, starting) */
+	__u32  max_len;         /* longer frames go to the daemon (oversize) */
+	__u32  pad;
+	__u64  vlans[4096 / 64]; /* bit v: the port carries VLAN v (0 always) */
+};
+
+/* Per-CPU counters of the fast path, per port's program (fwd_stats). */
+enum l2cc_fwd_stat {
+	L2CC_FWD_FORWARDED = 0,  /* redirected to the egress port in XDP */
+	L2CC_FWD_NO_SLOT,        /* the egress port had no devmap slot: to the daemon */
+	L2CC_FWD_DAEMON,         /* left for the daemon: unknown or group DA, source not
+				  * known on this port, control frame, other VLAN, oversize */
+	L2CC_FWD_STAT_MAX,
+};
+
+/* Refresh an entry's seen_ns at most this often (a write per frame would
+ * bounce its cache line between CPUs). */
+#define L2CC_FWD_SEEN_NS     1000000000ull
+
 #endif /* L2CC_SHARED_H */

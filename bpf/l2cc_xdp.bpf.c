@@ -4,7 +4,9 @@
  * AF_XDP socket bound to its receive queue. PAUSE/PFC and the partner's
  * credit limits are applied here first (l2cc_xdp_ctl_rx), to a map the
  * daemon reads before it transmits: they must not wait behind data in a
- * receive ring the daemon holds. Everything else happens in the daemon.
+ * receive ring the daemon holds. On switchd's forwarding = xdp ports
+ * (l2cc_fwd) known unicast leaves in the kernel. Everything else happens in
+ * the daemon.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -31,6 +33,43 @@ struct {
 	__type(key, __u32);     /* rx queue index; L2CC_XSKMAP_MAX: any above */
 	__type(value, struct l2cc_xdp_qstat);
 } xdp_qstats SEC(".maps");
+
+/* ---- pure-XDP forwarding (switchd forwarding = xdp) -------------------- */
+
+/* Set through skel->rodata by switchd for a port with forwarding = xdp;
+ * 0 (hostd, every other port) leaves the fast path out of the program. */
+const volatile __u32 cfg_fwd = 0;
+
+/* Shared by all ports of one switch (the first port's fds, reused). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, L2CC_FWD_FDB_DEFAULT);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct l2cc_fwd_key);
+	__type(value, struct l2cc_fwd_entry);
+} fwd_fdb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(max_entries, L2CC_FWD_MAX_PORTS);
+	__type(key, __u32);     /* switchd's port index */
+	__type(value, __u32);   /* its ifindex */
+} fwd_devs SEC(".maps");
+
+/* This port's own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct l2cc_fwd_port);
+} fwd_port SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, L2CC_FWD_STAT_MAX);
+	__type(key, __u32);     /* enum l2cc_fwd_stat */
+	__type(value, __u64);
+} fwd_stats SEC(".maps");
 
 /* ---- control frames (see l2cc_shared.h, struct l2cc_xdp_ctl) ----------- */
 
@@ -326,6 +365,83 @@ count:
 	return verdict;
 }
 
+static __always_inline void fwd_stat_inc(__u32 idx)
+{
+	__u64 *cnt = bpf_map_lookup_elem(&fwd_stats, &idx);
+
+	if (cnt)
+		(*cnt)++;
+}
+
+static __always_inline __u16 be16_at(const __u8 *p)
+{
+	return (__u16)(p[0] << 8 | p[1]);
+}
+
+/*
+ * Known unicast from a forwarding = xdp port to another: redirected to the
+ * egress port's devmap slot, XDP_REDIRECT. Everything else is the daemon's
+ * (-1): a group DA (broadcast, multicast, link-local: flooded or consumed
+ * there), a DA it has not learnt or learnt on this port, a source it has
+ * not learnt on this port (so it learns it, and applies its port security),
+ * MAC control and l2cc frames (0x88B5/0x88B6/0x22E7: checked and maybe
+ * rewritten there), stacked tags, a VLAN this port does not carry, a frame
+ * over the port's MTU. The daemon then does what it always did.
+ */
+static __always_inline int l2cc_fwd(void *data, void *data_end)
+{
+	struct l2cc_fwd_key key = {};
+	struct l2cc_fwd_entry *src, *dst;
+	struct l2cc_fwd_port *pc;
+	const __u8 *eth = data;
+	__u32 zero = 0;
+	__u16 et, vid = 0;
+	__u64 now;
+	long ret;
+
+	pc = bpf_map_lookup_elem(&fwd_port, &zero);
+	if (!pc || !pc->on || data + L2CC_ETH_HLEN > data_end ||
+	    (__u64)(data_end - data) > pc->max_len)
+		goto daemon;
+	if ((eth[0] & 1) || (eth[6] & 1))
+		goto daemon;
+	et = be16_at(eth + 12);
+	if (et == L2CC_ETH_P_8021Q || et == L2CC_ETH_P_8021AD) {
+		if (data + L2CC_ETH_HLEN + L2CC_VLAN_HLEN > data_end)
+			goto daemon;
+		vid = be16_at(eth + 14) & 0xfff;
+		et = be16_at(eth + 16);
+	}
+	if (et == L2CC_ETH_P_8021Q || et == L2CC_ETH_P_8021AD || et == L2CC_ETH_P_MACCTRL ||
+	    et == L2CC_ETH_P_DATA_TAG || et == L2CC_ETH_P_CTRL || et == L2CC_ETH_P_CNM)
+		goto daemon;
+	if (vid && !((pc->vlans[(vid >> 6) & 63] >> (vid & 63)) & 1))
+		goto daemon;
+	key.vid = vid;
+	__builtin_memcpy(key.mac, eth + 6, 6);
+	src = bpf_map_lookup_elem(&fwd_fdb, &key);
+	if (!src || src->port != pc->port)
+		goto daemon;
+	__builtin_memcpy(key.mac, eth, 6);
+	dst = bpf_map_lookup_elem(&fwd_fdb, &key);
+	if (!dst || dst->port == pc->port)
+		goto daemon;
+	/* Keep the source's entry alive in the daemon's aging. */
+	now = bpf_ktime_get_ns();
+	if (now - src->seen_ns > L2CC_FWD_SEEN_NS)
+		src->seen_ns = now;
+	ret = bpf_redirect_map(&fwd_devs, dst->port, XDP_PASS);
+	if (ret == XDP_REDIRECT) {
+		fwd_stat_inc(L2CC_FWD_FORWARDED);
+		return XDP_REDIRECT;
+	}
+	fwd_stat_inc(L2CC_FWD_NO_SLOT);
+	return -1;
+daemon:
+	fwd_stat_inc(L2CC_FWD_DAEMON);
+	return -1;
+}
+
 SEC("xdp")
 int l2cc_xdp(struct xdp_md *ctx)
 {
@@ -355,6 +471,13 @@ int l2cc_xdp(struct xdp_md *ctx)
 	if (ctl == CTL_TAKEN) {
 		qs->cnt[L2CC_XDP_CTRL]++;
 		return XDP_DROP;
+	}
+
+	if (cfg_fwd) {
+		int v = l2cc_fwd(data, data_end);
+
+		if (v >= 0)
+			return v;
 	}
 
 	/* The low bits of flags are the verdict when the queue has no socket. */

@@ -1435,6 +1435,13 @@ static int parse_header(struct parser *ps, char *line)
 	return 0;
 }
 
+/* Where the value of it in obj came from (cfg_item.line_at). */
+static void note_line(const struct cfg_item *it, void *obj, unsigned line)
+{
+	if (it->line_at)
+		memcpy((char *)obj + it->line_at - 1, &line, sizeof(line));
+}
+
 static int parse_setting(struct parser *ps, char *line)
 {
 	const struct cfg_item *it;
@@ -1480,6 +1487,7 @@ static int parse_setting(struct parser *ps, char *line)
 	}
 	ps->key_line[idx] = ps->line;
 	tail = prefix(ps, &tlen);
+	note_line(it, ps->obj, ps->line);
 	return set_value(it, ps->obj, value, tail, tlen);
 }
 
@@ -1719,9 +1727,10 @@ int cfg_load_override(struct cfg_load *l, const char *assignment, char *err, siz
 			goto out;
 		}
 	}
-	if (it)
+	if (it) {
 		ret = set_value(it, obj, value, tail, tlen);
-	else if (add_pending(l, sec, obj, label, key, value, NULL, 0, assignment))
+		note_line(it, obj, CFG_LINE_OVERRIDE);
+	} else if (add_pending(l, sec, obj, label, key, value, NULL, 0, assignment))
 		ret = -ENOMEM;
 	else
 		ret = 0;

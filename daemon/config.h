@@ -88,7 +88,14 @@ struct cfg_item {
 	 * value? 0, or -errno with why and what the limit is in err (e.g. "the
 	 * UMEM made at start holds at most ..."): the reload is refused. */
 	int (*reload_ok)(const struct cfg_change *c, char *err, size_t errlen);
+	/* Optional: CFG_LINE_AT(struct, field), an unsigned in obj where a load
+	 * records where the value came from (the file's line, CFG_LINE_OVERRIDE,
+	 * or 0: the default), so a check across keys can say where each is. */
+	size_t line_at;
 };
+
+#define CFG_LINE_AT(type, field) (offsetof(type, field) + 1)
+#define CFG_LINE_OVERRIDE 0xffffffffu
 
 /* One variant of a selector: its keys, with offsets into its own config
  * struct of `size` bytes (defaults from the items). */

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -370,6 +372,26 @@ static void xport_close_queues(struct xport *p)
 static int xport_ctl_open(struct xport *p);
 static void xport_ctl_close(struct xport *p);
 
+/* Before load: the fast path in, and the switch's shared maps reused. */
+static int xport_fwd_prepare(struct xport *p, const struct xport_opts *o)
+{
+	struct l2cc_xdp_bpf *sk = p->skel;
+	int err = 0;
+
+	sk->rodata->cfg_fwd = 1;
+	p->fwd = true;
+	if (o->fwd_share && o->fwd_share->fwd) {
+		err = bpf_map__reuse_fd(sk->maps.fwd_fdb, xport_fwd_fdb_fd(o->fwd_share));
+		if (!err)
+			err = bpf_map__reuse_fd(sk->maps.fwd_devs, xport_fwd_devs_fd(o->fwd_share));
+	} else if (o->fwd_fdb_max) {
+		err = bpf_map__set_max_entries(sk->maps.fwd_fdb, o->fwd_fdb_max);
+	}
+	if (err)
+		pr_err("%s: share the XDP forwarding maps: %s\n", p->ifname, strerror(-err));
+	return err;
+}
+
 int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	       const struct xport_opts *o)
 {
@@ -448,7 +470,9 @@ int xport_open(struct xport **out, struct umem *u, const char *ifname,
 	}
 	p->skel->rodata->cfg_fallback = o->fallback_pass ? L2CC_XDP_FALLBACK_PASS
 							 : L2CC_XDP_FALLBACK_DROP;
-	err = l2cc_xdp_bpf__load(p->skel);
+	err = o->fwd ? xport_fwd_prepare(p, o) : 0;
+	if (!err)
+		err = l2cc_xdp_bpf__load(p->skel);
 	if (err) {
 		pr_err("%s: load XDP program: %s\n", ifname, strerror(-err));
 		goto err_skel;
@@ -997,4 +1021,221 @@ void xport_xdp_stats_emit(struct jw *w, const char *key, struct xport *p)
 	}
 	jw_arr_end(w);
 	jw_obj_end(w);
+}
+
+/* ---- the fast path (forwarding = xdp) ------------------------------------- */
+
+int xport_fwd_fdb_fd(const struct xport *p)
+{
+	return p && p->fwd ? bpf_map__fd(p->skel->maps.fwd_fdb) : -1;
+}
+
+int xport_fwd_devs_fd(const struct xport *p)
+{
+	return p && p->fwd ? bpf_map__fd(p->skel->maps.fwd_devs) : -1;
+}
+
+int xport_fwd_port(struct xport *p, const struct l2cc_fwd_port *pc)
+{
+	uint32_t zero = 0;
+
+	if (!p->fwd)
+		return -EOPNOTSUPP;
+	return bpf_map_update_elem(bpf_map__fd(p->skel->maps.fwd_port), &zero, pc, 0) ? -errno : 0;
+}
+
+/* Sum over CPUs of a per-CPU array's u64 value at key (the fast path's
+ * fwd_stats: one slot per counter). */
+static int xport_percpu_u64(int map_fd, uint32_t key, uint64_t *sum)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	__u64 *vals;
+
+	*sum = 0;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(map_fd, &key, vals))
+		err = -errno;
+	for (int i = 0; !err && i < ncpu; i++)
+		*sum += vals[i];
+	free(vals);
+	return err;
+}
+
+int xport_fwd_stats(const struct xport *p, uint64_t st[L2CC_FWD_STAT_MAX])
+{
+	int err = 0;
+
+	memset(st, 0, sizeof(*st) * L2CC_FWD_STAT_MAX);
+	if (!p->fwd)
+		return 0;
+	for (uint32_t k = 0; k < L2CC_FWD_STAT_MAX && !err; k++)
+		err = xport_percpu_u64(bpf_map__fd(p->skel->maps.fwd_stats), k, &st[k]);
+	return err;
+}
+
+int xport_xdp_xmit_errors(const struct xport *p, uint64_t *n)
+{
+	struct ethtool_sset_info *ssi = NULL;
+	struct ethtool_gstrings *gs = NULL;
+	struct ethtool_stats *es = NULL;
+	struct ifreq ifr = {};
+	uint32_t cnt = 0;
+	int fd, err = 0;
+	bool found = false;
+
+	*n = 0;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->ifname);
+	ssi = calloc(1, sizeof(*ssi) + sizeof(uint32_t));
+	if (!ssi) {
+		err = -ENOMEM;
+		goto out;
+	}
+	ssi->cmd = ETHTOOL_GSSET_INFO;
+	ssi->sset_mask = 1ull << ETH_SS_STATS;
+	ifr.ifr_data = (void *)ssi;
+	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
+		err = -errno;
+		goto out;
+	}
+	cnt = ssi->sset_mask ? ssi->data[0] : 0;
+	gs = calloc(1, sizeof(*gs) + (size_t)cnt * ETH_GSTRING_LEN);
+	es = calloc(1, sizeof(*es) + (size_t)cnt * sizeof(uint64_t));
+	if (!gs || !es) {
+		err = -ENOMEM;
+		goto out;
+	}
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_STATS;
+	gs->len = cnt;
+	ifr.ifr_data = (void *)gs;
+	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
+		err = -errno;
+		goto out;
+	}
+	es->cmd = ETHTOOL_GSTATS;
+	es->n_stats = cnt;
+	ifr.ifr_data = (void *)es;
+	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
+		err = -errno;
+		goto out;
+	}
+	/* veth: tx_queue_<n>_xdp_xmit_errors, one per queue. */
+	for (uint32_t i = 0; i < cnt && i < es->n_stats; i++) {
+		char name[ETH_GSTRING_LEN + 1];
+		size_t l;
+
+		memcpy(name, gs->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
+		name[ETH_GSTRING_LEN] = '\0';
+		l = strlen(name);
+		if (!strncmp(name, "tx_queue_", 9) && l > 16 &&
+		    !strcmp(name + l - 16, "_xdp_xmit_errors")) {
+			*n += es->data[i];
+			found = true;
+		}
+	}
+	if (!found)
+		err = -EOPNOTSUPP;
+out:
+	free(ssi);
+	free(gs);
+	free(es);
+	close(fd);
+	return err;
+}
+
+/* One RTM_GETLINK of ifindex (in the namespace netnsid names, -1: ours);
+ * the attributes of the reply in tb[] (pointers into buf). 0 or -errno. */
+static int xport_nl_getlink(int fd, int ifindex, int netnsid, char *buf, size_t len,
+			    struct rtattr *tb[IFLA_MAX + 1])
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+		char attrs[16];
+	} req = {};
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct rtattr *rta;
+	ssize_t n;
+	int alen;
+
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifi));
+	req.nh.nlmsg_type = RTM_GETLINK;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.ifi.ifi_family = AF_UNSPEC;
+	req.ifi.ifi_index = ifindex;
+	if (netnsid >= 0) {
+		rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
+		rta->rta_type = IFLA_TARGET_NETNSID;
+		rta->rta_len = RTA_LENGTH(sizeof(int32_t));
+		memcpy(RTA_DATA(rta), &netnsid, sizeof(int32_t));
+		req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	}
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
+		return -errno;
+	n = recv(fd, buf, len, 0);
+	if (n < 0)
+		return -errno;
+	if (!NLMSG_OK(nh, (size_t)n))
+		return -EPROTO;
+	if (nh->nlmsg_type == NLMSG_ERROR) {
+		struct nlmsgerr *e = NLMSG_DATA(nh);
+
+		return e->error ? e->error : -EPROTO;
+	}
+	if (nh->nlmsg_type != RTM_NEWLINK)
+		return -EPROTO;
+	memset(tb, 0, sizeof(*tb) * (IFLA_MAX + 1));
+	alen = (int)IFLA_PAYLOAD(nh);
+	for (rta = IFLA_RTA(NLMSG_DATA(nh)); RTA_OK(rta, alen); rta = RTA_NEXT(rta, alen))
+		if (rta->rta_type <= IFLA_MAX)
+			tb[rta->rta_type] = rta;
+	return 0;
+}
+
+/* The nested attribute type of rta, or NULL. */
+static struct rtattr *xport_nested(struct rtattr *rta, unsigned short type)
+{
+	int len = (int)RTA_PAYLOAD(rta);
+
+	for (struct rtattr *a = RTA_DATA(rta); RTA_OK(a, len); a = RTA_NEXT(a, len))
+		if (a->rta_type == type)
+			return a;
+	return NULL;
+}
+
+int xport_peer_xdp(const struct xport *p)
+{
+	struct rtattr *tb[IFLA_MAX + 1], *kind, *at;
+	char buf[16384];
+	int fd, err, peer, netnsid = -1;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	err = xport_nl_getlink(fd, p->ifindex, -1, buf, sizeof(buf), tb);
+	if (err)
+		goto out;
+	kind = tb[IFLA_LINKINFO] ? xport_nested(tb[IFLA_LINKINFO], IFLA_INFO_KIND) : NULL;
+	if (!kind || strcmp(RTA_DATA(kind), "veth") || !tb[IFLA_LINK]) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	memcpy(&peer, RTA_DATA(tb[IFLA_LINK]), sizeof(peer));
+	if (tb[IFLA_LINK_NETNSID])
+		memcpy(&netnsid, RTA_DATA(tb[IFLA_LINK_NETNSID]), sizeof(netnsid));
+	err = xport_nl_getlink(fd, peer, netnsid, buf, sizeof(buf), tb);
+	if (err)
+		goto out;
+	at = tb[IFLA_XDP] ? xport_nested(tb[IFLA_XDP], IFLA_XDP_ATTACHED) : NULL;
+	err = at && *(uint8_t *)RTA_DATA(at) != XDP_ATTACHED_NONE;
+out:
+	close(fd);
+	return err;
 }

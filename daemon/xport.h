@@ -99,6 +99,14 @@ struct xport_opts {
 	bool xdp_auto;          /* native, else generic (skb) if the driver refuses (xdp_mode = auto) */
 	bool zero_copy;         /* bind XDP_ZEROCOPY (nic.h decides, for the whole UMEM), else XDP_COPY */
 	bool fallback_pass;     /* frames without a socket go to the stack, not dropped */
+	/* switchd's forwarding = xdp (bpf/l2cc_shared.h, "pure-XDP
+	 * forwarding"): the program's fast path is compiled in (rodata), off
+	 * until xport_fwd_port() turns it on. Its FDB and devmap are one per
+	 * switch: the first such port makes them (fwd_fdb_max entries, 0 = the
+	 * default), later ones name it in fwd_share and reuse its maps. */
+	bool fwd;
+	const struct xport *fwd_share;
+	uint32_t fwd_fdb_max;
 };
 
 struct ring_buffer;
@@ -147,6 +155,7 @@ struct xport {
 	uint64_t kick_errors;
 	uint64_t kicks;         /* sendto() calls on the TX ring: frames per kick = tx/kicks */
 	struct l2cc_xdp_bpf *skel;
+	bool fwd;               /* the fast path is in the program (xport_opts.fwd) */
 	int link_fd;            /* BPF link: closing it detaches the program */
 	/* Control frames applied in XDP: the mmapped xdp_ctl (NULL: the
 	 * daemon applies them itself) and the bell that wakes it. */
@@ -292,6 +301,25 @@ int xport_queue_stats(const struct xport *p, uint32_t q, uint64_t *rx, uint64_t 
  * name is the daemon's for the port. */
 #define XPORT_NOSOCK_WARN_NS 10000000000ull
 void xport_no_socket_watch(struct xport *p, const char *name, uint64_t now);
+
+/* The fast path's maps (xport_opts.fwd), -1 on a port without it. */
+int xport_fwd_fdb_fd(const struct xport *p);
+int xport_fwd_devs_fd(const struct xport *p);
+/* Set this port's fwd_port[0]; 0 or -errno. */
+int xport_fwd_port(struct xport *p, const struct l2cc_fwd_port *pc);
+/* Its fast-path counters (enum l2cc_fwd_stat), summed over CPUs; zeros without. */
+int xport_fwd_stats(const struct xport *p, uint64_t st[L2CC_FWD_STAT_MAX]);
+/* Frames the kernel failed to hand to the interface's peer after an XDP
+ * redirect to it (veth: its ethtool tx_queue_N_xdp_xmit_errors, frames a
+ * veth refuses while its peer has no XDP program); -errno if it keeps no
+ * such count. The control path only: a few system calls. */
+int xport_xdp_xmit_errors(const struct xport *p, uint64_t *n);
+
+/* Does the interface's veth peer (in whatever namespace) have an XDP
+ * program, which a veth needs to take XDP-redirected frames? 1 or 0;
+ * -EOPNOTSUPP for an interface that is not a veth, -errno if netlink
+ * cannot tell. The control path only. */
+int xport_peer_xdp(const struct xport *p);
 
 /* Verify frame conservation across the umem and its ports; 0 or -EUCLEAN. */
 int xport_check(const struct umem *u, struct xport *const *ports, int nports);

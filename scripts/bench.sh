@@ -419,6 +419,24 @@ if want switchd-busy; then
 	down_switchd
 	check_no_xdp
 fi
+if want switchd-xdp; then
+	# switchd with forwarding = xdp: known unicast leaves in XDP, by the
+	# devmap, without the daemon (docs/xdp-forwarding.md). The hosts' veths
+	# get xdp_pass, as in xdp_fwd: a veth takes XDP-redirected frames only
+	# when its peer has an XDP program (switchd cannot attach one there: the
+	# peers are in the hosts' namespaces; without it switchd would send
+	# every frame itself).
+	say "switchd-xdp (forwarding = xdp)"
+	for n in "$H1" "$H2"; do
+		ip -n "$n" link set dev eth0 xdp object "$B/xdp_fwd.bpf.o" program xdp_pass ||
+			die "xdp_pass on eth0 in $n"
+	done
+	up_switchd switch.forwarding=xdp
+	measure switchd-xdp "$SW_PID"
+	down_switchd
+	for n in "$H1" "$H2"; do ip -n "$n" link set dev eth0 xdp off; done
+	check_no_xdp
+fi
 if want bridge; then
 	say "bridge"
 	up_bridge

@@ -70,6 +70,12 @@ static bool fdb_expired(const struct fdb *f, const struct fdb_entry *e, uint64_t
 	return !e->is_static && f->aging_ns && now - e->last_seen_ns > f->aging_ns;
 }
 
+static void fdb_tell_set(struct fdb *f, const struct fdb_entry *e)
+{
+	if (f->sync.set)
+		f->sync.set(f->sync.ctx, e->key, e->port);
+}
+
 static struct fdb_entry *fdb_insert(struct fdb *f, uint64_t key)
 {
 	uint32_t i = fdb_hash(f, key);
@@ -117,9 +123,11 @@ int fdb_learn(struct fdb *f, const uint8_t mac[6], uint16_t vid, uint16_t port, 
 {
 	uint64_t key = fdb_key(mac, vid);
 	struct fdb_entry *e = fdb_find(f, key);
+	bool tell = true;
 	int ret = 0;
 
 	if (e) {
+		tell = e->port != port;
 		if (e->is_static) {
 			if (e->port == port)
 				return 0;
@@ -157,6 +165,8 @@ int fdb_learn(struct fdb *f, const uint8_t mac[6], uint16_t vid, uint16_t port, 
 	}
 	e->port = port;
 	e->last_seen_ns = now;
+	if (tell)
+		fdb_tell_set(f, e);
 	return ret;
 }
 
@@ -182,6 +192,7 @@ int fdb_add_static(struct fdb *f, const uint8_t mac[6], uint16_t vid, uint16_t p
 		return -ENOSPC;
 	e->port = port;
 	e->is_static = true;
+	fdb_tell_set(f, e);
 	return 0;
 }
 
@@ -192,6 +203,8 @@ static void fdb_remove_at(struct fdb *f, uint32_t i)
 
 	if (!f->tab[i].is_static)
 		fdb_count(f, f->tab[i].port, -1);
+	if (f->sync.del)
+		f->sync.del(f->sync.ctx, f->tab[i].key);
 	f->tab[i].key = 0;
 	f->count--;
 	for (;;) {
@@ -235,6 +248,28 @@ static bool fdb_pred_expired(const struct fdb *f, const struct fdb_entry *e, uin
 	return fdb_expired(f, e, now);
 }
 
+/* Entries in the last quarter of their life that the sync's user saw
+ * since they were last learnt live on from then: frames forwarded in XDP
+ * never reach fdb_learn(). Looked at only near the end, so an idle entry
+ * costs a look-up per aging pass for a quarter of the aging time. */
+static void fdb_refresh_seen(struct fdb *f, uint64_t now)
+{
+	uint64_t old = f->aging_ns - f->aging_ns / 4;
+
+	for (uint32_t i = 0; i <= f->mask; i++) {
+		struct fdb_entry *e = &f->tab[i];
+		uint64_t seen;
+
+		if (!e->key || e->is_static || now - e->last_seen_ns <= old)
+			continue;
+		seen = f->sync.seen(f->sync.ctx, e->key);
+		if (seen > e->last_seen_ns && seen <= now) {
+			e->last_seen_ns = seen;
+			f->seen_refreshed++;
+		}
+	}
+}
+
 static bool fdb_pred_port(const struct fdb *f, const struct fdb_entry *e, uint64_t port)
 {
 	return !e->is_static && e->port == port;
@@ -242,10 +277,24 @@ static bool fdb_pred_port(const struct fdb *f, const struct fdb_entry *e, uint64
 
 uint32_t fdb_age(struct fdb *f, uint64_t now)
 {
+	if (f->sync.seen && f->aging_ns)
+		fdb_refresh_seen(f, now);
 	return fdb_remove_if(f, fdb_pred_expired, now);
 }
 
 uint32_t fdb_flush_port(struct fdb *f, uint16_t port)
 {
 	return fdb_remove_if(f, fdb_pred_port, port);
+}
+
+void fdb_set_sync(struct fdb *f, const struct fdb_sync *sync)
+{
+	f->sync = sync ? *sync : (struct fdb_sync){ 0 };
+}
+
+void fdb_sync_all(struct fdb *f)
+{
+	for (uint32_t i = 0; i <= f->mask; i++)
+		if (f->tab[i].key)
+			fdb_tell_set(f, &f->tab[i]);
 }

@@ -26,6 +26,22 @@ struct fdb_entry {
 
 #define FDB_MAX_PORTS 64
 
+/*
+ * Told of every change to the table, so that a copy of it elsewhere
+ * (switchd's forwarding map in XDP, sw_fwd.c) follows it: set() when a key
+ * is new, moved, or made static, del() when it goes (aged out, flushed,
+ * removed). Optional seen(): when the copy's user last saw the key as a
+ * source (0: never); aging counts that as seen, since frames the copy
+ * forwards never reach fdb_learn(). Called outside any frame's path only
+ * for learning events, never per frame.
+ */
+struct fdb_sync {
+	void (*set)(void *ctx, uint64_t key, uint16_t port);
+	void (*del)(void *ctx, uint64_t key);
+	uint64_t (*seen)(void *ctx, uint64_t key);
+	void *ctx;
+};
+
 struct fdb {
 	struct fdb_entry *tab;
 	uint32_t mask;          /* table size - 1 (power of two) */
@@ -42,6 +58,8 @@ struct fdb {
 	uint32_t move_limit[FDB_MAX_PORTS]; /* moves to the port per second; 0 = none */
 	uint32_t move_n[FDB_MAX_PORTS];     /* moves in the second from move_start */
 	uint64_t move_start[FDB_MAX_PORTS];
+	struct fdb_sync sync;   /* .set NULL: none */
+	uint64_t seen_refreshed; /* entries aging kept: the sync's user saw them */
 };
 
 int fdb_create(struct fdb **out, uint32_t max_entries, uint64_t aging_ns);
@@ -59,6 +77,12 @@ int fdb_add_static(struct fdb *f, const uint8_t mac[6], uint16_t vid, uint16_t p
 uint32_t fdb_age(struct fdb *f, uint64_t now);
 /* Remove the dynamic entries of one port (its link went down); how many. */
 uint32_t fdb_flush_port(struct fdb *f, uint16_t port);
+/* Follow the table with sync (NULL: stop); the entries already there are
+ * not told: fdb_sync_all() does that. */
+void fdb_set_sync(struct fdb *f, const struct fdb_sync *sync);
+/* sync.set() for every entry, the expired ones included (they are still
+ * there until the next fdb_age()): after what the copy depends on changed. */
+void fdb_sync_all(struct fdb *f);
 
 static inline void fdb_key_mac(uint64_t key, uint8_t mac[6])
 {

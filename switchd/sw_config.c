@@ -22,6 +22,12 @@ static const char *const sched_names[] = { "strict", "rr", NULL };
 static const char *const xdp_mode_names[] = { "native", "skb", "auto", NULL };
 static const char *const zc_names[] = { "auto", "on", "off", NULL };
 static const char *const nic_pause_names[] = { "warn", "off", "keep", NULL };
+static const char *const fwd_names[] = { "daemon", "xdp", NULL };
+static const char *const pfwd_names[] = { "switch", "daemon", "xdp", NULL };
+
+_Static_assert(SW_FWD_DAEMON == 0 && SW_FWD_XDP == 1, "fwd_names[] follows enum sw_fwd");
+_Static_assert(SW_PFWD_SWITCH == 0 && SW_PFWD_DAEMON == 1 && SW_PFWD_XDP == 2,
+	       "pfwd_names[] follows enum sw_pfwd");
 
 _Static_assert(XDP_MODE_NATIVE == 0 && XDP_MODE_SKB == 1 && XDP_MODE_AUTO == 2,
 	       "xdp_mode_names[] follows enum xdp_mode");
@@ -89,7 +95,13 @@ static const struct cfg_item sw_items[] = {
 	  "wake-ups and lower latency for a CPU core's worth of spinning while busy", LIVE),
 	GE("marking", marking, "none", cp_names,
 	   "congestion point of ports that do not name one: none, or a scheme listed under "
-	   "\"Congestion points\" below", LIVE),
+	   "\"Congestion points\" below", LIVE, .line_at = CFG_LINE_AT(struct sw_cfg, marking_line)),
+	GE("forwarding", forwarding, "daemon", fwd_names,
+	   "forwarding of ports that do not set their own: daemon = every frame through "
+	   "switchd, xdp = known unicast between two such ports leaves in the kernel's XDP "
+	   "(docs/xdp-forwarding.md); every port it applies to must have rate = unlimited, "
+	   "flow_control = none and marking none", RESTART,
+	   .line_at = CFG_LINE_AT(struct sw_cfg, fwd_line)),
 	G("cpu_queue", CFG_UINT, cpu_queue, "64", 1, 4096,
 	  "frames per priority that congestion points may have queued toward outputs "
 	  "(notifications they originate through the CPU pseudo-port)", LIVE, .reload_ok = sw_umem_ok),
@@ -117,7 +129,8 @@ static const struct cfg_item port_items[] = {
 	  "has, so RSS spreads nothing to a queue without one), N (queues 0..N-1), or a list "
 	  "such as 0,2 or 0-3; frames on a queue left out are dropped (no_socket)", RESTART),
 	P("rate", CFG_RATE, rate, "unlimited", 0, 400000000000LL,
-	  "emulated line rate in bit/s (100M, 1G, 2.5G, unlimited): the port never sends faster", LIVE),
+	  "emulated line rate in bit/s (100M, 1G, 2.5G, unlimited): the port never sends faster", LIVE,
+	  .line_at = CFG_LINE_AT(struct port_cfg, rate_line)),
 	P("burst", CFG_SIZE, burst, "0", 0, 16777216,
 	  "bytes the wire clock may send back to back after idle; 0 = max(2 frames, 500 us at rate)", LIVE),
 	P("wire_overhead", CFG_UINT, wire_overhead, "0", 0, 64,
@@ -130,7 +143,8 @@ static const struct cfg_item port_items[] = {
 	  "input buffer per priority: bytes (64K) or frames (4frames)",
 	  LIVE, .reload_ok = sw_buffer_ok),
 	PE("flow_control", fc, "none", fc_names,
-	   "toward the upstream sender: none (tail drop), pause (802.3x), pfc (802.1Qbb), credit", RESTART),
+	   "toward the upstream sender: none (tail drop), pause (802.3x), pfc (802.1Qbb), credit", RESTART,
+	   .line_at = CFG_LINE_AT(struct port_cfg, fc_line)),
 	P("xoff", CFG_QTY, xoff, NULL, 1, 0,
 	  "send PAUSE/PFC when a buffer reaches this; default buffer - (burst + 2 frames + rate x reaction_time)",
 	  LIVE),
@@ -192,7 +206,14 @@ static const struct cfg_item port_items[] = {
 	  "solicitations and MLD reports do not leave a switch port", KEEP),
 	PE("marking", marking, "switch", cp_port_names,
 	   "congestion point of this port (its input buffer and its output); switch = the "
-	   "[switch] setting", LIVE),
+	   "[switch] setting", LIVE, .line_at = CFG_LINE_AT(struct port_cfg, marking_line)),
+	PE("forwarding", forwarding, "switch", pfwd_names,
+	   "switch = the [switch] setting; daemon = every frame through switchd; xdp = known "
+	   "unicast to another xdp port is redirected in XDP without a userspace hop, the "
+	   "rest (unknown, broadcast, multicast, control frames, new sources) goes to switchd "
+	   "as before (docs/xdp-forwarding.md); needs rate = unlimited, flow_control = none "
+	   "and marking none (its own or [switch]'s)", RESTART,
+	   .line_at = CFG_LINE_AT(struct port_cfg, fwd_line)),
 };
 
 /* Static entries go into the FDB at start only. */
@@ -388,6 +409,75 @@ static uint64_t sw_port_qmask(const struct port_cfg *p)
 	return sel.mask;
 }
 
+/* Where a value came from (cfg_item.line_at), for a message. */
+static const char *sw_where(const char *path, unsigned line, char *buf, size_t len)
+{
+	if (line == CFG_LINE_OVERRIDE)
+		snprintf(buf, len, "an override");
+	else if (line)
+		snprintf(buf, len, "%s:%u", path, line);
+	else
+		snprintf(buf, len, "the default");
+	return buf;
+}
+
+/*
+ * A port that forwards in XDP has nothing between its frames and the wire
+ * (docs/xdp-forwarding.md): no emulated rate (the frames leave at the
+ * interface's speed), no flow control (there is no input buffer to pause
+ * upstream about, and no queue the peer's PAUSE could hold) and no
+ * congestion point (each must see every frame). A port that asks for it
+ * with any of these is refused, naming both keys and where they were set.
+ */
+static int sw_fwd_check(const struct sw_cfg *cfg, const struct port_cfg *p, const char *path,
+			char *err, size_t errlen)
+{
+	int m = p->marking == SW_MARK_SWITCH ? cfg->marking : p->marking - 1;
+	const char *key, *want, *why, *sec = "";
+	char val[48], at[300], asked[300];
+	unsigned line;
+
+	if (!sw_port_fwd_xdp(cfg, p))
+		return 0;
+	if (p->rate) {
+		key = "rate";
+		snprintf(val, sizeof(val), "%llu bit/s", (unsigned long long)p->rate);
+		line = p->rate_line;
+		want = "rate = unlimited";
+		why = "frames forwarded in XDP leave at the interface's own speed, with no "
+		      "emulated wire";
+	} else if (p->fc != FC_NONE) {
+		key = "flow_control";
+		snprintf(val, sizeof(val), "%s", fc_names[p->fc]);
+		line = p->fc_line;
+		want = "flow_control = none";
+		why = "frames forwarded in XDP pass no input buffer to send PAUSE/PFC/credits "
+		      "about, and no queue the peer's could hold";
+	} else if (m > 0) {
+		key = "marking";
+		snprintf(val, sizeof(val), "%s", cp_names[m]);
+		sec = p->marking == SW_MARK_SWITCH ? "[switch] " : "";
+		line = p->marking == SW_MARK_SWITCH ? cfg->marking_line : p->marking_line;
+		want = "marking = none";
+		why = "a congestion point must see every frame, and frames forwarded in XDP "
+		      "never reach it";
+	} else {
+		return 0;
+	}
+	sw_where(path, line, at, sizeof(at));
+	if (p->forwarding == SW_PFWD_XDP)
+		snprintf(err, errlen, "%s: [port %s] forwarding = xdp, but %s%s = %s (%s): %s; "
+			 "expected %s, or forwarding = daemon",
+			 sw_where(path, p->fwd_line, asked, sizeof(asked)), p->name, sec, key, val,
+			 at, why, want);
+	else
+		snprintf(err, errlen, "%s: [switch] forwarding = xdp applies to [port %s], whose "
+			 "%s%s = %s (%s): %s; expected %s, or forwarding = daemon in [port %s]",
+			 sw_where(path, cfg->fwd_line, asked, sizeof(asked)), p->name, sec, key,
+			 val, at, why, want, p->name);
+	return -EINVAL;
+}
+
 static int sw_cfg_validate(struct sw_cfg *cfg, const char *path, char *err, size_t errlen)
 {
 	struct xport_qsel sel;
@@ -445,6 +535,9 @@ static int sw_cfg_validate(struct sw_cfg *cfg, const char *path, char *err, size
 				 path, p->name);
 			return -EINVAL;
 		}
+		ret = sw_fwd_check(cfg, p, path, err, errlen);
+		if (ret)
+			return ret;
 	}
 	for (int i = 0; i < cfg->nstatic; i++) {
 		bool found = false;

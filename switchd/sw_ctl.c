@@ -49,6 +49,17 @@ static uint64_t port_drops(const struct sw_port *p)
 	return n;
 }
 
+/* A counter of the port's XDP fast path (forwarding = xdp), from its
+ * per-CPU map: the control path only. */
+static uint64_t port_fwd_stat(const struct sw_port *p, int k)
+{
+	uint64_t st[L2CC_FWD_STAT_MAX];
+
+	if (!p->xp || xport_fwd_stats(p->xp, st))
+		return 0;
+	return st[k];
+}
+
 PORT_GET(g_rx_frames, p->st.rx_frames)
 PORT_GET(g_rx_bytes, p->st.rx_bytes)
 PORT_GET(g_tx_frames, p->st.tx_frames)
@@ -93,6 +104,9 @@ PORT_GET(g_fdb_flushed, p->st.fdb_flushed)
 PORT_GET(g_no_socket, p->xp ? xport_no_socket(p->xp) : 0)
 PORT_GET(g_rx_queues, p->xp ? p->xp->nq_if : 0)
 PORT_GET(g_tx_kicks, p->xp ? p->xp->kicks : 0)
+PORT_GET(g_xdp_fwd, port_fwd_stat(p, L2CC_FWD_FORWARDED))
+PORT_GET(g_xdp_fwd_daemon, port_fwd_stat(p, L2CC_FWD_DAEMON) + port_fwd_stat(p, L2CC_FWD_NO_SLOT))
+PORT_GET(g_xdp_redirect_errors, p->st.xdp_redirect_errors)
 PORT_GET(g_rx_queues_served, p->xp ? p->xp->nq : 0)
 
 static const struct ctr port_ctrs[] = {
@@ -116,6 +130,16 @@ static const struct ctr port_ctrs[] = {
 	CTR_GET("rx_queues_served", "rx_queues_served", CTR_GAUGE, 0,
 	  "Receive queues with an AF_XDP socket of this port", g_rx_queues_served),
 	CTR_GET("rx_bytes", "rx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes received (no FCS)", g_rx_bytes),
+	CTR_GET("xdp_forwarded", "xdp_forwarded_frames_total", CTR_COUNTER, CTR_TS,
+	  "Frames received on this port and forwarded in XDP without reaching switchd "
+	  "(forwarding = xdp; not in rx_frames, nor in the output's tx_frames)", g_xdp_fwd),
+	CTR_GET("xdp_to_daemon", "xdp_to_daemon_frames_total", CTR_COUNTER, 0,
+	  "Frames the XDP fast path of this port left for switchd (unknown or group "
+	  "destination, new source, control frame, ...; forwarding = xdp)", g_xdp_fwd_daemon),
+	CTR_GET("xdp_redirect_errors", "xdp_redirect_errors_total", CTR_COUNTER, CTR_TS,
+	  "Frames redirected to this output in XDP that the kernel could not send (the veth "
+	  "peer's ring full; forwarding = xdp)",
+	  g_xdp_redirect_errors),
 	CTR_GET("tx_frames", "tx_frames_total", CTR_COUNTER, CTR_TS, "Frames sent", g_tx_frames),
 	CTR_GET("tx_bytes", "tx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes sent (no FCS)", g_tx_bytes),
 	CTR_GET("tx_kicks", "tx_kicks_total", CTR_COUNTER, 0,
@@ -332,6 +356,8 @@ static int cmd_ports(struct jw *w, const char *args, void *ctx)
 		jw_u64(w, "xoff_mask", p->frx.xoff_mask);
 		jw_u64(w, "pause_storm_mask", p->wd_storm);
 		jw_str(w, "marking", p->cpo ? p->cpo->name : "none");
+		/* xdp-refused: its veth peer has no XDP program, its frames take the daemon. */
+		jw_str(w, "forwarding", !p->fwd_xdp ? "daemon" : p->fwd_refused ? "xdp-refused" : "xdp");
 		if (p->cfg->fc == FC_CREDIT) {
 			int64_t avail[L2CC_NPRIO];
 

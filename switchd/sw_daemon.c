@@ -245,6 +245,8 @@ static int sw_open_ports(struct sw_cfg *cfg, struct umem *umem, struct xport **x
 		queues[i] = xport_qsel_lowest(&sel);
 		skb[i] = cfg->ports[i].xdp_mode == XDP_MODE_SKB;
 	}
+	const struct xport *fwd_first = NULL;
+
 	zc = nic_zc_plan(cfg->zero_copy, names, ifnames, queues, skb, cfg->nports, np);
 	if (zc < 0)
 		return zc;
@@ -256,6 +258,11 @@ static int sw_open_ports(struct sw_cfg *cfg, struct umem *umem, struct xport **x
 			.xdp_auto = pc->xdp_mode == XDP_MODE_AUTO,
 			.zero_copy = zc == 1,
 			.fallback_pass = false,
+			/* One FDB map and devmap per switch: the first port
+			 * that forwards in XDP makes them, the others share. */
+			.fwd = sw_port_fwd_xdp(cfg, pc),
+			.fwd_share = fwd_first,
+			.fwd_fdb_max = (uint32_t)cfg->fdb_size,
 		};
 		int err = sw_port_rx_queues(pc, &o.rxq);
 
@@ -265,6 +272,8 @@ static int sw_open_ports(struct sw_cfg *cfg, struct umem *umem, struct xport **x
 			pr_err("port %s: cannot open %s: %s\n", pc->name, pc->ifname, strerror(-err));
 			return err;
 		}
+		if (o.fwd && !fwd_first)
+			fwd_first = xps[i];
 		nic_log_port(pc->name, xps[i], &np[i]);
 		xport_queues_describe(xps[i], what, sizeof(what));
 		if (xps[i]->nq < xps[i]->nq_if)
@@ -301,6 +310,7 @@ static void sw_nosock_tick(void *ctx, uint64_t now)
 		snprintf(name, sizeof(name), "port %s", s->ports[i].cfg->name);
 		xport_no_socket_watch(s->ports[i].xp, name, now);
 	}
+	sw_fwd_watch(s);
 	loop_timer_set(s->nosock_timer, now + 1000000000ull);
 }
 
@@ -390,6 +400,13 @@ int sw_create(struct sw **out, struct sw_cfg *cfg)
 		pr_err("link events: %s\n", strerror(-err));
 		goto err_sw;
 	}
+	/* After the links are known: a port that is down gets no slot. */
+	sw_fwd_attach(s, &sw_fwd_bpf_ops, s);
+	sw_fwd_watch(s);
+	for (i = 0; i < s->nports; i++)
+		if (s->ports[i].fwd_xdp)
+			pr_info("port %s (%s): forwarding = xdp: known unicast to another such port "
+				"leaves in XDP\n", s->ports[i].cfg->name, s->ports[i].cfg->ifname);
 	s->next_age_ns = s->now + SW_AGE_INTERVAL_NS;
 	s->next_stats_ns = s->now;
 	err = sw_ctl_init(s);

@@ -333,12 +333,6 @@ static void sw_dequeued(struct sw *s, struct sw_port *p, int prio, uint32_t idx)
  * floods toward a slow or paused output fills its own buffer, not the pool.
  * Two bounds keep the pool for what must not wait: an output takes at most
  * flood_queue copies, and a copy never takes one of the reserve's frames. */
-/* Does the port carry VLAN vid? Untagged and priority-tagged (0) always. */
-static inline bool sw_vlan_ok(const struct sw_port *p, uint16_t vid)
-{
-	return !vid || (p->cfg->vlan_map[vid / 64] >> (vid % 64)) & 1;
-}
-
 static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, uint32_t len,
 		     uint16_t vid)
 {
@@ -721,10 +715,13 @@ void sw_port_link(struct sw *s, struct sw_port *p, bool up)
 		/* The wire was idle: no burst for the time it was down. */
 		wclock_resume(&p->wc, s->now);
 		p->next_tx_ns = s->now;
+		sw_fwd_port(s, p);
 		return;
 	}
 	p->st.link_down_events++;
 	p->st.fdb_flushed += fdb_flush_port(s->fdb, p->idx);
+	/* Its statics leave the XDP map too (the next pass). */
+	sw_fwd_port(s, p);
 	sw_link_drain(s, p);
 	fc_tx_link_down(&p->etx, s->now);
 	fc_rx_link_down(&p->frx);
@@ -938,6 +935,8 @@ bool sw_pass(struct sw *s)
 	bool work = false;
 	int i;
 
+	if (s->fwd_dirty)
+		sw_fwd_resync(s);
 	for (i = 0; i < s->ncps; i++) {
 		const struct sw_cp *c = &s->cps[i];
 
@@ -1156,6 +1155,8 @@ void sw_port_apply_cfg(struct sw *s, struct sw_port *p)
 	fc.credit_step = p->cap / 8 ? p->cap / 8 : 1;
 	fc.credit_interval = c->credit_interval;
 	fc_rx_configure(&p->frx, &fc, s->now);
+	/* Largest frame and VLANs of its fast path (forwarding = xdp). */
+	sw_fwd_port(s, p);
 	if ((c->fc == FC_PAUSE || c->fc == FC_PFC) && p->cap <= headroom)
 		pr_info("port %s: buffer (%llu %s) is not above the PAUSE headroom (%llu): "
 			"XOFF at half the buffer; frames arriving when it is full wait in the "

@@ -7,6 +7,7 @@
 #ifndef L2CC_SWITCH_H
 #define L2CC_SWITCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "config.h"
 #include "l2cc_shared.h"
@@ -26,6 +27,10 @@ enum sw_wd_action { SW_WD_DROP = 0, SW_WD_FORWARD, SW_WD_ALERT };
  * Kept inside the config struct rather than allocated: a reload copies and
  * compares whole configurations, and tests and fuzzers free nothing. */
 #define SW_CP_CFG_MAX 256
+
+/* `forwarding`: [switch]'s, and a port's (SW_PFWD_SWITCH follows [switch]). */
+enum sw_fwd { SW_FWD_DAEMON = 0, SW_FWD_XDP };
+enum sw_pfwd { SW_PFWD_SWITCH = 0, SW_PFWD_DAEMON, SW_PFWD_XDP };
 
 /* port_cfg.queue when the file does not set it: rx_queues decides. */
 #define SW_QUEUE_UNSET UINT64_MAX
@@ -65,6 +70,9 @@ struct port_cfg {
 	int nic_pause;              /* enum nic_pause_key (nic.h) */
 	bool quiet_stack;           /* disable IPv6 on the interface while we own it */
 	int marking;                /* congestion point: SW_MARK_SWITCH or 1 + cp_names index */
+	int forwarding;             /* enum sw_pfwd */
+	/* Where forwarding and the keys it excludes were set (cfg_item.line_at). */
+	unsigned fwd_line, rate_line, fc_line, marking_line;
 	/* The keys of that congestion point, as its cfg struct (sw_port_cp_cfg). */
 	_Alignas(8) unsigned char cp_cfg[SW_CP_CFG_MAX];
 };
@@ -92,6 +100,8 @@ struct sw_cfg {
 	uint64_t umem_frames;       /* 0 = automatic */
 	uint64_t busy_poll;         /* ns to keep polling the rings after the last frame */
 	int marking;                /* congestion point (cp_names index) of ports that name none */
+	int forwarding;             /* enum sw_fwd: of ports that say switch */
+	unsigned fwd_line, marking_line; /* where they were set (cfg_item.line_at) */
 	/* Its keys given in [switch]: the defaults of its ports. */
 	_Alignas(8) unsigned char cp_cfg[SW_CP_CFG_MAX];
 	uint64_t cpu_queue;         /* frames the CPU pseudo-port may have queued */
@@ -112,6 +122,14 @@ extern const size_t sw_cfg_nsections;
 /* Load a config file plus "section.key=value" overrides, then validate. */
 int sw_cfg_load(struct sw_cfg *cfg, const char *path, char *const *overrides, int noverrides,
 		char *err, size_t errlen);
+
+/* Does port pc forward known unicast in XDP (forwarding = xdp, its own or
+ * [switch]'s)? */
+static inline bool sw_port_fwd_xdp(const struct sw_cfg *cfg, const struct port_cfg *pc)
+{
+	return pc->forwarding == SW_PFWD_XDP ||
+	       (pc->forwarding == SW_PFWD_SWITCH && cfg->forwarding == SW_FWD_XDP);
+}
 
 /* Frames the shared UMEM needs for cfg's rings and input buffers (what
  * switchd makes at start unless umem_frames says otherwise). */

@@ -75,6 +75,8 @@ struct sw_port_stats {
 	uint64_t link_down_events, link_up_events; /* the link went down / came back */
 	uint64_t link_down_drops;   /* frames queued for this output dropped as its link went down */
 	uint64_t fdb_flushed;       /* addresses learnt on it, forgotten as its link went down */
+	uint64_t xdp_redirect_errors; /* as output: frames redirected to it in XDP that the
+				     * kernel could not send (forwarding = xdp, sw_fwd_watch) */
 	struct sw_prio_stats prio[L2CC_NPRIO];
 };
 
@@ -139,8 +141,29 @@ struct sw_port {
 	struct cp *cp;
 	const struct cp_ops *cpo;
 
+	/* forwarding = xdp (sw_fwd.c): the port's known unicast may leave in
+	 * XDP; refused: its veth peer has no XDP program (sw_fwd_watch), so
+	 * frames for it take the daemon. */
+	bool fwd_xdp, fwd_refused, fwd_err_init;
+	uint64_t fwd_err_base;      /* its kernel's redirect-error count at start */
+
 	struct sw_port_stats st;
 };
+
+/*
+ * Where the switch keeps the XDP program's copy of its FDB and its devmap
+ * (sw_fwd.c): the daemon's BPF maps (sw_fwd_bpf_ops, ctx the struct sw), a
+ * unit test's fake. 0 or -errno each.
+ */
+struct sw_fwd_ops {
+	int (*fdb_set)(void *ctx, const struct l2cc_fwd_key *k, uint32_t port);
+	int (*fdb_del)(void *ctx, const struct l2cc_fwd_key *k);   /* -ENOENT: was not there */
+	/* When the XDP program last saw k as a source (ns, CLOCK_MONOTONIC), 0: never. */
+	uint64_t (*fdb_seen)(void *ctx, const struct l2cc_fwd_key *k);
+	/* Port's own frames may take the fast path (rx), it has a devmap slot (tx). */
+	int (*port)(void *ctx, uint32_t port, bool rx, bool tx);
+};
+extern const struct sw_fwd_ops sw_fwd_bpf_ops;
 
 /* A change asked for on the control socket, applied by the loop before its
  * next pass: handlers never write the datapath's state themselves. */
@@ -189,6 +212,11 @@ struct sw {
 	int nports;
 	struct dp_sink sink;        /* where frames leave: xport, or a test's */
 	struct fdb *fdb;
+	/* The XDP fast path (sw_fwd.c); NULL: no port forwards in XDP. */
+	const struct sw_fwd_ops *fwd_ops;
+	void *fwd_ctx;
+	bool fwd_dirty;             /* the map must be told the whole FDB again */
+	uint64_t fwd_map_errors;    /* map updates the kernel refused */
 	struct voq *voq;            /* also the per-frame metadata (voq_frame) */
 	struct sw_cp cps[8];        /* the congestion points in use */
 	int ncps;
@@ -209,6 +237,12 @@ struct sw {
 };
 
 static inline struct sw_port *sw_cpu_port(struct sw *s) { return &s->ports[s->nports]; }
+
+/* Does the port carry VLAN vid? Untagged and priority-tagged (0) always. */
+static inline bool sw_vlan_ok(const struct sw_port *p, uint16_t vid)
+{
+	return !vid || (p->cfg->vlan_map[vid / 64] >> (vid % 64)) & 1;
+}
 
 /* The receive queues a port serves: its `queue` if set, else rx_queues.
  * 0, or -EINVAL for an rx_queues that does not parse. */
@@ -263,6 +297,23 @@ uint64_t sw_credit_stall_ns(const struct sw_port *p, uint64_t now);
 int sw_cps_reset(struct sw *s);
 /* Re-apply per-port settings after a reload (rates, thresholds). */
 void sw_port_apply_cfg(struct sw *s, struct sw_port *p);
+
+/* The XDP fast path (sw_fwd.c). Attach: the ports with forwarding = xdp
+ * (the configuration's) get their fast path and slot, the map the whole
+ * FDB, and the FDB's changes from then on; nothing if no port has it. */
+void sw_fwd_attach(struct sw *s, const struct sw_fwd_ops *ops, void *ctx);
+/* Port p's link or settings changed: its fast path follows now, the map
+ * before the next pass (sw_fwd_resync). */
+void sw_fwd_port(struct sw *s, struct sw_port *p);
+void sw_fwd_resync(struct sw *s);
+/* Frames for p take the daemon (refuse: its peer cannot take redirected
+ * frames), or XDP again; logged when it changes. */
+void sw_fwd_refuse(struct sw *s, struct sw_port *p, bool refuse);
+/* About once a second (and at start, before any frame): whether each port
+ * that forwards in XDP has a peer that takes redirected frames, and the
+ * kernel's count of those it could not send (the first call takes the
+ * baseline). */
+void sw_fwd_watch(struct sw *s);
 
 /* Control socket, metrics and time series (sw_ctl.c). */
 int sw_ctl_init(struct sw *s);

@@ -638,6 +638,215 @@ out:
 	l2cc_xdp_bpf__destroy(skel);
 }
 
+/* ---- l2cc_xdp's fast path (switchd forwarding = xdp) -------------------- */
+
+/*
+ * The ingress port is 0 (VETH0); port 1 (VETH1) has devmap slot 1. The FDB
+ * map knows MAC_A on port 0 and MAC_B on port 1 (VLAN 0, and MAC_B also on
+ * VLAN 10); MAC_C nowhere. No socket is in xsks_map and the fallback is
+ * DROP, so "to the daemon" reads as XDP_DROP with the NO_SOCKET count (xdp_qstats), and
+ * the fast path as XDP_REDIRECT with fwd_stats FORWARDED.
+ */
+enum mac_id { MAC_A = 0xa, MAC_B = 0xb, MAC_C = 0xc, MAC_BCAST = 0xff };
+
+struct fwdp_case {
+	const char *name;
+	enum mac_id dst, src;
+	uint16_t ethertype;
+	uint16_t vid;           /* 0: untagged */
+	uint32_t len;
+	bool fwd_off;           /* cfg_fwd = 0 (hostd, a forwarding = daemon port) */
+	bool port_off;          /* fwd_port.on = 0 (link down) */
+	bool no_slot;           /* port 1 has no devmap slot */
+	bool no_vlan10;         /* the ingress port does not carry VLAN 10 */
+	int verdict;
+	int stat;               /* the fwd_stats counter that must go up (-1: none) */
+};
+
+static const struct fwdp_case fwdp_cases[] = {
+	{ "fwd: known unicast to another port redirects to its devmap slot",
+	  MAC_B, MAC_A, 0x0800, 0, 64, false, false, false, false, XDP_REDIRECT, L2CC_FWD_FORWARDED },
+	{ "fwd: known unicast on a carried VLAN redirects",
+	  MAC_B, MAC_A, 0x0800, 10, 64, false, false, false, false, XDP_REDIRECT, L2CC_FWD_FORWARDED },
+	{ "fwd: unknown destination goes to the socket (daemon)",
+	  MAC_C, MAC_A, 0x0800, 0, 64, false, false, false, false, XDP_DROP, L2CC_FWD_DAEMON },
+	{ "fwd: broadcast goes to the socket (daemon floods it)",
+	  MAC_BCAST, MAC_A, 0x0806, 0, 64, false, false, false, false, XDP_DROP, L2CC_FWD_DAEMON },
+	{ "fwd: source not learnt goes to the socket (daemon learns it)",
+	  MAC_B, MAC_C, 0x0800, 0, 64, false, false, false, false, XDP_DROP, L2CC_FWD_DAEMON },
+	{ "fwd: source learnt on another port goes to the socket (a move)",
+	  MAC_A, MAC_B, 0x0800, 0, 64, false, false, false, false, XDP_DROP, L2CC_FWD_DAEMON },
+	{ "fwd: l2cc control frame goes to the socket",
+	  MAC_B, MAC_A, L2CC_ETH_P_CTRL, 0, 64, false, false, false, false, XDP_DROP, L2CC_FWD_DAEMON },
+	{ "fwd: l2cc data tag goes to the socket",
+	  MAC_B, MAC_A, L2CC_ETH_P_DATA_TAG, 0, 64, false, false, false, false, XDP_DROP, L2CC_FWD_DAEMON },
+	{ "fwd: a VLAN the port does not carry goes to the socket",
+	  MAC_B, MAC_A, 0x0800, 10, 64, false, false, false, true, XDP_DROP, L2CC_FWD_DAEMON },
+	{ "fwd: a VLAN the FDB has no entry on goes to the socket",
+	  MAC_B, MAC_A, 0x0800, 20, 64, false, false, false, false, XDP_DROP, L2CC_FWD_DAEMON },
+	{ "fwd: over the port's largest frame goes to the socket",
+	  MAC_B, MAC_A, 0x0800, 0, 200, false, false, false, false, XDP_DROP, L2CC_FWD_DAEMON },
+	{ "fwd: egress without a devmap slot goes to the socket",
+	  MAC_B, MAC_A, 0x0800, 0, 64, false, false, true, false, XDP_DROP, L2CC_FWD_NO_SLOT },
+	{ "fwd: port turned off (link down) goes to the socket",
+	  MAC_B, MAC_A, 0x0800, 0, 64, false, true, false, false, XDP_DROP, L2CC_FWD_DAEMON },
+	{ "fwd: ineligible port (no fast path compiled in) goes to the socket",
+	  MAC_B, MAC_A, 0x0800, 0, 64, true, false, false, false, XDP_DROP, -1 },
+};
+
+static void mac_of(enum mac_id id, uint8_t m[6])
+{
+	if (id == MAC_BCAST) {
+		memset(m, 0xff, 6);
+		return;
+	}
+	memcpy(m, (uint8_t[6]){ 0x02, 0, 0, 0, 0, (uint8_t)id }, 6);
+}
+
+static size_t fwdp_frame(const struct fwdp_case *c, uint8_t *f)
+{
+	size_t off = 12;
+
+	memset(f, 0, c->len);
+	mac_of(c->dst, f);
+	mac_of(c->src, f + 6);
+	if (c->vid) {
+		f[off++] = 0x81;
+		f[off++] = 0x00;
+		f[off++] = c->vid >> 8;
+		f[off++] = c->vid & 0xff;
+	}
+	f[off++] = c->ethertype >> 8;
+	f[off++] = c->ethertype & 0xff;
+	return c->len;
+}
+
+static int fwdp_fdb_add(int fd, enum mac_id id, uint16_t vid, uint32_t port)
+{
+	struct l2cc_fwd_key k = { .vid = vid };
+	struct l2cc_fwd_entry e = { .port = port };
+
+	mac_of(id, k.mac);
+	return bpf_map_update_elem(fd, &k, &e, BPF_ANY) ? -errno : 0;
+}
+
+/* A per-CPU array's u64 at idx, summed over CPUs (fwd_stats). */
+static int stat_sum(int map_fd, uint32_t idx, uint64_t *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+	int i, err;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(map_fd, &idx, vals) ? -errno : 0;
+	*sum = 0;
+	for (i = 0; !err && i < ncpu; i++)
+		*sum += vals[i];
+	free(vals);
+	return err;
+}
+
+static int fwd_stats_read(int fd, uint64_t st[L2CC_FWD_STAT_MAX])
+{
+	for (int i = 0; i < L2CC_FWD_STAT_MAX; i++)
+		if (stat_sum(fd, i, &st[i]))
+			return -1;
+	return 0;
+}
+
+static void run_fwdp_case(const struct fwdp_case *c)
+{
+	uint64_t before[L2CC_FWD_STAT_MAX], after[L2CC_FWD_STAT_MAX];
+	struct l2cc_fwd_port pc = { .port = 0, .on = 1, .max_len = 128 };
+	struct l2cc_xdp_bpf *skel;
+	uint32_t zero = 0, slot = 1, ifx;
+	int err, verdict = -1, fdb;
+	uint8_t frame[256];
+	size_t len;
+
+	if (!env.veth_ok)
+		SKIP_CASE(env.veth_why);
+	skel = l2cc_xdp_bpf__open();
+	CHECK(skel != NULL);
+	if (!skel)
+		return;
+	skel->rodata->cfg_fallback = L2CC_XDP_FALLBACK_DROP;
+	skel->rodata->cfg_fwd = !c->fwd_off;
+	err = l2cc_xdp_bpf__load(skel);
+	CHECK_EQ(err, 0);
+	if (err)
+		goto out;
+	fdb = bpf_map__fd(skel->maps.fwd_fdb);
+	CHECK_EQ(fwdp_fdb_add(fdb, MAC_A, 0, 0), 0);
+	CHECK_EQ(fwdp_fdb_add(fdb, MAC_B, 0, 1), 0);
+	CHECK_EQ(fwdp_fdb_add(fdb, MAC_B, 10, 1), 0);
+	CHECK_EQ(fwdp_fdb_add(fdb, MAC_A, 10, 0), 0);
+	memset(pc.vlans, 0xff, sizeof(pc.vlans));
+	if (c->no_vlan10)
+		pc.vlans[0] &= ~(1ull << 10);
+	pc.on = !c->port_off;
+	CHECK_EQ(bpf_map_update_elem(bpf_map__fd(skel->maps.fwd_port), &zero, &pc, BPF_ANY), 0);
+	ifx = env.ifindex1;
+	if (!c->no_slot)
+		CHECK_EQ(bpf_map_update_elem(bpf_map__fd(skel->maps.fwd_devs), &slot, &ifx,
+					     BPF_ANY), 0);
+	CHECK_EQ(fwd_stats_read(bpf_map__fd(skel->maps.fwd_stats), before), 0);
+	len = fwdp_frame(c, frame);
+	err = test_run(bpf_program__fd(skel->progs.l2cc_xdp), frame, len, IN_VETH0, &verdict);
+	if (err == -EINVAL) {
+		skip_why = "kernel refuses an xdp_md ctx_in naming a device";
+		goto out;
+	}
+	CHECK_EQ(err, 0);
+	if (err)
+		goto out;
+	CHECK_VERDICT(verdict, c->verdict);
+	CHECK_EQ(fwd_stats_read(bpf_map__fd(skel->maps.fwd_stats), after), 0);
+	for (int i = 0; i < L2CC_FWD_STAT_MAX; i++) {
+		uint64_t want = before[i] + (i == c->stat);
+
+		if (after[i] != want) {
+			printf("    fwd counter %d: %" PRIu64 ", expected %" PRIu64 "\n", i, after[i],
+			       want);
+			check_failed_now++;
+		}
+	}
+	/* A forwarded frame refreshes its source's seen_ns (the daemon's
+	 * aging reads it); one left for the daemon does not. */
+	{
+		struct l2cc_fwd_key k = { .vid = c->vid };
+		struct l2cc_fwd_entry e = { 0 };
+
+		mac_of(MAC_A, k.mac);
+		if (!bpf_map_lookup_elem(fdb, &k, &e)) {
+			if (c->stat == L2CC_FWD_FORWARDED)
+				CHECK(e.seen_ns != 0);
+			else if (c->stat == L2CC_FWD_DAEMON)
+				CHECK_EQ(e.seen_ns, 0);
+		}
+	}
+out:
+	l2cc_xdp_bpf__destroy(skel);
+}
+
+/* hostd and forwarding = daemon ports: cfg_fwd stays 0 unless set. */
+static void test_fwd_default_off(void)
+{
+	struct l2cc_xdp_bpf *skel = l2cc_xdp_bpf__open();
+
+	CHECK(skel != NULL);
+	if (!skel)
+		return;
+	CHECK_EQ(skel->rodata->cfg_fwd, 0);
+	CHECK_EQ(bpf_map__max_entries(skel->maps.fwd_devs), L2CC_FWD_MAX_PORTS);
+	CHECK_EQ(bpf_map__max_entries(skel->maps.fwd_fdb), L2CC_FWD_FDB_DEFAULT);
+	l2cc_xdp_bpf__destroy(skel);
+}
+
 /* ---- xdp_fwd / xdp_pass ------------------------------------------------- */
 
 enum fwd_prog { P_FWD, P_PASS };
@@ -750,6 +959,9 @@ int main(void)
 		RUN_CASE(l2cc_cases[i].name, run_l2cc_case, &l2cc_cases[i]);
 	for (i = 0; i < sizeof(ctl_cases) / sizeof(ctl_cases[0]); i++)
 		RUN_CASE(ctl_cases[i].name, run_ctl_case, &ctl_cases[i]);
+	RUN(test_fwd_default_off);
+	for (i = 0; i < sizeof(fwdp_cases) / sizeof(fwdp_cases[0]); i++)
+		RUN_CASE(fwdp_cases[i].name, run_fwdp_case, &fwdp_cases[i]);
 	RUN(test_xdp_fwd_prog_names);
 	for (i = 0; i < sizeof(fwd_cases) / sizeof(fwd_cases[0]); i++)
 		RUN_CASE(fwd_cases[i].name, run_fwd_case, &fwd_cases[i]);
