@@ -335,8 +335,11 @@ count:
 			/* The daemon reconciles its received count (FCTBS)
 			 * from the frame, in order behind the data before it. */
 			verdict = CTL_APPLIED_PASS;
+			/* No bell: the frame itself goes on to the socket,
+			 * whose readiness wakes the daemon even while it holds
+			 * the ring; a bell as well is a second wake-up (an
+			 * irq_work, costly in a VM) per credit update. */
 			if (flags & L2CC_XDPC_LIMITS) {
-				wake = 1;
 				if (unit != c->credit_unit || !c->credit_n)
 					c->credit_mask = 0;
 				c->credit_unit = unit;

@@ -715,14 +715,18 @@ const struct dp_sink_ops xport_sink_ops = {
 	.flush = xport_sink_flush,
 };
 
-/* The XDP program's counters summed over every queue slot and CPU: one
- * batch lookup of the whole per-CPU array (the program keeps no separate
- * totals, so each frame costs it one map lookup). q >= 0: that slot only. */
+/* The XDP program's counters summed over the interface's queue slots and
+ * CPUs: one batch lookup (the program keeps no separate totals, so each
+ * frame costs it one map lookup). Only the slots of the queues the
+ * interface had at start, and the last (queues past the map) when it has
+ * that many: the time series reads this every tick, and all 65 slots of a
+ * one-queue veth were most of an idle daemon's tick. q >= 0: that slot only. */
 static int xport_qstat_sum(const struct xport *p, int q, uint64_t tot[L2CC_XDP_STAT_MAX])
 {
 	int ncpu = libbpf_num_possible_cpus(), fd, err = 0;
 	const uint32_t nslot = L2CC_XSKMAP_MAX + 1, vsz = sizeof(struct l2cc_xdp_qstat);
-	uint32_t n = q < 0 ? nslot : 1, count = n, *keys;
+	uint32_t nq = p->nq_if && p->nq_if < L2CC_XSKMAP_MAX ? p->nq_if : nslot;
+	uint32_t n = q < 0 ? nq : 1, count = n, *keys;
 	struct l2cc_xdp_qstat *vals;
 	__u32 out_batch;
 

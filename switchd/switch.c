@@ -910,8 +910,15 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 			p->next_tx_ns = wclock_next(&p->wc); /* eligible: waits for the wire */
 		else {
 			/* Paused: until the pause runs out. Out of credits:
-			 * until a credit update arrives, which wakes us. */
+			 * until a credit update arrives, which wakes us as it
+			 * reaches our socket. With xdp_control the XDP program
+			 * applied its limits first and rings no bell for it (a
+			 * second wake-up per update); should our receive ring
+			 * be full, the update is applied but never arrives:
+			 * look again in a millisecond while stalled. */
 			p->next_tx_ns = fc_tx_pause_end(&p->etx, sw_waiting(s, p, (uint8_t)~mask));
+			if (credit_refused && p->cfg->xdp_control && p->next_tx_ns > s->now + 1000000)
+				p->next_tx_ns = s->now + 1000000;
 			p->fc_held = true;
 		}
 	}
