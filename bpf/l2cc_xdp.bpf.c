@@ -163,7 +163,8 @@ static __always_inline int l2cc_xdp_ctl_rx(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u8 *eth = data, *pl, *rsv = NULL;
+	__u8 *eth = data, *pl, *tp;
+	__u32 rsv_off = 0;  /* the CREDIT's reserved byte, from data; 0: none */
 	struct l2cc_xdp_ctl_lock *lk;
 	struct l2cc_xdp_ctl *c;
 	__u16 et, opcode = 0, q0 = 0, quanta[L2CC_NPRIO] = { 0 };
@@ -172,7 +173,9 @@ static __always_inline int l2cc_xdp_ctl_rx(struct xdp_md *ctx)
 	__u8 cls = 0, unit = 0, pmask = 0;
 	int verdict = CTL_TAKEN, bad = 0;  /* 1 malformed, 2 unsupported */
 	int wake = 0;
-	int kind;                           /* 0 PAUSE, 1 PFC, 2 CREDIT */
+	/* 0 PAUSE, 1 PFC, 2 CREDIT. Initialised: a verifier without
+	 * CAP_PERFMON (the systemd units) refuses reads of unwritten stack. */
+	int kind = -1;
 
 	if (data + L2CC_ETH_HLEN > data_end)
 		return CTL_PASS;
@@ -187,21 +190,28 @@ static __always_inline int l2cc_xdp_ctl_rx(struct xdp_md *ctx)
 	if ((flags & (L2CC_XDPC_ON | L2CC_XDPC_UP)) != (L2CC_XDPC_ON | L2CC_XDPC_UP))
 		return CTL_PASS;
 
-	/* At most two VLAN tags, as wire_parse_eth(). */
-	et = ctl_be16(eth + off);
+	/* At most two VLAN tags, as wire_parse_eth(). The pointer moves by
+	 * constants, never by a register: adding a scalar register to a
+	 * packet pointer needs CAP_PERFMON (Spectre v1 masking), which the
+	 * systemd units do not grant; off keeps the count for plen. */
+	tp = eth + 2 * L2CC_ETH_ALEN;
+	et = ctl_be16(tp);
 #pragma unroll
 	for (int t = 0; t < 2; t++) {
 		if (et != L2CC_ETH_P_8021Q && et != L2CC_ETH_P_8021AD)
 			break;
-		if (data + off + L2CC_VLAN_HLEN + 2 > data_end)
+		if ((void *)(tp + L2CC_VLAN_HLEN + 2) > data_end)
 			return CTL_PASS;     /* the daemon counts it malformed */
+		tp += L2CC_VLAN_HLEN;
 		off += L2CC_VLAN_HLEN;
-		et = ctl_be16(eth + off);
+		et = ctl_be16(tp);
 	}
 	off += 2;
-	len = (__u32)(data_end - data);
+	/* Not data_end - data: subtracting packet pointers needs CAP_PERFMON
+	 * (pointer leaks), which the systemd units do not grant. */
+	len = (__u32)bpf_xdp_get_buff_len(ctx);
 	plen = len - off;
-	pl = eth + off;
+	pl = tp + 2;
 	if (off > 2 * L2CC_ETH_ALEN + 2 + 2 * L2CC_VLAN_HLEN)
 		return CTL_PASS;
 
@@ -259,7 +269,7 @@ static __always_inline int l2cc_xdp_ctl_rx(struct xdp_md *ctx)
 			bad = 1;
 			goto count;
 		}
-		rsv = pl + CTL_HDR_LEN + 3;
+		rsv_off = off + CTL_HDR_LEN + 3;
 		unit = pl[CTL_HDR_LEN + 0];
 		pmask = pl[CTL_HDR_LEN + 1];
 		sunit = pl[CTL_HDR_LEN + 2];
@@ -361,8 +371,19 @@ count:
 	bpf_spin_unlock(&lk->lock);
 	/* Only a change the daemon must act on wakes it. */
 	/* The frame goes on to the daemon marked: its limits are applied. */
-	if (verdict == CTL_APPLIED_PASS && rsv && (void *)(rsv + 1) <= data_end)
-		*rsv = L2CC_CREDIT_XDP_APPLIED;
+	/* The byte is found again from the packet's start, by constants per
+	 * tag count: a packet pointer kept across the lock and the helpers
+	 * came back as a scalar to a verifier without CAP_PERFMON. */
+	if (verdict == CTL_APPLIED_PASS && rsv_off) {
+		__u8 *d = (void *)(long)ctx->data;
+		void *de = (void *)(long)ctx->data_end;
+		__u8 *r = rsv_off == 14 + CTL_HDR_LEN + 3 ? d + 14 + CTL_HDR_LEN + 3 :
+			  rsv_off == 18 + CTL_HDR_LEN + 3 ? d + 18 + CTL_HDR_LEN + 3 :
+							    d + 22 + CTL_HDR_LEN + 3;
+
+		if ((void *)(r + 1) <= de)
+			*r = L2CC_CREDIT_XDP_APPLIED;
+	}
 	if (wake)
 		bpf_ringbuf_output(&xdp_ctl_bell, &now, sizeof(now), 0);
 	return verdict;
@@ -391,7 +412,7 @@ static __always_inline __u16 be16_at(const __u8 *p)
  * rewritten there), stacked tags, a VLAN this port does not carry, a frame
  * over the port's MTU. The daemon then does what it always did.
  */
-static __always_inline int l2cc_fwd(void *data, void *data_end)
+static __always_inline int l2cc_fwd(struct xdp_md *ctx, void *data, void *data_end)
 {
 	struct l2cc_fwd_key key = {};
 	struct l2cc_fwd_entry *src, *dst;
@@ -404,7 +425,7 @@ static __always_inline int l2cc_fwd(void *data, void *data_end)
 
 	pc = bpf_map_lookup_elem(&fwd_port, &zero);
 	if (!pc || !pc->on || data + L2CC_ETH_HLEN > data_end ||
-	    (__u64)(data_end - data) > pc->max_len)
+	    bpf_xdp_get_buff_len(ctx) > pc->max_len)  /* no pointer subtraction: see above */
 		goto daemon;
 	if ((eth[0] & 1) || (eth[6] & 1))
 		goto daemon;
@@ -477,7 +498,7 @@ int l2cc_xdp(struct xdp_md *ctx)
 	}
 
 	if (cfg_fwd) {
-		int v = l2cc_fwd(data, data_end);
+		int v = l2cc_fwd(ctx, data, data_end);
 
 		if (v >= 0)
 			return v;
