@@ -36,6 +36,7 @@ struct flow_table {
 	uint16_t *free_ids;     /* ring of free ids, oldest freed at free_head */
 	uint32_t free_head, free_count;
 	uint32_t expire_cursor; /* next id flow_expire examines */
+	uint32_t id_end;        /* 1 + the highest id ever in use: where walks stop */
 	uint64_t idle_ns;
 	uint64_t queue_limit;
 	uint32_t nframes;
@@ -238,6 +239,7 @@ int flow_table_create(struct flow_table **out, const struct flow_table_config *c
 	d->id = FLOW_ID_DEFAULT;
 	d->gen = 1;
 	d->in_use = true;
+	t->id_end = 1;
 	d->q.limit = cfg->queue_limit;
 	d->law_state = d->law_area;
 	t->st.flows = 1;
@@ -307,6 +309,8 @@ int flow_lookup_or_create(struct flow_table *t, const struct flow_key *k, uint64
 	f->id = id;
 	f->gen = gen;
 	f->in_use = true;
+	if (id >= t->id_end)
+		t->id_end = id + 1u;
 	f->last_seen_ns = now;
 	f->q.limit = t->queue_limit;
 	f->law_state = f->law_area;
@@ -374,16 +378,17 @@ static bool flow_idle(const struct flow_table *t, const struct flow *f, uint64_t
 
 uint32_t flow_expire(struct flow_table *t, uint64_t now, uint32_t budget)
 {
-	uint32_t n = 0, ids = t->max_flows - 1;      /* all but the default flow */
+	/* All but the default flow, up to the highest id ever used. */
+	uint32_t n = 0, ids = t->id_end - 1;
 
-	if (!t->idle_ns)
+	if (!t->idle_ns || !ids)
 		return 0;
 	if (!budget || budget > ids)
 		budget = ids;
 	while (budget--) {
 		struct flow *f = &t->flows[t->expire_cursor];
 
-		if (++t->expire_cursor == t->max_flows)
+		if (++t->expire_cursor >= t->id_end)
 			t->expire_cursor = 1;
 		if (flow_idle(t, f, now)) {
 			flow_release(t, f);
@@ -490,7 +495,7 @@ uint32_t flow_frame_len(const struct flow_table *t, uint32_t frame)
 
 int flow_foreach(struct flow_table *t, int (*fn)(void *ctx, struct flow *f), void *ctx)
 {
-	for (uint32_t id = 0; id < t->max_flows; id++) {
+	for (uint32_t id = 0; id < t->id_end; id++) {
 		int ret;
 
 		if (!t->flows[id].in_use)
@@ -510,4 +515,9 @@ void flow_table_get_stats(const struct flow_table *t, struct flow_table_stats *s
 uint32_t flow_table_max_flows(const struct flow_table *t)
 {
 	return t->max_flows;
+}
+
+uint32_t flow_table_id_end(const struct flow_table *t)
+{
+	return t->id_end;
 }

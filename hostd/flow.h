@@ -226,5 +226,9 @@ int flow_foreach(struct flow_table *t, int (*fn)(void *ctx, struct flow *f), voi
 
 void flow_table_get_stats(const struct flow_table *t, struct flow_table_stats *st);
 uint32_t flow_table_max_flows(const struct flow_table *t);
+/* 1 + the highest id ever in use: a walk over the flows by id stops there
+ * (the time series walks them every 10 ms; max_flows is 4096 and more,
+ * a lab's hosts use a handful). */
+uint32_t flow_table_id_end(const struct flow_table *t);
 
 #endif

@@ -264,7 +264,7 @@ static void emit_flow(const struct hd *h, struct jw *w, const struct flow *f, bo
 static int cmd_flows(struct jw *w, const char *args, void *ctx)
 {
 	struct hd *h = ctx;
-	uint32_t max = flow_table_max_flows(h->flows);
+	uint32_t max = flow_table_id_end(h->flows);
 	uint64_t now = loop_now_ns();
 
 	jw_obj_begin(w, NULL);
@@ -285,7 +285,7 @@ static int cmd_flows(struct jw *w, const char *args, void *ctx)
 static int cmd_peers(struct jw *w, const char *args, void *ctx)
 {
 	struct hd *h = ctx;
-	uint32_t max = flow_table_max_flows(h->peers);
+	uint32_t max = flow_table_id_end(h->peers);
 	char mac[18];
 
 	jw_obj_begin(w, NULL);
@@ -440,7 +440,7 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 		{ "host", &h->hst, h->link_up[HD_PORT_HOST] },
 		{ "uplink", &h->ust, h->link_up[HD_PORT_UP] },
 	};
-	uint32_t max = flow_table_max_flows(h->flows), listed = 0;
+	uint32_t max = flow_table_id_end(h->flows), listed = 0;
 	uint64_t now = loop_now_ns();
 	const void *st = &h->st;
 	const char *lp[1] = { labels };
@@ -583,7 +583,7 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 
 void hd_stats_tick(struct hd *h)
 {
-	uint32_t max = flow_table_max_flows(h->flows), listed = 0, omitted = 0;
+	uint32_t max = flow_table_id_end(h->flows), listed = 0, omitted = 0;
 	double dt = (h->now - h->last_stats_ns) / 1e9;
 	struct timespec rt;
 	struct jw w;

@@ -1343,7 +1343,7 @@ static uint32_t hd_fring_drop(struct hd *h, struct hd_fring *r)
 /* The uplink went down: nothing queued for it can go. */
 static void hd_uplink_down(struct hd *h)
 {
-	for (uint32_t id = 0; id < flow_table_max_flows(h->flows); id++) {
+	for (uint32_t id = 0; id < flow_table_id_end(h->flows); id++) {
 		struct flow *f = flow_by_id(h->flows, (uint16_t)id);
 		struct hd_flow *x;
 		struct rp_out o;
@@ -1528,7 +1528,7 @@ void hd_core_destroy(struct hd *h)
 		return;
 	/* Frames queued in flows and FIFOs go back to the pool. */
 	if (h->flows) {
-		for (uint32_t id = 0; id < flow_table_max_flows(h->flows); id++) {
+		for (uint32_t id = 0; id < flow_table_id_end(h->flows); id++) {
 			struct flow *f = flow_by_id(h->flows, (uint16_t)id);
 			uint32_t idx;
 
