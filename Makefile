@@ -63,7 +63,7 @@ BENCH_BINS  := $(BENCH_SRCS:tests/bench/%.c=$(B)/bench/%)
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
 
-BINS := $(B)/bin/switchd $(B)/bin/hostd $(B)/bin/l2ccctl $(B)/bin/l2cc-flowgen
+BINS := $(B)/bin/switchd $(B)/bin/hostd $(B)/bin/l2ccd $(B)/bin/l2ccctl $(B)/bin/l2cc-flowgen
 
 all: $(BINS) $(BPF_OBJS) $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(TOOL_BINS)
 
@@ -103,6 +103,12 @@ $(B)/bin/hostd: $(B)/hostd/main.o $(B)/libhostd.a $(B)/libl2cc.a
 	$(call msg,LINK,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Several switchd and hostd daemons in one process (docs/l2ccd.md).
+$(B)/bin/l2ccd: $(B)/l2ccd/l2ccd.o $(B)/libswitchd.a $(B)/libhostd.a $(B)/libl2cc.a
+	$(call msg,LINK,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lpthread
 
 $(B)/bin/l2ccctl: $(B)/l2ccctl/l2ccctl.o $(B)/libl2cc.a
 	$(call msg,LINK,$@)
@@ -203,6 +209,7 @@ SYSTEMD_DIR ?= /etc/systemd/system
 install: $(BINS)
 	install -D -m 0755 $(B)/bin/switchd $(DESTDIR)$(PREFIX)/sbin/switchd
 	install -D -m 0755 $(B)/bin/hostd $(DESTDIR)$(PREFIX)/sbin/hostd
+	install -D -m 0755 $(B)/bin/l2ccd $(DESTDIR)$(PREFIX)/sbin/l2ccd
 	install -D -m 0755 $(B)/bin/l2ccctl $(DESTDIR)$(PREFIX)/bin/l2ccctl
 	install -D -m 0755 $(B)/bin/l2cc-flowgen $(DESTDIR)$(PREFIX)/bin/l2cc-flowgen
 	install -D -m 0644 config/systemd/switchd@.service $(DESTDIR)$(SYSTEMD_DIR)/switchd@.service

@@ -36,6 +36,21 @@ struct drun {
 	const uint64_t *busy_poll;      /* ns; read every pass, since a reload may change it */
 	uint64_t *wakeups;              /* counts the passes that slept */
 	bool *stop;                     /* TERM/INT set it; the loop ends when it is true */
+	const char *name;               /* the configuration's name: l2ccd's log tag */
+};
+
+/*
+ * A kind of daemon (switchd, hostd) for a runner: its command line and
+ * configuration loader (cli), how to create one on a loaded configuration
+ * (which it keeps) and fill the drun that drives it, and how to take it
+ * down. drun_loop() runs one per process; l2ccd runs several in one thread.
+ */
+struct drun_kind {
+	const struct dcli *cli;
+	/* 0, or -errno once it has said what failed (r->d may be set: stop it). */
+	int (*start)(void *cfg, const struct dcli_args *args, struct drun *r);
+	/* Destroy r->d (NULL is ok) and set it NULL. */
+	void (*stop)(struct drun *r);
 };
 
 /*

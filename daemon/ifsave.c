@@ -27,7 +27,7 @@ static int ifsave_kind_path(const char *dir, const char *kind, const char *ifnam
 
 	if (!*dir || !*ifname || strchr(ifname, '/'))
 		return -EINVAL;
-	if (stat("/proc/self/ns/net", &st) < 0)
+	if (stat("/proc/thread-self/ns/net", &st) < 0)
 		return -errno;
 	if ((unsigned)snprintf(buf, len, "%s/%s-%llu-%s", dir, kind, (unsigned long long)st.st_ino,
 			       ifname) >= len)

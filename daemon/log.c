@@ -10,6 +10,8 @@
 #include <xdp/libxdp.h>
 
 static const char *log_ident = "l2cc";
+/* l2ccd: the daemon this thread is running right now, which tags its lines. */
+static __thread const char *log_thread_ident;
 static int log_level = LOG_LVL_INFO;
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
@@ -23,7 +25,8 @@ static void log_vmsg(int level, const char *subsys, const char *fmt, va_list ap)
 	if (level > log_level)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	n = snprintf(line, sizeof(line), "%s[%lld.%03ld] %s %s: ", log_ident,
+	n = snprintf(line, sizeof(line), "%s[%lld.%03ld] %s %s: ",
+		     log_thread_ident ? log_thread_ident : log_ident,
 		     (long long)ts.tv_sec, ts.tv_nsec / 1000000,
 		     level_names[level < 0 ? 0 : level > 3 ? 3 : level], subsys);
 	if (n < 0 || (size_t)n >= sizeof(line))
@@ -80,6 +83,7 @@ void log_init(const char *ident, int level)
 }
 
 void log_set_level(int level) { log_level = level; }
+void log_set_thread_ident(const char *ident) { log_thread_ident = ident; }
 int log_get_level(void) { return log_level; }
 
 bool log_ratelimit_ok(struct log_ratelimit *rl)

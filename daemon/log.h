@@ -20,6 +20,9 @@ enum log_level { LOG_LVL_ERR = 0, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
 /* Set the program name (prefix) and verbosity; route libbpf and libxdp into us. */
 void log_init(const char *ident, int level);
 void log_set_level(int level);
+/* The calling thread's lines carry ident instead (NULL: the process's again):
+ * l2ccd sets the name of the daemon it is about to run. */
+void log_set_thread_ident(const char *ident);
 int log_get_level(void);
 
 void log_msg(int level, const char *subsys, const char *fmt, ...)

@@ -48,6 +48,8 @@ struct loop {
 	struct loop_timer **timers;
 	size_t ntimers, timers_cap;
 	bool in_timers, timers_dirty;
+	loop_enter_fn enter;	/* before a pass's first callback (loop_set_enter) */
+	void *enter_ctx;
 };
 
 int loop_create(struct loop **out)
@@ -300,14 +302,20 @@ static uint64_t loop_timers_next(const struct loop *l)
 	return next;
 }
 
-static void loop_timers_run(struct loop *l)
+static void loop_timers_run(struct loop *l, bool *entered)
 {
-	uint64_t now;
+	uint64_t now, next = loop_timers_next(l);
 	size_t i;
 
-	if (loop_timers_next(l) == LOOP_FOREVER)
+	if (next == LOOP_FOREVER)
 		return;
 	now = loop_now_ns();
+	if (next > now)
+		return;
+	if (!*entered && l->enter) {
+		l->enter(l->enter_ctx);
+		*entered = true;
+	}
 	l->in_timers = true;
 	/* By index: a callback may create timers (the array may move). */
 	for (i = 0; i < l->ntimers; i++) {
@@ -371,11 +379,28 @@ uint64_t loop_take_signals(struct loop *l)
 
 /* ---- running -------------------------------------------------------------- */
 
+void loop_set_enter(struct loop *l, loop_enter_fn fn, void *ctx)
+{
+	l->enter = fn;
+	l->enter_ctx = ctx;
+}
+
+int loop_fd(const struct loop *l)
+{
+	return l->epfd;
+}
+
+uint64_t loop_next_timer(const struct loop *l)
+{
+	return loop_timers_next(l);
+}
+
 int loop_run_once(struct loop *l, uint64_t deadline_ns)
 {
 	struct epoll_event ev[LOOP_EVENTS];
 	struct timespec ts, *tsp = NULL;
 	uint64_t next = loop_timers_next(l);
+	bool entered = false;
 	int n, i;
 
 	if (next < deadline_ns)
@@ -402,8 +427,12 @@ int loop_run_once(struct loop *l, uint64_t deadline_ns)
 		/* Removed (and perhaps reused) by an earlier callback of this pass. */
 		if (w->fd < 0 || w->gen != gen || !w->fn)
 			continue;
+		if (!entered && l->enter) {
+			l->enter(l->enter_ctx);
+			entered = true;
+		}
 		w->fn(w->ctx, w->fd, ev[i].events);
 	}
-	loop_timers_run(l);
+	loop_timers_run(l, &entered);
 	return n;
 }

@@ -25,6 +25,7 @@ struct loop;
 struct loop_timer;
 typedef void (*loop_fd_fn)(void *ctx, int fd, uint32_t events);
 typedef void (*loop_timer_fn)(void *ctx, uint64_t now_ns);
+typedef void (*loop_enter_fn)(void *ctx);
 
 int loop_create(struct loop **out);
 /* Frees the loop and its timers; closes the signalfd, not the watched fds. */
@@ -68,6 +69,20 @@ uint64_t loop_take_signals(struct loop *l);
  * number of ready fds (0 on timeout) or -errno. EINTR counts as a timeout:
  * go round again. */
 int loop_run_once(struct loop *l, uint64_t deadline_ns);
+
+/*
+ * For a runner that drives several loops from one thread (l2ccd): fn runs
+ * once in a loop_run_once() pass, before its first fd callback or due timer,
+ * and not at all in a pass that only wakes (fds watched with fn NULL). l2ccd
+ * enters the daemon's network namespace there: callbacks and timers may name
+ * interfaces, the data path never does.
+ */
+void loop_set_enter(struct loop *l, loop_enter_fn fn, void *ctx);
+/* The epoll descriptor itself, to watch the whole loop from another epoll:
+ * readable when loop_run_once() would find an fd ready. */
+int loop_fd(const struct loop *l);
+/* When the earliest armed timer is due (LOOP_FOREVER: none). */
+uint64_t loop_next_timer(const struct loop *l);
 
 static inline uint64_t loop_now_ns(void)
 {

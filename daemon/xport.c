@@ -1214,6 +1214,35 @@ static struct rtattr *xport_nested(struct rtattr *rta, unsigned short type)
 	return NULL;
 }
 
+int xport_if_link(const char *ifname)
+{
+	struct rtattr *tb[IFLA_MAX + 1];
+	char buf[16384];
+	int fd, err, index = (int)if_nametoindex(ifname);
+
+	if (!index)
+		return -errno;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	err = xport_nl_getlink(fd, index, -1, buf, sizeof(buf), tb);
+	/* No IFLA_LINK: the device is its own link (sysfs's iflink says the same). */
+	if (!err && tb[IFLA_LINK])
+		memcpy(&index, RTA_DATA(tb[IFLA_LINK]), sizeof(index));
+	close(fd);
+	return err ? err : index;
+}
+
+int xport_if_mac(const char *ifname, uint8_t mac[6])
+{
+	struct ifreq ifr = {};
+	int err = nic_ioctl(ifname, SIOCGIFHWADDR, &ifr);
+
+	if (!err)
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return err;
+}
+
 int xport_peer_xdp(const struct xport *p)
 {
 	struct rtattr *tb[IFLA_MAX + 1], *kind, *at;

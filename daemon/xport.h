@@ -320,6 +320,12 @@ int xport_xdp_xmit_errors(const struct xport *p, uint64_t *n);
  * -EOPNOTSUPP for an interface that is not a veth, -errno if netlink
  * cannot tell. The control path only. */
 int xport_peer_xdp(const struct xport *p);
+/* An interface's link (a veth's peer index, in the peer's namespace; its
+ * own index if it has none) and its MAC, from netlink and ioctl rather than
+ * /sys/class/net, which shows the namespace sysfs was mounted in, not the
+ * thread's (l2ccd runs daemons of several namespaces). -errno on error. */
+int xport_if_link(const char *ifname);
+int xport_if_mac(const char *ifname, uint8_t mac[6]);
 
 /* Verify frame conservation across the umem and its ports; 0 or -EUCLEAN. */
 int xport_check(const struct umem *u, struct xport *const *ports, int nports);

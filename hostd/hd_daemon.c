@@ -139,18 +139,9 @@ uint64_t hd_next_deadline(const struct hd *h)
 
 static unsigned int hd_iflink(const char *ifname)
 {
-	char path[96];
-	unsigned int ifindex = 0;
-	FILE *f;
+	int link = xport_if_link(ifname);
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/iflink", ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%u", &ifindex) != 1)
-		ifindex = 0;
-	fclose(f);
-	return ifindex;
+	return link > 0 ? (unsigned int)link : 0;
 }
 
 /*
@@ -170,25 +161,6 @@ static int hd_host_mtu(const char *host_port, char *peer, size_t peerlen)
 	}
 	snprintf(peer, peerlen, "%s", host_port);
 	return xport_if_mtu(host_port);
-}
-
-/* An interface's MAC from sysfs: 0 or -errno. */
-static int hd_if_mac(const char *ifname, uint8_t mac[6])
-{
-	char path[96], text[32];
-	FILE *f;
-	int err = 0;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	if (!fgets(text, sizeof(text), f) ||
-	    sscanf(text, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3],
-		   &mac[4], &mac[5]) != 6)
-		err = -EINVAL;
-	fclose(f);
-	return err;
 }
 
 static uint32_t hd_frame_size(const struct hd_cfg *cfg)
@@ -372,7 +344,7 @@ int hd_create(struct hd **out, struct hd_cfg *cfg)
 		return -EMSGSIZE;
 	}
 	pi.host_mtu = (uint32_t)host_mtu;
-	pi.host_mac_known = strcmp(peer, cfg->host_port) && !hd_if_mac(peer, pi.host_mac);
+	pi.host_mac_known = strcmp(peer, cfg->host_port) && !xport_if_mac(peer, pi.host_mac);
 	pi.max_frame = (uint32_t)up_mtu + L2CC_ETH_HLEN + 2 * L2CC_VLAN_HLEN;
 	err = loop_create(&loop);
 	if (err)

@@ -93,28 +93,44 @@ static const struct drun_ops hd_run_ops = {
 	.reload = hd_reload,
 };
 
-static int hd_run(void *c, const struct dcli_args *args)
+/* Create the host daemon on cfg and describe it to a runner: drun_loop()
+ * here, l2ccd for several daemons in one process. */
+static int hd_start(void *c, const struct dcli_args *args, struct drun *r)
 {
 	struct hd_cfg *cfg = c;
 	struct hd *h = NULL;
-	struct drun r;
 	int err;
 
 	dcli_log_start(args, cfg->name, cfg->log_level);
 	err = hd_create(&h, cfg);
 	if (err)
-		goto out;
+		return err;
 	h->reload = hd_reload_ctl;
 	h->reload_args = args;
 	/* h->cfg is cfg, which a reload rewrites: drun sees a new busy_poll. */
-	r = (struct drun){ .ops = &hd_run_ops, .d = h, .args = args, .loop = h->loop,
-			   .now = &h->now, .busy_poll = &cfg->busy_poll, .wakeups = &h->wakeups,
-			   .stop = &h->stop };
+	*r = (struct drun){ .ops = &hd_run_ops, .d = h, .args = args, .loop = h->loop,
+			    .now = &h->now, .busy_poll = &cfg->busy_poll, .wakeups = &h->wakeups,
+			    .stop = &h->stop, .name = cfg->name };
 	pr_info("%s: running, flows by %s, %s mode\n", cfg->name,
 		enum_name("granularity", cfg->granularity), enum_name("mode", cfg->mode));
-	err = drun_loop(&r);
-out:
-	hd_destroy(h);
+	return 0;
+}
+
+static void hd_stop(struct drun *r)
+{
+	hd_destroy(r->d);
+	r->d = NULL;
+}
+
+static int hd_run(void *c, const struct dcli_args *args)
+{
+	struct drun r = {};
+	int err;
+
+	err = hd_start(c, args, &r);
+	if (!err)
+		err = drun_loop(&r);
+	hd_stop(&r);
 	return err;
 }
 
@@ -143,6 +159,8 @@ static const struct dcli hd_cli = {
 	.print_check = hd_print_check,
 	.run = hd_run,
 };
+
+const struct drun_kind hostd_kind = { .cli = &hd_cli, .start = hd_start, .stop = hd_stop };
 
 int hostd_main(int argc, char **argv)
 {

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include "config.h"
 
+struct drun_kind;
+
 #define HD_MAX_RATES 256        /* [rate LABEL] sections */
 #define HD_LAW_CFG_MAX 192      /* bytes of a law's own keys (rp_ops.cfg_size) */
 
@@ -99,5 +101,7 @@ int hd_cfg_load(struct hd_cfg *cfg, const char *path, char *const *overrides, in
 		char *err, size_t errlen);
 
 int hostd_main(int argc, char **argv);
+/* The same daemon for a runner of several in one process (l2ccd). */
+extern const struct drun_kind hostd_kind;
 
 #endif

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "config.h"
+
+struct drun_kind;
 #include "l2cc_shared.h"
 
 #define SW_MAX_PORTS   64
@@ -136,5 +138,7 @@ static inline bool sw_port_fwd_xdp(const struct sw_cfg *cfg, const struct port_c
 uint32_t sw_cfg_umem_need(const struct sw_cfg *cfg);
 
 int switchd_main(int argc, char **argv);
+/* The same daemon for a runner of several in one process (l2ccd). */
+extern const struct drun_kind switchd_kind;
 
 #endif

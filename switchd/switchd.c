@@ -71,26 +71,42 @@ static const struct drun_ops sw_run_ops = {
 	.reload = sw_reload,
 };
 
-static int sw_run(void *c, const struct dcli_args *args)
+/* Create the switch on cfg and describe it to a runner: drun_loop() here,
+ * l2ccd for several daemons in one process. */
+static int sw_start(void *c, const struct dcli_args *args, struct drun *r)
 {
 	struct sw_cfg *cfg = c;
 	struct sw *s = NULL;
-	struct drun r;
 	int err;
 
 	dcli_log_start(args, cfg->name, cfg->log_level);
 	err = sw_create(&s, cfg);
 	if (err)
-		goto out;
+		return err;
 	s->reload = sw_reload_ctl;
 	s->reload_args = args;
-	r = (struct drun){ .ops = &sw_run_ops, .d = s, .args = args, .loop = s->loop,
-			   .now = &s->now, .busy_poll = &cfg->busy_poll, .wakeups = &s->wakeups,
-			   .stop = &s->stop };
+	*r = (struct drun){ .ops = &sw_run_ops, .d = s, .args = args, .loop = s->loop,
+			    .now = &s->now, .busy_poll = &cfg->busy_poll, .wakeups = &s->wakeups,
+			    .stop = &s->stop, .name = cfg->name };
 	pr_info("%s: forwarding on %d ports\n", cfg->name, s->nports);
-	err = drun_loop(&r);
-out:
-	sw_destroy(s);
+	return 0;
+}
+
+static void sw_stop(struct drun *r)
+{
+	sw_destroy(r->d);
+	r->d = NULL;
+}
+
+static int sw_run(void *c, const struct dcli_args *args)
+{
+	struct drun r = {};
+	int err;
+
+	err = sw_start(c, args, &r);
+	if (!err)
+		err = drun_loop(&r);
+	sw_stop(&r);
 	return err;
 }
 
@@ -134,6 +150,8 @@ static const struct dcli sw_cli = {
 	.print_check = sw_print_check,
 	.run = sw_run,
 };
+
+const struct drun_kind switchd_kind = { .cli = &sw_cli, .start = sw_start, .stop = sw_stop };
 
 int switchd_main(int argc, char **argv)
 {

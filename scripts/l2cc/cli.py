@@ -47,8 +47,15 @@ def cmd_export(a):
     return 0
 
 
+def _one_process(p):
+    p.add_argument("--one-process", metavar="THREADS", nargs="?", const="1", default=None,
+                   help="run every daemon in one l2ccd process with THREADS loops (default "
+                        "1; also $L2CC_ONE_PROCESS): a hop between two daemons of one loop "
+                        "costs no wake-up (docs/l2ccd.md)")
+
+
 def cmd_up(a):
-    return L.up(a.topology, a.rundir, a.bin)
+    return L.up(a.topology, a.rundir, a.bin, a.one_process)
 
 
 def cmd_down(a):
@@ -169,7 +176,7 @@ COMMANDS = [
      "and an Ansible inventory and playbook, for a topology whose nodes have machine:",
      [_topology, _out], False),
     ("up", cmd_up, "build a lab: namespaces, veths, addresses, daemons",
-     [_topology, _rundir], False),
+     [_topology, _rundir, _one_process], False),
     ("down", cmd_down, "stop a lab's daemons and delete its namespaces (idempotent)",
      [_lab, _rundir], False),
     ("status", cmd_status, "lab.json with live facts: daemons running, their status replies",

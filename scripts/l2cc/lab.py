@@ -38,6 +38,7 @@ from . import topo as T
 READY_TIMEOUT = 10.0        # seconds for every daemon to answer `status`
 STOP_TIMEOUT = 5.0          # seconds between TERM and KILL
 DAEMONS = ("switchd", "hostd")
+SHARED = "l2ccd"            # every daemon of a lab in one process (docs/l2ccd.md)
 
 # Run in the daemon's own `ip netns exec` mount namespace: mount bpffs there
 # (libxdp pins its dispatcher by ifindex, which collides across namespaces
@@ -211,6 +212,9 @@ def is_our_daemon(pid, conf):
     argv = _proc_argv(int(pid))
     if not argv:
         return False
+    if any(os.path.basename(a) == SHARED for a in argv):
+        # l2ccd KIND@NETNS:CONF...: one process for every node
+        return any(a.endswith(":" + conf) for a in argv)
     return conf in argv and any(os.path.basename(a) in DAEMONS for a in argv)
 
 
@@ -469,6 +473,43 @@ def _start_daemon(topo, n, rundir, bindir):
     return p
 
 
+def one_process_threads(value=None):
+    """How many l2ccd threads a lab's daemons share: `up --one-process N`,
+    else $L2CC_ONE_PROCESS; None: a process per daemon (the default)."""
+    v = value if value is not None else os.environ.get("L2CC_ONE_PROCESS") or None
+    if v is None:
+        return None
+    try:
+        n = int(v)
+    except ValueError:
+        n = 0
+    if n < 1 or n > 64:
+        raise UsageError("one process: expected 1..64 threads, got %r" % v)
+    return n
+
+
+def _start_shared(topo, nodes, rundir, bindir, threads):
+    """Every daemon of the lab in one l2ccd, each in its namespace. Every
+    node's PID file names it, and each node's log is a link to its log."""
+    log_path = os.path.join(rundir, SHARED + ".log")
+    # SCHED_FIFO: the fabric as hardware no iperf3 can delay (docs/l2ccd.md);
+    # l2ccd falls back to weighing its threads by nice where it may not.
+    cmd = [os.path.join(bindir, SHARED), "-t", str(threads), "--realtime", "10"]
+    for n in nodes:
+        cmd.append("%s@%s:%s" % (_daemon(topo, n.name), n.netns,
+                                 T.node_files(rundir, n.name)["config"]))
+    with open(log_path, "wb") as logf:
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf,
+                             stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+    procs = {}
+    for n in nodes:
+        f = T.node_files(rundir, n.name)
+        _write_atomic(f["pid"], "%d\n" % p.pid)
+        os.symlink(os.path.basename(log_path), f["log"])
+        procs[n.name] = p
+    return procs
+
+
 def _wait_ready(topo, procs, rundir, bindir):
     """Wait until every daemon answers `status`; LabError otherwise."""
     deadline = time.monotonic() + READY_TIMEOUT
@@ -509,13 +550,15 @@ def _clean_node_files(topo, rundir):
                 os.unlink(p)
 
 
-def up(topo_path, rundir=None, bindir=None):
+def up(topo_path, rundir=None, bindir=None, one_process=None):
     """Build the lab. Returns 0; raises TopoError/UsageError before touching
-    anything, LabError after having torn down whatever was made."""
+    anything, LabError after having torn down whatever was made.
+    one_process: see one_process_threads()."""
     t0 = time.monotonic()
+    threads = one_process_threads(one_process)
     topo, rundir, confs, notes = prepare(topo_path, rundir, bindir)
     bindir = bindir_of(bindir)
-    for b in DAEMONS + ("l2ccctl",):
+    for b in DAEMONS + ("l2ccctl",) + ((SHARED,) if threads else ()):
         if not os.access(os.path.join(bindir, b), os.X_OK):
             raise LabError("%s/%s is missing: run `make -j2 all` first" % (bindir, b))
     for tool in ("ip", "ethtool", "mount", "mountpoint"):
@@ -533,6 +576,8 @@ def up(topo_path, rundir=None, bindir=None):
 
     os.makedirs(rundir, exist_ok=True)
     _clean_node_files(topo, rundir)
+    if os.path.lexists(os.path.join(rundir, SHARED + ".log")):
+        os.unlink(os.path.join(rundir, SHARED + ".log"))
     for name, c in confs.items():
         _write_atomic(T.node_files(rundir, name)["config"], c.text())
     shutil.copyfile(topo.path, os.path.join(rundir, "topology.yaml"))
@@ -548,8 +593,12 @@ def up(topo_path, rundir=None, bindir=None):
     try:
         _make_netns(topo)
         _make_links(topo)
-        for n in topo.switches() + [h for h in topo.hosts() if h.hostd]:
-            procs[n.name] = _start_daemon(topo, n, rundir, bindir)
+        nodes = topo.switches() + [h for h in topo.hosts() if h.hostd]
+        if threads and nodes:
+            procs = _start_shared(topo, nodes, rundir, bindir, threads)
+        else:
+            for n in nodes:
+                procs[n.name] = _start_daemon(topo, n, rundir, bindir)
         _wait_ready(topo, procs, rundir, bindir)
         pids = {name: p.pid for name, p in procs.items()}
         write_lab_json(rundir, lab_document(topo, rundir, pids))
@@ -671,11 +720,13 @@ def down(tg, quiet=False):
     did = False
 
     # 1. The daemons, by recorded PID, only while they are still ours.
-    victims = []
+    victims, pids = [], set()
     for name, pid, conf in _lab_daemons(tg):
-        if is_our_daemon(pid, conf):
+        if pid not in pids and is_our_daemon(pid, conf):
+            pids.add(pid)   # l2ccd: one process for every node
             victims.append((pid, "%s of node %s" % (os.path.basename(
-                next((a for a in _proc_argv(pid) or [] if os.path.basename(a) in DAEMONS),
+                next((a for a in _proc_argv(pid) or []
+                      if os.path.basename(a) in DAEMONS + (SHARED,)),
                      "daemon")), name), (lambda p=pid, c=conf: is_our_daemon(p, c))))
     stuck = _stop_pids(victims, say)
     did = did or bool(victims)

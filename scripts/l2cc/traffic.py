@@ -454,10 +454,16 @@ class Traffic:
 
     def _cpu_snapshot(self):
         d, w = {}, {}
+        pids = [int(nd["pid"]) for nd in self.nodes.values() if nd.get("pid")]
         for name, nd in self.nodes.items():
             if nd.get("pid"):
-                d[name] = _read_cpu(int(nd["pid"]))
-                w[name] = _read_run_delay(int(nd["pid"]))
+                pid = int(nd["pid"])
+                # l2ccd (`up --one-process`): one process for every node,
+                # counted once under its own name
+                key = "l2ccd" if pids.count(pid) > 1 else name
+                if key not in d:
+                    d[key] = _read_cpu(pid)
+                    w[key] = _read_run_delay(pid)
         return {"wall": time.time(), "daemons": d, "waits": w, "children": _children_cpu(),
                 "machine": _read_proc_stat()}
 
