@@ -98,6 +98,8 @@ void dcli_log_start(const struct dcli_args *args, const char *name, int cfg_leve
 {
 	log_set_level(args->cli_level >= 0 ? args->cli_level : cfg_level);
 	log_init(name, log_get_level());
+	/* l2ccd starts several daemons, each on its thread of the moment. */
+	log_set_thread_ident(name);
 }
 
 int dcli_main(const struct dcli *d, int argc, char **argv)

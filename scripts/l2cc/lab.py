@@ -649,6 +649,32 @@ def _summary(topo, rundir, pids, secs):
 
 # ---- down ----------------------------------------------------------------------------
 
+def _thread_netns_pids(ns):
+    """Processes with a thread in namespace ns: `ip netns pids` looks at
+    each process's main thread only, and an l2ccd lives in its namespaces
+    by its loop threads (one started by hand over a lab's configurations)."""
+    try:
+        ino = os.stat("/run/netns/" + ns).st_ino
+    except OSError:
+        return set()
+    found = set()
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            tasks = os.listdir("/proc/%s/task" % p)
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                if os.stat("/proc/%s/task/%s/ns/net" % (p, t)).st_ino == ino:
+                    found.add(int(p))
+                    break
+            except OSError:
+                continue
+    return found
+
+
 def _lab_daemons(tg):
     """[(node, pid, conf)] this lab may have running, from lab.json and from
     the PID files in its run directory (an `up` that died before rewriting
@@ -749,12 +775,13 @@ def down(tg, quiet=False):
     # Whatever else still runs inside them (an experiment's iperf3 after a
     # crash, a daemon whose PID file was lost) would keep the namespace and
     # its veths alive after `ip netns del`.
-    others = []
+    others, seen = [], set()
     for ns in sorted(names):
         r = _run(["ip", "netns", "pids", ns], check=False)
-        for tok in r.stdout.split():
-            if tok.isdigit() and int(tok) != os.getpid():
-                pid = int(tok)
+        for pid in sorted(set(int(t) for t in r.stdout.split() if t.isdigit())
+                          | _thread_netns_pids(ns)):
+            if pid != os.getpid() and pid not in seen:
+                seen.add(pid)
                 argv = _proc_argv(pid)
                 if argv is None:
                     continue
