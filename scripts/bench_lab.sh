@@ -32,9 +32,12 @@
 #      (utime + stime over the run as % of one core: the lab's daemons plus
 #      the iperf3 processes = cpu_lab; the daemons alone; the whole
 #      machine's busy time, other users' load included).
+# Each lab runs in each mode: `process`, a process per daemon (the default
+# of `l2cc-lab up`), and `one`, every daemon in one l2ccd (`l2cc-lab up
+# --one-process 1`, docs/l2ccd.md).
 # Prints a table, a line per saturated port that missed its rate, and ends
-# with one line:
-#   LAB held=<labs held>/<labs> hop_us=<median of the labs' hop_us> cpu=<max cpu_lab>
+# with one line per mode:
+#   LAB mode=<mode> held=<labs held>/<labs> hop_us=<median of the labs' hop_us> cpu=<max cpu_lab>
 # A lab is held when it had a saturated port and every one held its rate.
 # Numbers never fail the run; it exits non-zero when something cannot be
 # set up or a lab's run gave no results.
@@ -42,6 +45,7 @@
 # Environment:
 #   BENCH_LAB_SECONDS=S   traffic per lab (default 12)
 #   BENCH_LAB_ONLY="gran-fig8 santos-cc"   subset, in this order
+#   BENCH_LAB_MODES="process one"          subset, in this order
 #   BENCH_LAB_PINGS=N     pings per path (default 200)
 #   BENCH_LAB_PREFIX=P    namespace prefix (default l2bl<pid>): the labs' are
 #                         Pg-NODE and Ps-NODE, the bare pair's P-b1, P-b2
@@ -53,6 +57,7 @@ ROOT=$PWD
 B=$ROOT/build
 SECS=${BENCH_LAB_SECONDS:-12}
 ONLY=${BENCH_LAB_ONLY:-"gran-fig8 santos-cc"}
+MODES=${BENCH_LAB_MODES:-"process one"}
 PINGS=${BENCH_LAB_PINGS:-200}
 P=${BENCH_LAB_PREFIX:-l2bl$$}
 # The system interpreter: PyYAML, numpy and matplotlib are Debian's.
@@ -72,12 +77,13 @@ BENCH_TAG=bench-lab
 # namespaces, DIR).
 LAB_UP=
 lab() { "$PY" "$LABTOOL" "$@"; }
-lab_down() { # NAME
-	lab down "$1" --rundir "$DIR/run-$1" >>"$DIR/down.log" 2>&1 ||
+lab_down() { # NAME RUNDIR
+	lab down "$1" --rundir "$2" >>"$DIR/down.log" 2>&1 ||
 		say "WARNING: l2cc-lab down $1 failed: $(tail -1 "$DIR/down.log")"
 }
 labs_cleanup() {
-	[ -n "$LAB_UP" ] && lab_down "$LAB_UP"
+	# shellcheck disable=SC2086  # LAB_UP: "NAME RUNDIR"
+	[ -n "$LAB_UP" ] && lab_down $LAB_UP
 	LAB_UP=
 	cleanup
 }
@@ -99,6 +105,10 @@ case $SECS in '' | *[!0-9.]*) die "BENCH_LAB_SECONDS=$SECS: expected seconds" ;;
 for l in $ONLY; do
 	case $l in gran-fig8 | santos-cc) ;; *) die "BENCH_LAB_ONLY: unknown lab $l (gran-fig8, santos-cc)" ;; esac
 done
+for m in $MODES; do
+	case $m in process | one) ;; *) die "BENCH_LAB_MODES: unknown mode $m (process, one)" ;; esac
+done
+case " $MODES " in *" one "*) [ -x "$B/bin/l2ccd" ] || die "$B/bin/l2ccd missing: run make first" ;; esac
 
 # ---- derived topologies and experiments -------------------------------------------
 
@@ -172,8 +182,8 @@ pings() {
 
 # ping_path LAB: "SRC_NS DST_ADDR K": a host pair across both switches and the
 # daemons a ping crosses one way (from lab.json, by the shortest path)
-ping_path() {
-	"$PY" - "$DIR/run-bench-$1/lab.json" "$1" <<'EOF'
+ping_path() { # LAB RUNDIR
+	"$PY" - "$2/lab.json" "$1" <<'EOF'
 import json, sys
 from collections import deque
 doc = json.load(open(sys.argv[1]))
@@ -202,35 +212,38 @@ EOF
 
 # ---- one lab ----------------------------------------------------------------------
 
-# bench LAB: up, pings, run, down; LAB's figures in $DIR/LAB.res
+# bench LAB MODE: up (a process per daemon, or one l2ccd: `up --one-process`),
+# pings, run, down; the figures in $DIR/LAB-MODE.res
 bench() {
-	local l=$1 name=bench-$1 rd=$DIR/run-bench-$1 res=$DIR/res-$1 ns addr k rc
+	local l=$1 m=$2 name=bench-$1 key=$1-$2 ns addr k rc
+	local rd=$DIR/run-bench-$key res=$DIR/res-$key one=()
+	[ "$m" = one ] && one=(--one-process 1)
 	derive "$l"
-	say "$l: up ($DIR/$l/topology.yaml)"
-	LAB_UP=$name
-	if ! lab up "$DIR/$l/topology.yaml" --rundir "$rd" >"$DIR/$l.up.log" 2>&1; then
-		tail -20 "$DIR/$l.up.log" >&2
-		die "$l: l2cc-lab up failed"
+	say "$key: up ($DIR/$l/topology.yaml)"
+	LAB_UP="$name $rd"
+	if ! lab up "$DIR/$l/topology.yaml" --rundir "$rd" "${one[@]}" >"$DIR/$key.up.log" 2>&1; then
+		tail -20 "$DIR/$key.up.log" >&2
+		die "$key: l2cc-lab up failed"
 	fi
-	read -r ns addr k <<<"$(ping_path "$l")"
-	[ -n "$k" ] || die "$l: no ping path in $rd/lab.json"
-	ping_ready "$ns" "$addr" || die "$l: no ping from $ns to $addr"
+	read -r ns addr k <<<"$(ping_path "$l" "$rd")"
+	[ -n "$k" ] || die "$key: no ping path in $rd/lab.json"
+	ping_ready "$ns" "$addr" || die "$key: no ping from $ns to $addr"
 	{
 		take_lock
-		say "$l: $PINGS pings $ns -> $addr ($k daemons one way) and over the bare pair"
-		pings "$BARE1" "$BIP2" "$DIR/$l.bare"
-		pings "$ns" "$addr" "$DIR/$l.rtt"
-		say "$l: ${SECS}s of traffic"
+		say "$key: $PINGS pings $ns -> $addr ($k daemons one way) and over the bare pair"
+		pings "$BARE1" "$BIP2" "$DIR/$key.bare"
+		pings "$ns" "$addr" "$DIR/$key.rtt"
+		say "$key: ${SECS}s of traffic"
 		lab run "$DIR/$l/experiment.yaml" --lab "$name" --rundir "$rd" --out "$res" \
-			--no-plots -q >"$DIR/$l.run.log" 2>&1
+			--no-plots -q >"$DIR/$key.run.log" 2>&1
 		rc=$?
 	} 9>"$LOCK"
-	[ "$rc" -eq 0 ] || say "$l: l2cc-lab run exited $rc: $(tail -1 "$DIR/$l.run.log")"
-	lab_down "$name"
+	[ "$rc" -eq 0 ] || say "$key: l2cc-lab run exited $rc: $(tail -1 "$DIR/$key.run.log")"
+	lab_down "$name" "$rd"
 	LAB_UP=
-	[ -s "$res/results.json" ] || { tail -20 "$DIR/$l.run.log" >&2; die "$l: no results.json"; }
-	"$PY" - "$res/results.json" "$DIR/$l.rtt" "$DIR/$l.bare" "$k" "$rd/lab.json" "$rc" \
-		"$(tail -1 "$DIR/$l.run.log")" >"$DIR/$l.res" <<'EOF' || die "$l: cannot read its results"
+	[ -s "$res/results.json" ] || { tail -20 "$DIR/$key.run.log" >&2; die "$key: no results.json"; }
+	"$PY" - "$res/results.json" "$DIR/$key.rtt" "$DIR/$key.bare" "$k" "$rd/lab.json" "$rc" \
+		"$(tail -1 "$DIR/$key.run.log")" >"$DIR/$key.res" <<'EOF' || die "$key: cannot read its results"
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))
 def med(p):
@@ -260,27 +273,30 @@ EOF
 
 # ---- run ---------------------------------------------------------------------------
 
-say "labs: $ONLY; ${SECS}s of traffic each, $PINGS pings a path; temp dir $DIR"
-for l in $ONLY; do bench "$l"; done
+say "labs: $ONLY; modes: $MODES; ${SECS}s of traffic each, $PINGS pings a path; temp dir $DIR"
+for m in $MODES; do
+	for l in $ONLY; do bench "$l" "$m"; done
+done
 
 # ---- report -------------------------------------------------------------------------
 
 echo
 # shellcheck disable=SC2086  # ONLY: one word per lab
-"$PY" - "$DIR" $ONLY <<'EOF'
+"$PY" - "$DIR" "$MODES" $ONLY <<'EOF'
 import json, math, statistics, sys
-d, labs = sys.argv[1], sys.argv[2:]
-rows = [(l, json.load(open("%s/%s.res" % (d, l)))) for l in labs]
-fmt = "%-10s %7s %4s %5s %6s %8s %12s %12s %9s %8s %8s %2s %7s"
-print(fmt % ("lab", "daemons", "sat", "held", "worst", "cpu_lab%", "cpu_daemons%", "cpu_machine%",
-             "wait_max", "rtt_us", "bare_us", "k", "hop_us"))
+d, modes, labs = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
+rows = [(l, m, json.load(open("%s/%s-%s.res" % (d, l, m)))) for m in modes for l in labs]
+fmt = "%-10s %-7s %7s %4s %5s %6s %8s %12s %12s %9s %8s %8s %2s %7s"
+print(fmt % ("lab", "mode", "daemons", "sat", "held", "worst", "cpu_lab%", "cpu_daemons%",
+             "cpu_machine%", "wait_max", "rtt_us", "bare_us", "k", "hop_us"))
 n = lambda x, f: f % x if x is not None and not (isinstance(x, float) and math.isnan(x)) else "-"
-for l, r in rows:
-    print(fmt % (l, r["daemons"], r["sat"], "%d%s" % (r["held_n"], "" if r["held"] else "!"),
+for l, m, r in rows:
+    print(fmt % (l, m, r["daemons"], r["sat"], "%d%s" % (r["held_n"], "" if r["held"] else "!"),
                  n(r["worst"], "%.3f"), n(r["cpu_lab"], "%.0f"), n(r["cpu_daemons"], "%.0f"),
                  n(r["cpu_machine"], "%.0f"), n(r["wait_max_s"], "%.3fs"), n(r["rtt_us"], "%.0f"),
                  n(r["bare_us"], "%.0f"), r["k"], n(r["hop_us"], "%.1f")))
-for l, r in rows:
+for l, m, r in rows:
+    l = "%s (%s)" % (l, m)
     if r["run_rc"]:
         print("  %s: l2cc-lab run exited %d: %s" % (l, r["run_rc"], r["run_said"][:300]))
     if r["not_held"]:
@@ -294,11 +310,15 @@ print("""  sat: ports saturated (frames queued, no flow control holding them) >=
   cpu_machine%: the machine's busy time (/proc/stat, every user's), % of one core;
   wait_max: the longest time one daemon was runnable but had no CPU. rtt_us: median of the
   individual ping replies across the idle lab, k daemons one way; bare_us: the same over
-  a bare veth pair; hop_us = (rtt_us - bare_us) / (2 k).""")
-held = sum(1 for _, r in rows if r["held"])
-hops = [r["hop_us"] for _, r in rows if not math.isnan(r["hop_us"])]
-cpus = [r["cpu_lab"] for _, r in rows if r["cpu_lab"] is not None]
+  a bare veth pair; hop_us = (rtt_us - bare_us) / (2 k). mode: process = a process per
+  daemon; one = every daemon in one l2ccd (l2cc-lab up --one-process 1).""")
 print()
-print("LAB held=%d/%d hop_us=%s cpu=%s" % (held, len(rows),
-      "%.1f" % statistics.median(hops) if hops else "nan", "%.0f" % max(cpus) if cpus else "nan"))
+for mode in modes:
+    rs = [r for _, m, r in rows if m == mode]
+    held = sum(1 for r in rs if r["held"])
+    hops = [r["hop_us"] for r in rs if not math.isnan(r["hop_us"])]
+    cpus = [r["cpu_lab"] for r in rs if r["cpu_lab"] is not None]
+    print("LAB mode=%s held=%d/%d hop_us=%s cpu=%s" % (
+        mode, held, len(rs), "%.1f" % statistics.median(hops) if hops else "nan",
+        "%.0f" % max(cpus) if cpus else "nan"))
 EOF
