@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "drun.h"
 #include "log.h"
 #include "loop.h"
 
@@ -282,6 +283,93 @@ static void test_loop_signals(void)
 	loop_destroy(l);
 }
 
+static int entered, hits_at_enter;
+
+static void on_enter(void *ctx)
+{
+	entered++;
+	hits_at_enter = hits[(intptr_t)ctx];
+}
+
+static void on_timer_hit(void *ctx, uint64_t now)
+{
+	hits[(intptr_t)ctx]++;
+}
+
+/*
+ * l2ccd's hooks: the enter hook runs once in a pass before the first
+ * callback or due timer, never in a pass where only a wake-only fd (fn
+ * NULL: a daemon's rings) was ready; the loop's epoll fd is readable from
+ * an outer epoll while an fd inside is; loop_next_timer is the earliest.
+ */
+static void test_loop_enter_hook(void)
+{
+	struct loop *l = NULL;
+	struct loop_timer *t = NULL;
+	struct epoll_event ev = { .events = EPOLLIN };
+	int a = eventfd(0, EFD_NONBLOCK), b = eventfd(0, EFD_NONBLOCK), outer = epoll_create1(0);
+	uint64_t now;
+
+	CHECK_EQ(loop_create(&l), 0);
+	if (!l || a < 0 || b < 0 || outer < 0)
+		return;
+	loop_set_enter(l, on_enter, (void *)(intptr_t)NFD);
+	CHECK_EQ(loop_add_fd(l, a, EPOLLIN | EPOLLET, NULL, NULL), 0);   /* wakes only */
+	CHECK_EQ(loop_add_fd(l, b, EPOLLIN, on_ev, (void *)(intptr_t)NFD), 0);
+	CHECK_EQ(epoll_ctl(outer, EPOLL_CTL_ADD, loop_fd(l), &ev), 0);
+	CHECK_EQ(loop_next_timer(l), LOOP_FOREVER);
+
+	hits[NFD] = 0;
+	entered = 0;
+	CHECK_EQ(epoll_wait(outer, &ev, 1, 0), 0);
+	kick(a);
+	CHECK_EQ(epoll_wait(outer, &ev, 1, 0), 1);        /* a's edge, seen from outside */
+	CHECK_EQ(loop_run_once(l, 0), 1);
+	CHECK_EQ(entered, 0);                             /* nothing of ours ran */
+	CHECK_EQ(epoll_wait(outer, &ev, 1, 0), 0);        /* the edge was taken */
+	kick(b);
+	CHECK_EQ(loop_run_once(l, 0), 1);
+	CHECK_EQ(entered, 1);
+	CHECK_EQ(hits[NFD], 1);
+	CHECK_EQ(hits_at_enter, 0);                       /* before b's callback */
+	kick(a);
+	kick(b);
+	CHECK_EQ(loop_run_once(l, 0), 2);
+	CHECK_EQ(entered, 2);                             /* once per pass */
+
+	CHECK_EQ(loop_timer_create(l, on_timer_hit, (void *)(intptr_t)(NFD + 1), &t), 0);
+	now = loop_now_ns();
+	loop_timer_set(t, now + 3600000000000ull);
+	CHECK_EQ(loop_next_timer(l), now + 3600000000000ull);
+	CHECK_EQ(loop_run_once(l, 0), 0);
+	CHECK_EQ(entered, 2);                             /* a timer not due: no enter */
+	loop_timer_set(t, now);
+	hits[NFD + 1] = 0;
+	CHECK_EQ(loop_run_once(l, 0), 0);
+	CHECK_EQ(hits[NFD + 1], 1);
+	CHECK_EQ(entered, 3);                             /* a due timer alone enters */
+	loop_destroy(l);
+	close(a);
+	close(b);
+	close(outer);
+}
+
+/* The time series tick: on the grid of its interval, so daemons with the
+ * same interval tick together; a late daemon skips what it missed. */
+static void test_drun_every(void)
+{
+	uint64_t next = 1234567;
+
+	CHECK(drun_every(&next, 1234567, 10000000));
+	CHECK_EQ(next, 10000000);
+	CHECK(!drun_every(&next, 9999999, 10000000));
+	CHECK(drun_every(&next, 10000001, 10000000));
+	CHECK_EQ(next, 20000000);
+	CHECK(drun_every(&next, 75000000, 10000000));     /* 5 ticks late: one line */
+	CHECK_EQ(next, 80000000);
+	CHECK(!drun_every(&next, 90000000, 0));           /* interval 0: never */
+}
+
 int main(void)
 {
 	struct rlimit rl;
@@ -298,5 +386,7 @@ int main(void)
 	RUN(test_loop_closed_without_del);
 	RUN(test_loop_timers);
 	RUN(test_loop_signals);
+	RUN(test_loop_enter_hook);
+	RUN(test_drun_every);
 	return check_summary();
 }
