@@ -26,15 +26,14 @@
  * limit per instruction). Branches that each end in the same write at
  * another constant offset (a counter per verdict, a field per priority)
  * are what clang merges into one write through a register offset, a phi of
- * the constants. So a write is straight-line where that is cheap (a
- * counter adds 0 or 1; a per-priority field is written for all eight, its
- * bit choosing by a mask between the new value and its own), and a branch
- * that must stay ends with NO_MERGE: its operand differs per branch and an
- * inline asm operand cannot become a phi, so clang cannot sink the writes
- * before it into a common tail. It emits nothing; each n is used once.
- * For the same verifier packet pointers move by constants only, lengths
- * come from bpf_xdp_get_buff_len rather than subtracting packet pointers,
- * and stack is written before it is read.
+ * the constants. So a counter adds 0 or 1 rather than being incremented in
+ * a branch, and a branch that must stay (a priority's writes) ends with
+ * NO_MERGE: its operand differs per branch and an inline asm operand
+ * cannot become a phi, so clang cannot sink the writes before it into a
+ * common tail. It emits nothing; each n is used once. For the same
+ * verifier packet pointers move by constants only, lengths come from
+ * bpf_xdp_get_buff_len rather than subtracting packet pointers, and stack
+ * is written before it is read.
  */
 #define NO_MERGE(n) asm volatile("" : : "i"(n))
 
@@ -403,9 +402,12 @@ count:
 		/* The first grant sets all eight. */
 		set = pmask | (c->credit_n == 1 ? 0xff : 0);
 #pragma unroll
-		for (int i = 0; i < L2CC_NPRIO; i++)
-			c->credit_limit[i] = ctl_pick((set >> i) & 1, limit[i],
-						      c->credit_limit[i]);
+		for (int i = 0; i < L2CC_NPRIO; i++) {
+			if (!(set & (1u << i)))
+				continue;
+			c->credit_limit[i] = limit[i];
+			NO_MERGE(30 + i);
+		}
 		NO_MERGE(3);
 	}
 	ctl_seq_bump(c);

@@ -659,9 +659,8 @@ static int ctl_run(int prog_fd, uint8_t *frame, size_t len)
 
 /*
  * Frames in a row on one program: a frame leaves the priorities it does not
- * name as the frames before it left them. The program writes every
- * priority's fields, each its own value when left out (no branch per
- * priority for clang to merge: see NO_MERGE in the program).
+ * name as the frames before it left them (the program's per-priority
+ * writes are shaped for the verifier: see NO_MERGE there).
  */
 static void test_ctl_sequence(void)
 {
