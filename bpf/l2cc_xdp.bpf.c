@@ -17,6 +17,26 @@
 /* The daemon writes the configuration fields at any time: read each once. */
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 
+/*
+ * The program loads with CAP_BPF and CAP_NET_ADMIN alone (the systemd
+ * units; tests/bpf loads it so). A verifier without CAP_PERFMON keeps
+ * Spectre v1 masking and refuses a register added to a map value or packet
+ * pointer that differs by path: "tried to add from different maps, paths
+ * or scalars, pointer arithmetic with it prohibited for !root" (one mask
+ * limit per instruction). Branches that each end in the same write at
+ * another constant offset (a counter per verdict, a field per priority)
+ * are what clang merges into one write through a register offset, a phi of
+ * the constants. So a counter adds 0 or 1 rather than being incremented in
+ * a branch, and a branch that must stay (a priority's writes) ends with
+ * NO_MERGE: its operand differs per branch and an inline asm operand
+ * cannot become a phi, so clang cannot sink the writes before it into a
+ * common tail. It emits nothing; each n is used once. For the same
+ * verifier packet pointers move by constants only, lengths come from
+ * bpf_xdp_get_buff_len rather than subtracting packet pointers, and stack
+ * is written before it is read.
+ */
+#define NO_MERGE(n) asm volatile("" : : "i"(n))
+
 /* Set through skel->rodata before load: enum l2cc_xdp_fallback. */
 const volatile __u32 cfg_fallback = L2CC_XDP_FALLBACK_DROP;
 
@@ -124,23 +144,40 @@ static __always_inline __u64 ctl_quanta_ns(__u16 quanta, __u64 rate)
 	return (bit_ns + rate - 1) / rate;
 }
 
-/*
- * fc_tx's pause of one priority as the daemon would apply it now; the
- * daemon replays the latest entry per priority at its arrival time.
- */
-static __always_inline void ctl_pause(struct l2cc_xdp_ctl *c, int i, __u16 quanta,
-				      __u64 dur, __u64 now)
+/* v where sel (0 or 1) is set, else old, without a branch: see NO_MERGE. */
+static __always_inline __u64 ctl_pick(__u64 sel, __u64 v, __u64 old)
 {
-	c->pause_n[i]++;
-	c->pause_at[i] = now;
-	if (quanta) {
-		c->pause_until[i] = now + dur;
-		c->xoff_at[i] = now;
-		c->pauses++;
-	} else {
-		c->pause_until[i] = 0;
-		c->resumes++;
+	__u64 m = -sel;  /* sel is 0 or 1 */
+
+	return (v & m) | (old & ~m);
+}
+
+/*
+ * fc_tx's pause of each priority in cls as the daemon would apply it now;
+ * the daemon replays the latest entry per priority at its arrival time.
+ */
+static __always_inline void ctl_pause(struct l2cc_xdp_ctl *c, __u8 cls,
+				      const __u16 *quanta, const __u64 *durs,
+				      __u64 now)
+{
+	__u64 on = 0, off = 0;
+
+#pragma unroll
+	for (int i = 0; i < L2CC_NPRIO; i++) {
+		__u64 q = quanta[i] != 0;
+
+		if (!(cls & (1u << i)))
+			continue;
+		c->pause_n[i]++;
+		c->pause_at[i] = now;
+		c->pause_until[i] = (now + durs[i]) & -q;
+		c->xoff_at[i] = ctl_pick(q, now, c->xoff_at[i]);
+		on += q;
+		off += q ^ 1;
+		NO_MERGE(20 + i);
 	}
+	c->pauses += on;
+	c->resumes += off;
 }
 
 /* Bump seq: a fetching atomic is a full barrier (BPF has no other), so a
@@ -172,7 +209,7 @@ static __always_inline int l2cc_xdp_ctl_rx(struct xdp_md *ctx)
 	__u32 key = 0, flags, len, off = 2 * L2CC_ETH_ALEN, plen;
 	__u8 cls = 0, unit = 0, pmask = 0;
 	int verdict = CTL_TAKEN, bad = 0;  /* 1 malformed, 2 unsupported */
-	int wake = 0;
+	int wake, apply = 0, ignored = 0, taken;
 	/* 0 PAUSE, 1 PFC, 2 CREDIT. Initialised: a verifier without
 	 * CAP_PERFMON (the systemd units) refuses reads of unwritten stack. */
 	int kind = -1;
@@ -310,79 +347,79 @@ count:
 			durs[i] = ctl_quanta_ns(quanta[i], rate);
 	}
 
-	bpf_spin_lock(&lk->lock);
-	ctl_seq_bump(c);
-	if (bad == 1) {
-		c->malformed++;
-	} else if (bad == 2) {
-		c->unsupported++;
-	} else if (kind == 0 || kind == 1) {
-		__u32 honour = flags & (kind == 0 ? L2CC_XDPC_PAUSE : L2CC_XDPC_PFC);
-
-		if (kind == 0) {
-			c->pause_rx++;
-		} else {
-			c->pfc_rx++;
-#pragma unroll
-			for (int i = 0; i < L2CC_NPRIO; i++)
-				if (cls & (1u << i))
-					c->pfc_rx_prio[i]++;
-		}
-		if (!honour) {
-			c->fc_ignored++;
-		} else {
-			wake = 1;
-#pragma unroll
-			for (int i = 0; i < L2CC_NPRIO; i++)
-				if (cls & (1u << i))
-					ctl_pause(c, i, quanta[i], durs[i], now);
-		}
-	} else {
-		c->credit_rx++;
-		if (!(flags & L2CC_XDPC_CREDIT)) {
-			c->fc_ignored++;
-		} else {
+	/* What the frame does, decided before the lock so that the locked
+	 * section is straight-line but for three blocks (see NO_MERGE). */
+	if (!bad && kind != 2) {
+		if (flags & (kind == 0 ? L2CC_XDPC_PAUSE : L2CC_XDPC_PFC))
+			apply = 1;
+		else
+			ignored = 1;
+	} else if (!bad) {
+		if (flags & L2CC_XDPC_CREDIT) {
 			/* The daemon reconciles its received count (FCTBS)
 			 * from the frame, in order behind the data before it. */
 			verdict = CTL_APPLIED_PASS;
-			/* No bell: the frame itself goes on to the socket,
-			 * whose readiness wakes the daemon even while it holds
-			 * the ring; a bell as well is a second wake-up (an
-			 * irq_work, costly in a VM) per credit update. */
-			if (flags & L2CC_XDPC_LIMITS) {
-				if (unit != c->credit_unit || !c->credit_n)
-					c->credit_mask = 0;
-				c->credit_unit = unit;
-				c->credit_mask |= pmask;
-				c->credit_n++;
-				c->credit_at = now;
-#pragma unroll
-				for (int i = 0; i < L2CC_NPRIO; i++)
-					if ((pmask & (1u << i)) || c->credit_n == 1)
-						c->credit_limit[i] = limit[i];
-			}
+			apply = !!(flags & L2CC_XDPC_LIMITS);
+		} else {
+			ignored = 1;
 		}
 	}
-	if (verdict == CTL_TAKEN) {
-		c->frames++;
-		c->bytes += len;
+	taken = verdict == CTL_TAKEN;
+	/* Only a change the daemon must act on wakes it. No bell for a
+	 * CREDIT: the frame itself goes on to the socket, whose readiness
+	 * wakes the daemon even while it holds the ring; a bell as well is a
+	 * second wake-up (an irq_work, costly in a VM) per credit update. */
+	wake = apply && kind != 2;
+
+	bpf_spin_lock(&lk->lock);
+	ctl_seq_bump(c);
+	c->malformed += bad == 1;
+	c->unsupported += bad == 2;
+	c->pause_rx += !bad && kind == 0;
+	c->pfc_rx += !bad && kind == 1;
+	c->credit_rx += !bad && kind == 2;
+	c->fc_ignored += ignored;
+	c->frames += taken;
+	c->bytes += len & -taken;
+	if (!bad && kind == 1) {
+#pragma unroll
+		for (int i = 0; i < L2CC_NPRIO; i++)
+			c->pfc_rx_prio[i] += (cls >> i) & 1;
+		NO_MERGE(1);
+	}
+	if (apply && kind != 2) {
+		ctl_pause(c, cls, quanta, durs, now);
+		NO_MERGE(2);
+	}
+	if (apply && kind == 2) {
+		__u64 reset = unit != c->credit_unit || !c->credit_n;
+		__u32 set;
+
+		c->credit_mask = ctl_pick(reset, 0, c->credit_mask) | pmask;
+		c->credit_unit = unit;
+		c->credit_n++;
+		c->credit_at = now;
+		/* The first grant sets all eight. */
+		set = pmask | (c->credit_n == 1 ? 0xff : 0);
+#pragma unroll
+		for (int i = 0; i < L2CC_NPRIO; i++) {
+			if (!(set & (1u << i)))
+				continue;
+			c->credit_limit[i] = limit[i];
+			NO_MERGE(30 + i);
+		}
+		NO_MERGE(3);
 	}
 	ctl_seq_bump(c);
 	bpf_spin_unlock(&lk->lock);
-	/* Only a change the daemon must act on wakes it. */
-	/* The frame goes on to the daemon marked: its limits are applied. */
-	/* The byte is found again from the packet's start, by constants per
-	 * tag count: a packet pointer kept across the lock and the helpers
-	 * came back as a scalar to a verifier without CAP_PERFMON. */
+	/* The frame goes on to the daemon marked: its limits are applied.
+	 * By the helper, at its offset from the packet's start: no packet
+	 * pointer is kept across the lock and the helpers, and none is
+	 * chosen by path (see NO_MERGE). */
 	if (verdict == CTL_APPLIED_PASS && rsv_off) {
-		__u8 *d = (void *)(long)ctx->data;
-		void *de = (void *)(long)ctx->data_end;
-		__u8 *r = rsv_off == 14 + CTL_HDR_LEN + 3 ? d + 14 + CTL_HDR_LEN + 3 :
-			  rsv_off == 18 + CTL_HDR_LEN + 3 ? d + 18 + CTL_HDR_LEN + 3 :
-							    d + 22 + CTL_HDR_LEN + 3;
+		__u8 mark = L2CC_CREDIT_XDP_APPLIED;
 
-		if ((void *)(r + 1) <= de)
-			*r = L2CC_CREDIT_XDP_APPLIED;
+		bpf_xdp_store_bytes(ctx, rsv_off, &mark, 1);
 	}
 	if (wake)
 		bpf_ringbuf_output(&xdp_ctl_bell, &now, sizeof(now), 0);
@@ -487,13 +524,16 @@ int l2cc_xdp(struct xdp_md *ctx)
 	/* Per-CPU slot: no other CPU writes it, so no atomic needed. */
 	qs->cnt[L2CC_XDP_RX]++;
 
+	/* Each counter in its own branch, NO_MERGE'd: one add per frame. */
 	if (data + L2CC_ETH_HLEN > data_end) {
 		qs->cnt[L2CC_XDP_RUNT]++;
+		NO_MERGE(11);
 		return XDP_DROP;
 	}
 	ctl = l2cc_xdp_ctl_rx(ctx);
 	if (ctl == CTL_TAKEN) {
 		qs->cnt[L2CC_XDP_CTRL]++;
+		NO_MERGE(12);
 		return XDP_DROP;
 	}
 
@@ -507,7 +547,13 @@ int l2cc_xdp(struct xdp_md *ctx)
 	/* The low bits of flags are the verdict when the queue has no socket. */
 	fallback = cfg_fallback == L2CC_XDP_FALLBACK_PASS ? XDP_PASS : XDP_DROP;
 	ret = bpf_redirect_map(&xsks_map, ctx->rx_queue_index, fallback);
-	qs->cnt[ret == XDP_REDIRECT ? L2CC_XDP_REDIRECT : L2CC_XDP_NO_SOCKET]++;
+	if (ret == XDP_REDIRECT) {
+		qs->cnt[L2CC_XDP_REDIRECT]++;
+		NO_MERGE(13);
+	} else {
+		qs->cnt[L2CC_XDP_NO_SOCKET]++;
+		NO_MERGE(14);
+	}
 	return ret;
 }
 

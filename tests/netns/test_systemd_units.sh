@@ -217,7 +217,6 @@ start_to_exit() {
 declare -A NEEDED_FOR=(
 	[net_admin]="load XDP program: Operation not permitted"
 	[bpf]="load XDP program: Operation not permitted"
-	[perfmon]="load XDP program: Permission denied"
 	[net_raw]="umem: create .*: Operation not permitted"
 	[ipc_lock]="umem: create .*: No buffer space available"
 )
