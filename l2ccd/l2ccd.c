@@ -75,6 +75,9 @@ struct l2ccd_worker {
 	int cur_ns;                     /* the namespace fd this thread is in now */
 	struct l2ccd_node *nodes[L2CCD_MAX_NODES];
 	int nnodes;
+	/* A pass: nodes in the order l2ccd_order() gives (switches repeated). */
+	struct l2ccd_node **sched;
+	int nsched;
 	unsigned reload_seen;
 	int err;
 };
@@ -283,6 +286,52 @@ static void l2ccd_reload(struct l2ccd_worker *w)
 	}
 }
 
+/* Poll one daemon; true if it did work or is within its busy_poll. */
+static bool l2ccd_poll(struct l2ccd_node *n, uint64_t *now)
+{
+	bool busy;
+
+	log_set_thread_ident(n->r.name);
+	busy = n->r.ops->poll(n->r.d);
+	*now = *n->r.now;
+	if (busy)
+		n->last_work = *now;
+	else if (*now - n->last_work < *n->r.busy_poll)
+		busy = true;
+	return busy;
+}
+
+/*
+ * The order of a pass: every switch of the thread before each host, so a
+ * switch is polled once per host rather than once per pass. A host that
+ * takes a full batch from a flooding sender holds the loop for tens of µs;
+ * 23 of them in a row (santos-cc) held a switch's 100M port for longer
+ * than its wire clock's burst, and the port fell short of its rate. An
+ * idle switch's poll costs little; a thread of switches only (or of hosts
+ * only) polls each once.
+ */
+static void l2ccd_order(struct l2ccd_worker *w)
+{
+	int nsw = 0, nhost = 0;
+
+	for (int i = 0; i < w->nnodes; i++)
+		w->nodes[i]->kind == &switchd_kind ? nsw++ : nhost++;
+	w->nsched = 0;
+	if (!nsw || !nhost) {
+		for (int i = 0; i < w->nnodes; i++)
+			w->sched[w->nsched++] = w->nodes[i];
+		return;
+	}
+	for (int h = 0; h < w->nnodes; h++) {
+		if (w->nodes[h]->kind == &switchd_kind)
+			continue;
+		for (int i = 0; i < w->nnodes; i++)
+			if (w->nodes[i]->kind == &switchd_kind)
+				w->sched[w->nsched++] = w->nodes[i];
+		w->sched[w->nsched++] = w->nodes[h];
+	}
+}
+
 /* drun_loop() over the thread's daemons. */
 static int l2ccd_serve(struct l2ccd_worker *w)
 {
@@ -297,19 +346,9 @@ static int l2ccd_serve(struct l2ccd_worker *w)
 		bool work = false;
 		int nev;
 
-		for (int i = 0; i < w->nnodes; i++) {
-			struct l2ccd_node *n = w->nodes[i];
-			bool busy;
-
-			log_set_thread_ident(n->r.name);
-			busy = n->r.ops->poll(n->r.d);
-			now = *n->r.now;
-			if (busy)
-				n->last_work = now;
-			else if (now - n->last_work < *n->r.busy_poll)
-				busy = true;
-			work |= busy;
-		}
+		/* The switches between every host: see l2ccd_order(). */
+		for (int i = 0; i < w->nsched; i++)
+			work |= l2ccd_poll(w->sched[i], &now);
 		if (work && now - last_check < L2CCD_CHECK_NS)
 			continue;
 		last_check = now;
@@ -427,7 +466,11 @@ static void *l2ccd_worker_main(void *arg)
 
 	w->cur_ns = d->home_ns;
 	w->reload_seen = atomic_load(&d->reload_gen);
-	err = l2ccd_start_nodes(w);
+	/* Hosts times (switches + 1) at most. */
+	w->sched = calloc((size_t)w->nnodes * w->nnodes + 1, sizeof(*w->sched));
+	err = w->sched ? l2ccd_start_nodes(w) : -ENOMEM;
+	if (!err)
+		l2ccd_order(w);
 	if (err)
 		atomic_store(&d->failed, 1);
 	pthread_barrier_wait(&d->started);
@@ -443,6 +486,7 @@ static void *l2ccd_worker_main(void *arg)
 	if (w == &d->workers[0] && !err && !atomic_load(&d->failed))
 		notify_send("STOPPING=1");
 	l2ccd_stop_nodes(w);
+	free(w->sched);
 	w->err = err;
 	return NULL;
 }

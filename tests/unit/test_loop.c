@@ -354,19 +354,19 @@ static void test_loop_enter_hook(void)
 	close(outer);
 }
 
-/* The time series tick: on the grid of its interval, so daemons with the
- * same interval tick together; a late daemon skips what it missed. */
+/* The time series tick: every interval from its first, and a daemon that
+ * fell behind skips what it missed (one line, not a burst). */
 static void test_drun_every(void)
 {
 	uint64_t next = 1234567;
 
 	CHECK(drun_every(&next, 1234567, 10000000));
-	CHECK_EQ(next, 10000000);
-	CHECK(!drun_every(&next, 9999999, 10000000));
-	CHECK(drun_every(&next, 10000001, 10000000));
-	CHECK_EQ(next, 20000000);
+	CHECK_EQ(next, 11234567);
+	CHECK(!drun_every(&next, 11234566, 10000000));
+	CHECK(drun_every(&next, 11300000, 10000000));     /* a little late: keeps its phase */
+	CHECK_EQ(next, 21234567);
 	CHECK(drun_every(&next, 75000000, 10000000));     /* 5 ticks late: one line */
-	CHECK_EQ(next, 80000000);
+	CHECK_EQ(next, 85000000);
 	CHECK(!drun_every(&next, 90000000, 0));           /* interval 0: never */
 }
 
