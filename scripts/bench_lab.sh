@@ -46,6 +46,7 @@
 #   BENCH_LAB_SECONDS=S   traffic per lab (default 12)
 #   BENCH_LAB_ONLY="gran-fig8 santos-cc"   subset, in this order
 #   BENCH_LAB_MODES="process one"          subset, in this order
+#   BENCH_LAB_THREADS=N   l2ccd's loops in mode one (default 1)
 #   BENCH_LAB_PINGS=N     pings per path (default 200)
 #   BENCH_LAB_PREFIX=P    namespace prefix (default l2bl<pid>): the labs' are
 #                         Pg-NODE and Ps-NODE, the bare pair's P-b1, P-b2
@@ -58,6 +59,7 @@ B=$ROOT/build
 SECS=${BENCH_LAB_SECONDS:-12}
 ONLY=${BENCH_LAB_ONLY:-"gran-fig8 santos-cc"}
 MODES=${BENCH_LAB_MODES:-"process one"}
+THREADS=${BENCH_LAB_THREADS:-1}
 PINGS=${BENCH_LAB_PINGS:-200}
 P=${BENCH_LAB_PREFIX:-l2bl$$}
 # The system interpreter: PyYAML, numpy and matplotlib are Debian's.
@@ -108,6 +110,7 @@ done
 for m in $MODES; do
 	case $m in process | one) ;; *) die "BENCH_LAB_MODES: unknown mode $m (process, one)" ;; esac
 done
+case $THREADS in [1-9] | [1-5][0-9] | 6[0-4]) ;; *) die "BENCH_LAB_THREADS=$THREADS: expected 1..64" ;; esac
 case " $MODES " in *" one "*) [ -x "$B/bin/l2ccd" ] || die "$B/bin/l2ccd missing: run make first" ;; esac
 
 # ---- derived topologies and experiments -------------------------------------------
@@ -217,7 +220,7 @@ EOF
 bench() {
 	local l=$1 m=$2 name=bench-$1 key=$1-$2 ns addr k rc
 	local rd=$DIR/run-bench-$key res=$DIR/res-$key one=()
-	[ "$m" = one ] && one=(--one-process 1)
+	[ "$m" = one ] && one=(--one-process "$THREADS")
 	derive "$l"
 	say "$key: up ($DIR/$l/topology.yaml)"
 	LAB_UP="$name $rd"
