@@ -398,22 +398,14 @@ uint64_t loop_next_timer(const struct loop *l)
 int loop_run_once(struct loop *l, uint64_t deadline_ns)
 {
 	struct epoll_event ev[LOOP_EVENTS];
-	struct timespec ts, *tsp = NULL;
+	struct timespec ts;
 	uint64_t next = loop_timers_next(l);
 	bool entered = false;
 	int n, i;
 
 	if (next < deadline_ns)
 		deadline_ns = next;
-	if (deadline_ns != LOOP_FOREVER) {
-		uint64_t now = deadline_ns ? loop_now_ns() : 0;
-		uint64_t wait = deadline_ns > now ? deadline_ns - now : 0;
-
-		ts.tv_sec = wait / 1000000000ull;
-		ts.tv_nsec = wait % 1000000000ull;
-		tsp = &ts;
-	}
-	n = epoll_pwait2(l->epfd, ev, LOOP_EVENTS, tsp, NULL);
+	n = epoll_pwait2(l->epfd, ev, LOOP_EVENTS, loop_wait_ts(deadline_ns, &ts), NULL);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	for (i = 0; i < n; i++) {

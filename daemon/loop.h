@@ -92,4 +92,19 @@ static inline uint64_t loop_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* epoll_pwait2's timeout for an absolute deadline: NULL (block) for
+ * LOOP_FOREVER, zero for 0 or a time past (no clock read for 0). */
+static inline struct timespec *loop_wait_ts(uint64_t deadline_ns, struct timespec *ts)
+{
+	uint64_t now, wait;
+
+	if (deadline_ns == LOOP_FOREVER)
+		return NULL;
+	now = deadline_ns ? loop_now_ns() : 0;
+	wait = deadline_ns > now ? deadline_ns - now : 0;
+	ts->tv_sec = (time_t)(wait / 1000000000ull);
+	ts->tv_nsec = (long)(wait % 1000000000ull);
+	return ts;
+}
+
 #endif

@@ -342,7 +342,7 @@ static int l2ccd_serve(struct l2ccd_worker *w)
 
 	while (!atomic_load_explicit(&d->stop, memory_order_relaxed)) {
 		uint64_t deadline = LOOP_FOREVER;
-		struct timespec ts, *tsp = NULL;
+		struct timespec ts;
 		bool work = false;
 		int nev;
 
@@ -363,15 +363,7 @@ static int l2ccd_serve(struct l2ccd_worker *w)
 		} else {
 			deadline = 0;
 		}
-		if (deadline != LOOP_FOREVER) {
-			uint64_t t = deadline ? loop_now_ns() : 0;
-			uint64_t wait = deadline > t ? deadline - t : 0;
-
-			ts.tv_sec = wait / 1000000000ull;
-			ts.tv_nsec = wait % 1000000000ull;
-			tsp = &ts;
-		}
-		nev = epoll_pwait2(w->epfd, ev, L2CCD_EVENTS, tsp, NULL);
+		nev = epoll_pwait2(w->epfd, ev, L2CCD_EVENTS, loop_wait_ts(deadline, &ts), NULL);
 		if (nev < 0) {
 			if (errno == EINTR)
 				continue;
