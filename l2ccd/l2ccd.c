@@ -125,7 +125,7 @@ static int l2ccd_parse_node(struct l2ccd_node *n, const char *spec, char *err, s
 	}
 	at = memchr(spec, '@', colon - spec);
 	hash = memchr(spec, '#', colon - spec);
-	end = at ? at : hash ? hash : colon;
+	end = at && (!hash || at < hash) ? at : hash ? hash : colon;
 	n->kind = l2ccd_kind(spec, end - spec);
 	if (!n->kind) {
 		snprintf(err, errlen, "%s: unknown daemon \"%.*s\" (switchd or hostd)", spec,
@@ -178,19 +178,38 @@ static int l2ccd_open_ns(struct l2ccd *d, struct l2ccd_node *n, char *err, size_
 }
 
 /* Make the calling thread live in n's namespace (and tag its log lines):
- * what names interfaces resolves them there. */
-static void l2ccd_enter(void *ctx)
+ * what names interfaces resolves them there. 0 or -errno. */
+static int l2ccd_enter_ns(struct l2ccd_node *n)
 {
-	struct l2ccd_node *n = ctx;
 	struct l2ccd_worker *w = n->w;
 
 	log_set_thread_ident(n->r.name ? n->r.name : n->spec);
 	if (w->cur_ns == n->nsfd)
-		return;
+		return 0;
 	if (setns(n->nsfd, CLONE_NEWNET))
-		pr_rl(LOG_LVL_ERR, "%s: setns: %s\n", n->spec, strerror(errno));
-	else
-		w->cur_ns = n->nsfd;
+		return -errno;
+	w->cur_ns = n->nsfd;
+	return 0;
+}
+
+/* The event loop's enter hook: a callback cannot fail its caller, so a
+ * failed setns (a namespace file we entered before: not expected) is
+ * said, rate-limited. */
+static void l2ccd_enter(void *ctx)
+{
+	struct l2ccd_node *n = ctx;
+	int err = l2ccd_enter_ns(n);
+
+	if (err)
+		pr_rl(LOG_LVL_ERR, "%s: setns: %s\n", n->spec, strerror(-err));
+}
+
+/* Back to the namespace l2ccd started in, and l2ccd's own log tag. */
+static void l2ccd_go_home(struct l2ccd_worker *w)
+{
+	log_set_thread_ident(NULL);
+	if (w->cur_ns != w->d->home_ns && !setns(w->d->home_ns, CLONE_NEWNET))
+		w->cur_ns = w->d->home_ns;
 }
 
 static void l2ccd_wake_all(struct l2ccd *d)
@@ -241,7 +260,13 @@ static int l2ccd_start_nodes(struct l2ccd_worker *w)
 		struct l2ccd_node *n = w->nodes[i];
 
 		n->w = w;
-		l2ccd_enter(n);
+		/* Never start a daemon in another namespace than its own: it
+		 * would take a same-named interface there. */
+		err = l2ccd_enter_ns(n);
+		if (err) {
+			log_msg(LOG_LVL_ERR, "l2ccd", "%s: setns: %s\n", n->spec, strerror(-err));
+			break;
+		}
 		err = n->kind->start(n->cfg, &n->args, &n->r);
 		if (err) {
 			log_msg(LOG_LVL_ERR, "l2ccd", "%s did not start: %s\n", n->spec,
@@ -262,13 +287,22 @@ static void l2ccd_stop_nodes(struct l2ccd_worker *w)
 	for (int i = w->nnodes - 1; i >= 0; i--) {
 		struct l2ccd_node *n = w->nodes[i];
 
+		int err;
+
 		if (!n->r.d)
 			continue;
-		l2ccd_enter(n);
+		/* Taking a program off by index in another namespace would
+		 * take someone else's: left as a killed daemon leaves it. */
+		err = l2ccd_enter_ns(n);
+		if (err) {
+			log_msg(LOG_LVL_ERR, n->r.name, "setns: %s; not stopped (its next start "
+				"cleans up)\n", strerror(-err));
+			continue;
+		}
 		log_msg(LOG_LVL_INFO, n->r.name, "stopping\n");
 		n->kind->stop(&n->r);
 	}
-	log_set_thread_ident(NULL);
+	l2ccd_go_home(w);
 }
 
 static void l2ccd_reload(struct l2ccd_worker *w)
@@ -281,7 +315,13 @@ static void l2ccd_reload(struct l2ccd_worker *w)
 	for (int i = 0; i < w->nnodes; i++) {
 		struct l2ccd_node *n = w->nodes[i];
 
-		l2ccd_enter(n);
+		int err = l2ccd_enter_ns(n);
+
+		if (err) {
+			log_msg(LOG_LVL_ERR, n->r.name, "setns: %s; not reloaded\n",
+				strerror(-err));
+			continue;
+		}
 		n->r.ops->reload(n->r.d, &n->args);
 	}
 }
@@ -467,16 +507,21 @@ static void *l2ccd_worker_main(void *arg)
 		atomic_store(&d->failed, 1);
 	pthread_barrier_wait(&d->started);
 	/* Each daemon's start named the process after itself; l2ccd's own
-	 * lines (and any outside a daemon) carry l2ccd again. */
+	 * lines (and any outside a daemon) carry l2ccd again. Home, too: a
+	 * systemd notification socket may be an abstract name, which lives
+	 * in a namespace. */
 	if (w == &d->workers[0])
 		log_init("l2ccd", log_get_level());
+	l2ccd_go_home(w);
 	if (!err && !atomic_load(&d->failed)) {
 		if (w == &d->workers[0])
 			notify_send("READY=1");
 		err = l2ccd_serve(w);
 	}
-	if (w == &d->workers[0] && !err && !atomic_load(&d->failed))
+	if (w == &d->workers[0] && !err && !atomic_load(&d->failed)) {
+		l2ccd_go_home(w);
 		notify_send("STOPPING=1");
+	}
 	l2ccd_stop_nodes(w);
 	free(w->sched);
 	w->err = err;
