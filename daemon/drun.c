@@ -54,3 +54,15 @@ int drun_loop(const struct drun *r)
 	log_msg(LOG_LVL_INFO, r->args->prog, "stopping\n");
 	return err;
 }
+
+int drun_run(const struct drun_kind *k, void *cfg, const struct dcli_args *args)
+{
+	struct drun r = {};
+	int err;
+
+	err = k->start(cfg, args, &r);
+	if (!err)
+		err = drun_loop(&r);
+	k->stop(&r);
+	return err;
+}

@@ -76,4 +76,8 @@ static inline bool drun_every(uint64_t *next, uint64_t now, uint64_t interval)
  * "stopping". 0, or -errno if the event loop failed (logged). */
 int drun_loop(const struct drun *r);
 
+/* A daemon's whole run in its own process: start k on cfg, drun_loop()
+ * until stopped, stop. 0, or -errno once it has said what failed. */
+int drun_run(const struct drun_kind *k, void *cfg, const struct dcli_args *args);
+
 #endif

@@ -124,14 +124,7 @@ static void hd_stop(struct drun *r)
 
 static int hd_run(void *c, const struct dcli_args *args)
 {
-	struct drun r = {};
-	int err;
-
-	err = hd_start(c, args, &r);
-	if (!err)
-		err = drun_loop(&r);
-	hd_stop(&r);
-	return err;
+	return drun_run(&hostd_kind, c, args);
 }
 
 static void hd_print_check(const void *c, const char *path)

@@ -100,14 +100,7 @@ static void sw_stop(struct drun *r)
 
 static int sw_run(void *c, const struct dcli_args *args)
 {
-	struct drun r = {};
-	int err;
-
-	err = sw_start(c, args, &r);
-	if (!err)
-		err = drun_loop(&r);
-	sw_stop(&r);
-	return err;
+	return drun_run(&switchd_kind, c, args);
 }
 
 static void sw_print_check(const void *c, const char *path)
