@@ -21,9 +21,10 @@ def cmd_check(a):
     topo, rundir, confs, notes = L.prepare(a.topology, a.rundir, a.bin)
     for n in notes + topo.notes:
         print("note: " + n)
-    print("%s: OK, lab %s (prefix %s): %d switches, %d hosts, %d links, %d daemons"
+    print("%s: OK, lab %s (prefix %s): %d switches, %d hosts, %d links, %d daemons%s"
           % (a.topology, topo.name, topo.prefix, len(topo.switches()), len(topo.hosts()),
-             len(topo.links), len(confs)))
+             len(topo.links), len(confs),
+             " in one l2ccd (one_process: %d)" % topo.one_process if topo.one_process else ""))
     if a.configs:
         for name, c in confs.items():
             print("\n### %s.conf (%s)\n" % (name, c.daemon))
@@ -50,8 +51,9 @@ def cmd_export(a):
 def _one_process(p):
     p.add_argument("--one-process", metavar="THREADS", nargs="?", const="1", default=None,
                    help="run every daemon in one l2ccd process with THREADS loops (default "
-                        "1; also $L2CC_ONE_PROCESS): a hop between two daemons of one loop "
-                        "costs no wake-up (docs/l2ccd.md)")
+                        "1; also $L2CC_ONE_PROCESS, else the topology's one_process; 0: a "
+                        "process per daemon): a hop between two daemons of one loop costs no "
+                        "wake-up (docs/l2ccd.md)")
 
 
 def cmd_up(a):

@@ -253,8 +253,9 @@ def _tail(path, n=15):
 
 # ---- lab.json ------------------------------------------------------------------
 
-def lab_document(topo, rundir, pids=None):
-    """The status document (docs/testbed.md, "lab.json")."""
+def lab_document(topo, rundir, pids=None, threads=None):
+    """The status document (docs/testbed.md, "lab.json"); threads: the
+    l2ccd threads the daemons run in, None for a process per daemon."""
     pids = pids or {}
     nodes = {}
     for n in topo.nodes.values():
@@ -282,7 +283,8 @@ def lab_document(topo, rundir, pids=None):
               "mtu": lk.mtu, "buffer": lk.buffer, "flow_control": lk.flow_control}
              for lk in topo.links]
     return {"name": topo.name, "prefix": topo.prefix, "rundir": rundir,
-            "topology": topo.path, "nodes": nodes, "links": links}
+            "topology": topo.path, "one_process": threads or 0, "nodes": nodes,
+            "links": links}
 
 
 def write_lab_json(rundir, doc):
@@ -473,19 +475,22 @@ def _start_daemon(topo, n, rundir, bindir):
     return p
 
 
-def one_process_threads(value=None):
+def one_process_threads(value=None, topo_value=0):
     """How many l2ccd threads a lab's daemons share: `up --one-process N`,
-    else $L2CC_ONE_PROCESS; None: a process per daemon (the default)."""
+    else $L2CC_ONE_PROCESS, else the topology's one_process (topo_value).
+    0 or None: a process per daemon (0 from the command line or the
+    environment overrides a topology's one_process)."""
     v = value if value is not None else os.environ.get("L2CC_ONE_PROCESS") or None
     if v is None:
-        return None
+        return topo_value or None
     try:
         n = int(v)
     except ValueError:
-        n = 0
-    if n < 1 or n > 64:
-        raise UsageError("one process: expected 1..64 threads, got %r" % v)
-    return n
+        n = -1
+    if n < 0 or n > T.ONE_PROCESS_MAX:
+        raise UsageError("one process: expected 0..%d threads (0: a process per daemon), got %r"
+                         % (T.ONE_PROCESS_MAX, v))
+    return n or None
 
 
 def _start_shared(topo, nodes, rundir, bindir, threads):
@@ -555,8 +560,8 @@ def up(topo_path, rundir=None, bindir=None, one_process=None):
     anything, LabError after having torn down whatever was made.
     one_process: see one_process_threads()."""
     t0 = time.monotonic()
-    threads = one_process_threads(one_process)
     topo, rundir, confs, notes = prepare(topo_path, rundir, bindir)
+    threads = one_process_threads(one_process, topo.one_process)
     bindir = bindir_of(bindir)
     for b in DAEMONS + ("l2ccctl",) + ((SHARED,) if threads else ()):
         if not os.access(os.path.join(bindir, b), os.X_OK):
@@ -587,7 +592,7 @@ def up(topo_path, rundir=None, bindir=None, one_process=None):
             f.write("%s %s %s\n" % (h.name, h.addr, h.mac))
     # Written before anything exists, so that `down` finds everything even
     # if this command dies half-way.
-    write_lab_json(rundir, lab_document(topo, rundir))
+    write_lab_json(rundir, lab_document(topo, rundir, threads=threads))
 
     procs = {}
     try:
@@ -601,7 +606,7 @@ def up(topo_path, rundir=None, bindir=None, one_process=None):
                 procs[n.name] = _start_daemon(topo, n, rundir, bindir)
         _wait_ready(topo, procs, rundir, bindir)
         pids = {name: p.pid for name, p in procs.items()}
-        write_lab_json(rundir, lab_document(topo, rundir, pids))
+        write_lab_json(rundir, lab_document(topo, rundir, pids, threads))
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             _warn("interrupted; tearing down what was built")
@@ -612,7 +617,7 @@ def up(topo_path, rundir=None, bindir=None, one_process=None):
             _warn("up %s: unexpected %s: %s; tearing down" % (topo.name, type(e).__name__, e))
         try:
             down(Target(topo.name, topo.prefix, rundir, lab_document(topo, rundir,
-                        {k: p.pid for k, p in procs.items()})), quiet=True)
+                        {k: p.pid for k, p in procs.items()}, threads)), quiet=True)
         except Exception as e2:  # report the first failure, not the cleanup's
             _warn("teardown: %s" % e2)
         if isinstance(e, LabError):

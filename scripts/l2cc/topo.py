@@ -46,7 +46,8 @@ DAEMON_NAME_MAX = 31        # [switch]/[hostd] name
 MAX_RATE = 400 * 10**9      # the daemons' rate range is 0..400G
 STATS_INTERVAL = "10ms"     # lab default: fine-grained time series for plots
 
-TOP_KEYS = ("name", "prefix", "subnet", "defaults", "nodes", "links")
+TOP_KEYS = ("name", "prefix", "subnet", "one_process", "defaults", "nodes", "links")
+ONE_PROCESS_MAX = 64         # l2ccd threads (l2ccd -t)
 DEFAULT_KEYS = ("rate", "mtu", "buffer", "flow_control", "switch", "hostd", "law", "tcp_ecn",
                 "tcp_window")
 SWITCH_KEYS = ("kind", "switch", "machine")
@@ -338,6 +339,7 @@ class Topology:
         self.name = None
         self.prefix = None
         self.subnet = None
+        self.one_process = 0        # l2ccd threads for the lab's daemons; 0: a process each
         self.nodes = {}             # name -> Node, in file order
         self.links = []
         self.notes = []             # things `up` tells the user (not errors)
@@ -534,6 +536,15 @@ class _Checker:
             self.err(top.vline("subnet"), 'subnet "%s" is not usable (%s), expected an IPv4 '
                      'network of at least 4 addresses such as 10.0.0.0/24' % (subnet, e))
             t.subnet = None
+
+        if "one_process" in top:
+            v = top.get("one_process")
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= ONE_PROCESS_MAX:
+                self.err(top.vline("one_process"), 'one_process "%s" is not usable, expected '
+                         'the number of l2ccd threads to run the lab\'s daemons in, 1..%d, or '
+                         '0 for a process per daemon' % (conf_value(v), ONE_PROCESS_MAX))
+            else:
+                t.one_process = v
 
         defaults = self.mapping(top.get("defaults"), top.vline("defaults"), "defaults",
                                 DEFAULT_KEYS) or YMap()

@@ -12,6 +12,7 @@ import unittest
 from unittest import mock
 
 from l2cc import lab as L
+from l2cc import topo as T
 
 
 class TestThreads(unittest.TestCase):
@@ -24,10 +25,55 @@ class TestThreads(unittest.TestCase):
             self.assertEqual(L.one_process_threads(), 3)
             self.assertEqual(L.one_process_threads("2"), 2)   # the option wins
 
+    def test_topology_key(self):
+        with mock.patch.dict(os.environ, {}, clear=True):
+            self.assertEqual(L.one_process_threads(None, 2), 2)
+            self.assertIsNone(L.one_process_threads(None, 0))
+            self.assertIsNone(L.one_process_threads("0", 2))   # 0 overrides the file
+            self.assertEqual(L.one_process_threads("3", 1), 3)
+        with mock.patch.dict(os.environ, {"L2CC_ONE_PROCESS": "0"}):
+            self.assertIsNone(L.one_process_threads(None, 1))
+
     def test_bad_values(self):
-        for v in ("0", "65", "two", "-1"):
+        for v in ("65", "two", "-1"):
             with self.assertRaises(L.UsageError, msg=v):
                 L.one_process_threads(v)
+
+
+TOPO = """name: t1p
+{key}
+nodes:
+  S: {{kind: switch}}
+  h1: {{kind: host}}
+links:
+  - endpoints: ["S:p1", "h1:eth0"]
+"""
+
+
+class TestTopologyKey(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="l2cc-1p-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def load(self, key):
+        p = os.path.join(self.dir, "t.yaml")
+        with open(p, "w") as f:
+            f.write(TOPO.format(key=key))
+        return T.load(p)
+
+    def test_values(self):
+        self.assertEqual(self.load("").one_process, 0)
+        self.assertEqual(self.load("one_process: 0").one_process, 0)
+        self.assertEqual(self.load("one_process: 2").one_process, 2)
+
+    def test_bad(self):
+        for v in ("65", "-1", "yes", "two", "1.5"):
+            with self.assertRaises(T.TopoError, msg=v) as cm:
+                self.load("one_process: " + v)
+            self.assertIn("t.yaml:2:", str(cm.exception))
+            self.assertIn("expected the number of l2ccd threads", str(cm.exception))
 
 
 class TestStartShared(unittest.TestCase):
