@@ -28,6 +28,7 @@ RATE_TOL = 0.02             # "held its rate": within 2% of the configured rate
 BOTTLENECK_SAT = 0.5        # saturated half the window or more: a bottleneck
 SETTLE_TOL = 1.1            # a group is even when its max/min rate is within this
 SETTLE_JAIN = 0.98          # ... or, for settle_jain_s, when its Jain index is at least this
+LIMIT_REACH_TOL = 0.1       # limit_reach_s: a flow's rate limit within 10 % of its mean
 FCT_BUCKETS = [(0, 10 << 10, "<10K"), (10 << 10, 100 << 10, "10K-100K"),
                (100 << 10, 1 << 20, "100K-1M"), (1 << 20, None, ">=1M")]
 #: The buckets' keys in fct.by_bucket (names a metric path can use).
@@ -727,8 +728,31 @@ def _flow(R, f):
                        "marks": int(sum(hd["flows"][k]["marks_total"] for k in keys)),
                        "cnp_in": int(sum(hd["flows"][k]["cnp_in_total"] for k in keys)),
                        "queue_drops": int(sum(hd["flows"][k]["drops_total"]
-                                              for k in keys))}
+                                              for k in keys)),
+                       "limit_reach_s": _limit_reach(R, fr, hd, keys, win)}
     return fr
+
+
+def _limit_reach(R, fr, hd, keys, win):
+    """Seconds from the flow's start until the rate limit its source's law
+    set for it first came within LIMIT_REACH_TOL of its mean over the
+    flow's window: how fast the reaction point converges (Gran Fig. 12: a
+    lower marking rate converges more slowly). From the start, not the
+    first data: hostd's flow (by destination) may have carried the warm-up
+    ping. None without one hostd flow for it, a window, or a limit that
+    ever moved."""
+    if len(keys) != 1 or not win:
+        return None
+    fl = hd["flows"][keys[0]]
+    t, r = fl["t"] - R.t0, fl["rate_bps"]
+    start = fr["start_s"]
+    life = t >= start - 0.02
+    inwin = (t >= win[0]) & (t <= win[1])
+    if not inwin.any() or not life.any() or np.nanmin(r[life]) == np.nanmax(r[life]):
+        return None
+    mean = float(np.nanmean(r[inwin]))
+    near = np.flatnonzero(life & (np.abs(r - mean) <= LIMIT_REACH_TOL * mean))
+    return round(max(float(t[near[0]] - start), 0.0), 3) if len(near) else None
 
 
 def _rated(flows):

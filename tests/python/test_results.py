@@ -94,6 +94,32 @@ class TestNoSocket(unittest.TestCase):
         self.assertEqual(list(a["uplink_drops"]), [0, 5])
 
 
+@unittest.skipIf(R is None, "python3-numpy is missing" if R is None else "")
+class TestLimitReach(unittest.TestCase):
+    """limit_reach_s: from the flow's start until its rate limit first comes
+    within 10 % of its mean over the window."""
+
+    def reach(self, rates, start=1.0, win=(3.0, 5.0), keys=("k",)):
+        import numpy as np
+        t = np.arange(len(rates)) * 0.5 + 100.0         # t0 = 100, a sample per 0.5 s
+        run = type("Run", (), {"t0": 100.0})()
+        hd = {"flows": {"k": {"t": t, "rate_bps": np.array(rates, dtype=float)}}}
+        return R._limit_reach(run, {"start_s": start}, hd, list(keys), win)
+
+    def test_falls_to_its_share(self):
+        # 0 .. 5 s: unlimited before the start, then 20 → 10 → 5.2 → 5 ± 0.2.
+        self.assertEqual(self.reach([20, 20, 20, 10, 5.2, 5.1, 4.9, 5.0, 5.2, 4.8, 5.0]), 1.0)
+
+    def test_from_the_start_not_before(self):
+        # Within 10 % at 0 s (an earlier flow on the same key) does not count.
+        self.assertEqual(self.reach([5, 5, 20, 20, 20, 5, 5, 5, 5, 5, 5]), 1.5)
+
+    def test_none(self):
+        self.assertIsNone(self.reach([20] * 11))                    # never moved
+        self.assertIsNone(self.reach([20] * 11, keys=("k", "j")))   # not one flow
+        self.assertIsNone(self.reach([20, 10] * 5 + [20], win=None))
+
+
 if __name__ == "__main__":
     unittest.main()
 
