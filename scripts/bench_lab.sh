@@ -220,6 +220,9 @@ EOF
 bench() {
 	local l=$1 m=$2 name=bench-$1 key=$1-$2 ns addr k rc
 	local rd=$DIR/run-bench-$key res=$DIR/res-$key one=()
+	# "process": say so, whatever the topology's one_process or the
+	# environment's L2CC_ONE_PROCESS would choose.
+	one=(--one-process 0)
 	[ "$m" = one ] && one=(--one-process "$THREADS")
 	derive "$l"
 	say "$key: up ($DIR/$l/topology.yaml)"

@@ -844,7 +844,8 @@ def _lab_on_paper(e, a):
             topo = T.load(target)
         except T.TopoError as err:
             raise L.LabError("the experiment's topology does not validate:\n%s" % err)
-        return (L.lab_document(topo, a.rundir or L.default_rundir(topo.name)),
+        return (L.lab_document(topo, a.rundir or L.default_rundir(topo.name),
+                               threads=L.one_process_threads(None, topo.one_process)),
                 " (not up: checked against %s)" % target)
     tg = L.resolve(target, a.rundir) if target else None
     if tg and tg.doc:

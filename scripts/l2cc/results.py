@@ -748,9 +748,13 @@ def _limit_reach(R, fr, hd, keys, win):
     start = fr["start_s"]
     life = t >= start - 0.02
     inwin = (t >= win[0]) & (t <= win[1])
-    if not inwin.any() or not life.any() or np.nanmin(r[life]) == np.nanmax(r[life]):
+    # hostd writes 0 for an unpaced flow: no limit, as far from any as can be.
+    if not np.isfinite(r[inwin]).any() or not np.isfinite(r[life]).any() or \
+            np.nanmin(r[life]) == np.nanmax(r[life]):
         return None
     mean = float(np.nanmean(r[inwin]))
+    if mean <= 0:
+        return None
     near = np.flatnonzero(life & (np.abs(r - mean) <= LIMIT_REACH_TOL * mean))
     return round(max(float(t[near[0]] - start), 0.0), 3) if len(near) else None
 

@@ -942,7 +942,8 @@ def validate(sw, rundir=None, bindir=None):
             try:
                 pt.topo, prd, _, n = L.prepare(files["topology"], rundir, bindir)
                 notes.extend(x for x in n if x not in notes)
-                pt.lab = L.lab_document(pt.topo, prd)
+                pt.lab = L.lab_document(pt.topo, prd, threads=L.one_process_threads(
+                    None, pt.topo.one_process))
             except T.TopoError as e:
                 for ln, m in e.errors:
                     _blame(sw, pt, "topology", files["topology"], ln, m, perr)

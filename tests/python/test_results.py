@@ -3,6 +3,7 @@
 group's rates settle within a phase, the output-queue statistics."""
 
 import unittest
+import warnings
 
 try:
     from l2cc import results as R
@@ -113,6 +114,14 @@ class TestLimitReach(unittest.TestCase):
     def test_from_the_start_not_before(self):
         # Within 10 % at 0 s (an earlier flow on the same key) does not count.
         self.assertEqual(self.reach([5, 5, 20, 20, 20, 5, 5, 5, 5, 5, 5]), 1.5)
+
+    def test_gaps_and_unpaced(self):
+        # NaN: the flow not listed in a line; 0: unpaced (never "near").
+        self.assertEqual(self.reach([20, NAN, 0, 20, NAN, 5, 5, 5, 5, 5, 5]), 1.5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            self.assertIsNone(self.reach([20, 20] + [NAN] * 9))          # window empty
+            self.assertIsNone(self.reach([NAN] * 2 + [20] * 3 + [0] * 6))  # unpaced in it
 
     def test_none(self):
         self.assertIsNone(self.reach([20] * 11))                    # never moved
