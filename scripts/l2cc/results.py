@@ -701,8 +701,13 @@ def _flow(R, f):
         moved = np.flatnonzero((curve.c > c0) & (curve.t >= t0 + f["start"] - 0.02))
         if len(moved):
             # The sample that first shows data closes the interval it came in.
-            i = max(int(moved[0]) - 1, 0)
-            fr["first_data_s"] = float(curve.t[i] - t0)
+            # hostd lists a flow only in the lines of intervals it was active
+            # in: its previous listing may be the warm-up's, long before.
+            m = int(moved[0])
+            first = curve.t[max(m - 1, 0)]
+            if source == "hostd":
+                first = max(first, curve.t[m] - (R.exp.get("sample") or 0.01))
+            fr["first_data_s"] = float(first - t0)
     pl = R.plan.get(f["name"], {})
     cl = pl.get("client") or {}
     if cl.get("started") and pl.get("t_start"):
