@@ -21,10 +21,13 @@ def cmd_check(a):
     topo, rundir, confs, notes = L.prepare(a.topology, a.rundir, a.bin)
     for n in notes + topo.notes:
         print("note: " + n)
+    # As `up` would run them: the environment may override the file.
+    threads = L.one_process_threads(None, topo.one_process)
     print("%s: OK, lab %s (prefix %s): %d switches, %d hosts, %d links, %d daemons%s"
           % (a.topology, topo.name, topo.prefix, len(topo.switches()), len(topo.hosts()),
              len(topo.links), len(confs),
-             " in one l2ccd (one_process: %d)" % topo.one_process if topo.one_process else ""))
+             " in one l2ccd (%d loop%s)" % (threads, "" if threads == 1 else "s")
+             if threads else ""))
     if a.configs:
         for name, c in confs.items():
             print("\n### %s.conf (%s)\n" % (name, c.daemon))

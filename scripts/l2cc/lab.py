@@ -480,7 +480,9 @@ def one_process_threads(value=None, topo_value=0):
     else $L2CC_ONE_PROCESS, else the topology's one_process (topo_value).
     0 or None: a process per daemon (0 from the command line or the
     environment overrides a topology's one_process)."""
-    v = value if value is not None else os.environ.get("L2CC_ONE_PROCESS") or None
+    v, origin = value, "--one-process"
+    if v is None:
+        v, origin = os.environ.get("L2CC_ONE_PROCESS") or None, "L2CC_ONE_PROCESS"
     if v is None:
         return topo_value or None
     try:
@@ -488,8 +490,8 @@ def one_process_threads(value=None, topo_value=0):
     except ValueError:
         n = -1
     if n < 0 or n > T.ONE_PROCESS_MAX:
-        raise UsageError("one process: expected 0..%d threads (0: a process per daemon), got %r"
-                         % (T.ONE_PROCESS_MAX, v))
+        raise UsageError("%s: expected 0..%d l2ccd threads (0: a process per daemon), got %r"
+                         % (origin, T.ONE_PROCESS_MAX, v))
     return n or None
 
 

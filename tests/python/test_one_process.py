@@ -36,8 +36,13 @@ class TestThreads(unittest.TestCase):
 
     def test_bad_values(self):
         for v in ("65", "two", "-1"):
-            with self.assertRaises(L.UsageError, msg=v):
+            with self.assertRaises(L.UsageError, msg=v) as cm:
                 L.one_process_threads(v)
+            self.assertIn("--one-process:", str(cm.exception))
+        with mock.patch.dict(os.environ, {"L2CC_ONE_PROCESS": "x"}):
+            with self.assertRaises(L.UsageError) as cm:
+                L.one_process_threads(None, 1)
+            self.assertIn("L2CC_ONE_PROCESS:", str(cm.exception))
 
 
 TOPO = """name: t1p
