@@ -13,7 +13,7 @@
  * `_frames`), `_total` on counters only. A value kept in nanoseconds (the
  * JSON's `_ns` keys, exact integers) is exported in seconds (CTR_NS).
  * `promtool check metrics` passes on both daemons' output
- * (tests/netns/test_metrics.sh).
+ * (tests/netns/test_l2ci.sh, t_metrics; test_switch_xdpfwd.sh for switchd).
  */
 #ifndef L2CC_CTRS_H
 #define L2CC_CTRS_H

@@ -2,6 +2,7 @@
 /* The command line and start-up both daemons share. */
 #include "dcli.h"
 #include "log.h"
+#include "version.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -82,6 +83,7 @@ int dcli_parse(const struct dcli *d, int argc, char **argv, struct dcli_args *ar
 		case 'v': verbose++; break;
 		case 'q': quiet = 1; break;
 		case 'C': d->print_reference(stdout); return 1;
+		case 'V': l2cc_version_print(stdout, d->prog); return 1;
 		case 'h': dcli_usage(d, stdout); return 1;
 		default: dcli_usage(d, stderr); return -EINVAL;
 		}

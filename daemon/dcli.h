@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What a daemon's main() does, once for switchd and hostd: the common
- * options (-c/-o/-n/-v/-q/-C/-h) declared as data, so getopt's table and
- * --help come from the same rows; --help and --help-config; loading the
+ * options (-c/-o/-n/-v/-q/-C/-V/-h) declared as data, so getopt's table and
+ * --help come from the same rows; --help, --help-config and --version; loading the
  * configuration with its overrides and reporting why it failed; --check; the
  * log level and ident; then the daemon's own run. Each daemon describes
  * itself in a struct dcli: its name, help text, reference printer, config
  * loader, --check line and run.
  *
- * Exit status: 0 done (or --help, --check passed), 1 the daemon failed while
+ * Exit status: 0 done (or --help, --version, --check passed), 1 the daemon failed while
  * running, 2 a bad command line or configuration.
  */
 #ifndef L2CC_DCLI_H
@@ -45,6 +45,7 @@ struct dcli_opt {
 	DCLI_OPT("quiet", 'q', NULL, "errors only"),                                     \
 	DCLI_OPT("help-config", 'C', NULL,                                               \
 		 "print every config key with default, range and description"),          \
+	DCLI_OPT("version", 'V', NULL, "print the version and exit"),                      \
 	DCLI_OPT("help", 'h', NULL, "this help")
 
 /* The command line, parsed. A reload reads the same file and overrides. */
@@ -95,8 +96,9 @@ void dcli_getopt_tables(const struct dcli_opt *opts, int n, struct option *lopts
  * width; a long-only row is indented as if it had a letter. */
 void dcli_opt_print(FILE *f, const struct dcli_opt *o, int width);
 
-/* Parse argv into args. 0: go on; 1: done (--help or --help-config
- * printed); -errno: a bad command line (or opts table), reported on stderr. */
+/* Parse argv into args. 0: go on; 1: done (--help, --help-config or
+ * --version printed); -errno: a bad command line (or opts table), reported
+ * on stderr. */
 int dcli_parse(const struct dcli *d, int argc, char **argv, struct dcli_args *args);
 
 /* Set the log level (-v/-q win over cfg_level, the config's log_level) and

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "prom.h"
+#include "version.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -78,6 +79,17 @@ int prom_label_escape(char *dst, size_t n, const char *src)
 	}
 	dst[len] = '\0';
 	return (int)len;
+}
+
+void prom_build_info(struct jw *w)
+{
+	char v[160], labels[192];
+
+	prom_label_escape(v, sizeof(v), l2cc_version);
+	snprintf(labels, sizeof(labels), "version=\"%s\"", v);
+	prom_family(w, "l2cc_build_info", "gauge",
+		    "Always 1: the version of the build serving these metrics (git describe)");
+	prom_sample_u64(w, "l2cc_build_info", labels, 1);
 }
 
 void prom_loop(struct jw *w, const char *prefix, const char *labels, uint64_t passes,

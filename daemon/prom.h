@@ -31,6 +31,11 @@ void prom_sample_double(struct jw *w, const char *name, const char *labels, doub
 void prom_loop(struct jw *w, const char *prefix, const char *labels, uint64_t passes,
 	       uint64_t wakeups);
 
+/* l2cc_build_info{version="..."} 1: which build serves these metrics
+ * (daemon/version.h), one family for every daemon, as Prometheus' own
+ * *_build_info. */
+void prom_build_info(struct jw *w);
+
 /* Escape a label value (\\, \", \n) into dst of size n, always NUL-terminated.
  * Returns the escaped length, or -ENOSPC if it was truncated (never in the
  * middle of an escape). */

@@ -33,6 +33,7 @@
 #include "json.h"
 #include "log.h"
 #include "loop.h"
+#include "version.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -357,6 +358,7 @@ static const struct dcli_opt fg_opts[] = {
 	FG_OPT(OPT_DRY_RUN, "dry-run", NULL, FG_CLIENT, "print the schedule without connecting"),
 	FG_OPT('o', "output", "FILE", FG_SERVER | FG_CLIENT, "write the JSON to FILE instead of stdout"),
 	FG_OPT('v', "verbose", NULL, FG_SERVER | FG_CLIENT, "also log each failed flow or aborted connection"),
+	FG_OPT('V', "version", NULL, FG_SERVER | FG_CLIENT, "print the version and exit"),
 	FG_OPT('h', "help", NULL, FG_SERVER | FG_CLIENT, "show this help"),
 };
 #define FG_NOPTS (sizeof(fg_opts) / sizeof(fg_opts[0]))
@@ -396,7 +398,8 @@ static void fg_usage(FILE *f)
 		"usage: " FG_PROG " server [-p PORT] [-B ADDR] [--once N] [-o FILE] [-v]\n"
 		"       " FG_PROG " client -c ADDR [-p PORT] WORKLOAD [OPTIONS]\n"
 		"       " FG_PROG " client --dry-run WORKLOAD [OPTIONS]\n"
-		"       " FG_PROG " stats [FILE]     delay statistics of lines 'AT_NS DELAY_NS'\n\n"
+		"       " FG_PROG " stats [FILE]     delay statistics of lines 'AT_NS DELAY_NS'\n"
+		"       " FG_PROG " --version | --help\n\n"
 		"Traffic for flow-completion-time experiments: one TCP connection per flow,\n"
 		"the client reports each flow's completion time as JSON.\n\n"
 		"Workloads (client):\n"
@@ -765,6 +768,10 @@ static int fg_parse_args(struct fg_cfg *cfg, int argc, char **argv)
 		o = fg_opt_find(opt);
 		if (opt == 'h') {
 			fg_usage(stdout);
+			return 1;
+		}
+		if (opt == 'V') {
+			l2cc_version_print(stdout, FG_PROG);
 			return 1;
 		}
 		if (!(o->modes & cfg->mode))
@@ -3169,6 +3176,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		fg_usage(stdout);
+		status = EXIT_OK;
+		goto out;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		l2cc_version_print(stdout, FG_PROG);
 		status = EXIT_OK;
 		goto out;
 	}

@@ -612,22 +612,42 @@ void hd_xdp_ctl_config(struct hd *h)
 		hd_xdp_ctl(h);
 }
 
+/*
+ * When the uplink's wire next frees, will it have a frame to send at once?
+ * Our CREDIT, a CNP/ACK or pass-through frame, a flow due by then, or a
+ * parked flow whose priority is open (without credits: under credits an
+ * open parked priority is one out of them). A flow paced below the link
+ * leaves the wire idle between its frames: not a backlog.
+ */
+static bool hd_wire_backlogged(const struct hd *h, uint8_t open)
+{
+	return (h->etx.credit_have && fc_rx_due(&h->frx)) || h->notify.n || h->pass.n ||
+	       pacer_deadline(h->pacer) <= wclock_next(&h->wc) ||
+	       ((h->parked_mask & open) && !hd_credits_apply(h));
+}
+
 static bool hd_tx_up(struct hd *h)
 {
 	uint32_t space = dp_space(&h->sink, HD_PORT_UP), sent;
 	uint8_t open = 0xff, blocked = 0;
-	bool more = false;
+	bool more = false, backlog = false;
 
 	h->next_tx_ns = UINT64_MAX;
-	sent = hd_tx_credit(h, space);
-	space -= sent;
 	if (hd_honour_pause(h) || hd_honour_pfc(h))
 		open = fc_tx_open_mask(&h->etx, h->now);
-	/* As switchd: a wire held by flow control resumes without a burst. */
+	/* As switchd: a wire held by flow control resumes without a burst,
+	 * and its lateness is lost wire time only once the hold is over (a
+	 * priority it paused is open, or a grant came); before our CREDIT
+	 * asks the wire. */
 	if (h->fc_held) {
 		wclock_resume(&h->wc, h->etx.resume_ns < h->now ? h->etx.resume_ns : h->now);
+		if (!(h->held_paused & open) &&
+		    !(h->held_refused && h->etx.credit_grants != h->held_grants))
+			wclock_backlog(&h->wc, false);
 		h->fc_held = false;
 	}
+	sent = hd_tx_credit(h, space);
+	space -= sent;
 	while (space && wclock_ready(&h->wc, h->now)) {
 		struct flow *f;
 		uint32_t id, len;
@@ -682,20 +702,31 @@ sent:
 	if (more) {
 		if (!space) {
 			h->next_tx_ns = h->now + 20000; /* the kernel drains the ring soon */
+			backlog = hd_wire_backlogged(h, open);
 		} else if (!wclock_ready(&h->wc, h->now)) {
 			h->next_tx_ns = wclock_next(&h->wc);
+			backlog = hd_wire_backlogged(h, open);
 		} else {
+			uint8_t held = (uint8_t)(h->parked_mask | blocked);
 			uint64_t t = pacer_deadline(h->pacer);
 
 			/* Parked and blocked frames wait for a pause to run
 			 * out, or for a credit update (which wakes us). */
 			h->next_tx_ns = t;
-			t = fc_tx_pause_end(&h->etx, (uint8_t)(h->parked_mask | blocked));
+			t = fc_tx_pause_end(&h->etx, held);
 			if (t < h->next_tx_ns)
 				h->next_tx_ns = t;
-			h->fc_held = h->parked_mask || blocked;
+			h->fc_held = held != 0;
+			/* Flows not yet due leave the wire idle; a hold is a
+			 * backlog when its end will be known: a pause runs
+			 * out, a grant's arrival is timed (switchd's rule). */
+			h->held_paused = held & (uint8_t)~open;
+			h->held_refused = held & open;
+			h->held_grants = h->etx.credit_grants;
+			backlog = t != UINT64_MAX || h->held_refused;
 		}
 	}
+	wclock_backlog(&h->wc, backlog);
 	return sent > 0;
 }
 
@@ -1363,7 +1394,9 @@ static void hd_uplink_down(struct hd *h)
 		}
 		/* The pacer forgets its backlog (and its slot's rate: applied
 		 * again as the law has it); what was in flight is lost with
-		 * the link, so the window opens. */
+		 * the link, so the window opens. The pacing time it lost is
+		 * the flow's, and stays (hd_pace_lost_ns). */
+		x->pace_lost_ns += pacer_lost_ns(h->pacer, id);
 		pacer_remove(h->pacer, id);
 		o = x->out;
 		x->out.rate_bps = o.rate_bps + 1;
@@ -1378,6 +1411,7 @@ static void hd_uplink_down(struct hd *h)
 	fc_tx_link_down(&h->etx, h->now);
 	fc_rx_link_down(&h->frx);
 	h->fc_held = false;
+	wclock_backlog(&h->wc, false);  /* down is not late: nothing waits for it */
 	h->up_held = false;
 	h->next_tx_ns = UINT64_MAX;
 }

@@ -107,6 +107,8 @@ struct hd_flow {
 	bool win_timer;             /* queued in the ACK-timeout FIFO */
 	uint32_t win_acked;         /* acked_next when that timer was armed */
 	uint64_t rate_bytes;        /* bytes_out at the last time-series line (for rates) */
+	uint64_t pace_lost_ns;      /* pacing time lost before the pacer last forgot the
+				     * flow (a link down): hd_pace_lost_ns() adds the rest */
 };
 
 /* A small ring of frames (index, length) owned by the daemon. */
@@ -160,6 +162,10 @@ struct hd {
 	struct fc_xdp xctl;         /* what of the uplink XDP program's control state is applied */
 	uint64_t next_tx_ns;
 	bool fc_held;               /* the last TX pass ended held by flow control */
+	/* What held it (as switchd's): priorities with frames paused, those
+	 * open but out of credits, and the grants applied by then. */
+	uint8_t held_paused, held_refused;
+	uint64_t held_grants;
 	bool up_held;               /* the last RX pass left frames in the uplink ring */
 	/* Credit receiver side: what we counted from the switch, so our CREDIT
 	 * messages carry a sent count it can reconcile to (we grant unlimited:
@@ -277,6 +283,13 @@ void hd_xdp_ctl_config(struct hd *h);
 /* Set a flow's rate from the control socket (rate_bps, or ipd if by_ipd);
  * pins the flow so it does not expire. 0 or -errno. */
 int hd_set_flow_rate(struct hd *h, struct flow *f, uint64_t rate_bps, int64_t ipd);
+
+/* Pacing time the flow lost to hostd noticing its deadlines late (pacer.h),
+ * over its life. */
+static inline uint64_t hd_pace_lost_ns(const struct hd *h, const struct flow *f)
+{
+	return h->hf[f->id].pace_lost_ns + pacer_lost_ns(h->pacer, f->id);
+}
 
 /* Control socket, metrics and time series (hd_ctl.c). */
 int hd_ctl_init(struct hd *h);

@@ -14,6 +14,7 @@
  * the new cur (a cascade), at most once per level per frame.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "pacer.h"
@@ -34,6 +35,7 @@ struct pflow {
 	uint64_t den;           /* rate (bit/s), or link rate in IPD mode; 0 = unpaced */
 	uint64_t mult;          /* 1, or 1 + ipd */
 	uint64_t burst_ns;
+	uint64_t lost_ns;       /* pacing time lost to late noticing (pacer_lost_ns) */
 	uint32_t burst_bytes;
 	uint32_t next, prev;    /* list links */
 	uint16_t list;          /* wheel slot index, LIST_READY or LIST_NONE */
@@ -65,6 +67,7 @@ static void flow_reset(struct pflow *f)
 	f->den = 0;
 	f->mult = 1;
 	f->burst_ns = 0;
+	f->lost_ns = 0;
 	f->burst_bytes = 0;
 	f->next = f->prev = NIL;
 	f->list = LIST_NONE;
@@ -167,8 +170,8 @@ static uint64_t flow_elig_ns(const struct pflow *f)
 	return f->t_next + (f->rem != 0);
 }
 
-/* File a flow by its eligible time: the ready FIFO if due, else the wheel. */
-static void wheel_file(struct pacer *p, uint32_t id)
+/* File a flow by its eligible time: the ready FIFO if due (true), else the wheel. */
+static bool wheel_file(struct pacer *p, uint32_t id)
 {
 	struct pflow *f = &p->f[id];
 	uint64_t e = 0, ns;
@@ -181,7 +184,7 @@ static void wheel_file(struct pacer *p, uint32_t id)
 	}
 	if (e <= p->cur) {
 		list_append(p, LIST_READY, id);
-		return;
+		return true;
 	}
 	lv = (63 - __builtin_clzll(e ^ p->cur)) / WHEEL_BITS;
 	li = lv * WHEEL_SLOTS + ((e >> (lv * WHEEL_BITS)) & (WHEEL_SLOTS - 1));
@@ -192,12 +195,29 @@ static void wheel_file(struct pacer *p, uint32_t id)
 	if (p->lists[li].head == NIL)
 		bm_set(p, li);
 	list_append(p, li, id);
+	return false;
 }
 
-static void wheel_insert(struct pacer *p, uint32_t id)
+static bool wheel_insert(struct pacer *p, uint32_t id)
 {
 	p->st.inserts++;
-	wheel_file(p, id);
+	return wheel_file(p, id);
+}
+
+/*
+ * A flow that waited in the wheel for its own deadline reaches the ready
+ * FIFO at now. pacer_done() forgives it burst + one slot of lateness (its
+ * clock runs on from its deadline); beyond that its clock is pulled up, and
+ * that time is rate it never gets back because we were called late.
+ */
+static void flow_noticed(struct pacer *p, struct pflow *f, uint64_t now)
+{
+	uint64_t lag = f->burst_ns + p->slot_ns, due = flow_elig_ns(f);
+
+	if (f->den && due + lag < now) {
+		f->lost_ns += now - lag - due;
+		p->st.lost_ns += now - lag - due;
+	}
 }
 
 /* Start tick of the earliest non-empty slot; call only when lmask != 0. */
@@ -213,9 +233,11 @@ static uint64_t wheel_first(const struct pacer *p, unsigned *lv, unsigned *s)
 	return hi | ((uint64_t)*s << (l * WHEEL_BITS));
 }
 
-/* Drain every slot that starts at or before now_tick, in time order. */
-static void wheel_advance(struct pacer *p, uint64_t now_tick)
+/* Drain every slot that starts at or before now's tick, in time order. */
+static void wheel_advance(struct pacer *p, uint64_t now)
 {
+	uint64_t now_tick = now / p->slot_ns;
+
 	while (p->lmask) {
 		unsigned lv, s;
 		uint64_t start = wheel_first(p, &lv, &s);
@@ -231,13 +253,16 @@ static void wheel_advance(struct pacer *p, uint64_t now_tick)
 		bm_clear(p, lv * WHEEL_SLOTS + s);
 		while (id != NIL) {
 			uint32_t nx = p->f[id].next;
+			bool ready = true;
 
 			if (lv) {
 				p->st.cascades++;
-				wheel_file(p, id);
+				ready = wheel_file(p, id);
 			} else {
 				list_append(p, LIST_READY, id);
 			}
+			if (ready)
+				flow_noticed(p, &p->f[id], now);
 			id = nx;
 		}
 	}
@@ -293,9 +318,11 @@ static int flow_set_pace(struct pacer *p, uint32_t id, uint64_t den, uint64_t mu
 	f->mult = mult;
 	flow_set_burst_ns(f);
 	if (f->state == F_QUEUED && f->list != LIST_READY) {
+		/* It was waiting for its deadline: due already, it is noticed now. */
 		list_unlink(p, id);
-		wheel_advance(p, now / p->slot_ns);
-		wheel_insert(p, id);
+		wheel_advance(p, now);
+		if (wheel_insert(p, id))
+			flow_noticed(p, f, now);
 	}
 	return 0;
 }
@@ -351,7 +378,7 @@ int pacer_wake(struct pacer *p, uint32_t flow, uint64_t now, uint32_t next_len)
 		return 0;
 	/* After idle the flow is owed nothing beyond its burst. */
 	flow_pull_up(f, now, f->burst_ns);
-	wheel_advance(p, now / p->slot_ns);
+	wheel_advance(p, now);
 	f->state = F_QUEUED;
 	p->st.backlogged++;
 	wheel_insert(p, flow);
@@ -378,8 +405,10 @@ int pacer_done(struct pacer *p, uint32_t flow, uint64_t now, uint32_t sent_len,
 		p->st.backlogged--;
 		return 0;
 	}
-	wheel_advance(p, now / p->slot_ns);
+	wheel_advance(p, now);
 	f->state = F_QUEUED;
+	/* Due already (served late behind a busy wire, or at once): it did
+	 * not wait for its deadline, so there is nothing noticed late. */
 	wheel_insert(p, flow);
 	return 0;
 }
@@ -389,7 +418,7 @@ int pacer_next(struct pacer *p, uint64_t now, uint32_t *flow)
 	struct plist *r = &p->lists[LIST_READY];
 	uint32_t id;
 
-	wheel_advance(p, now / p->slot_ns);
+	wheel_advance(p, now);
 	id = r->head;
 	if (id == NIL)
 		return 0;
@@ -412,6 +441,11 @@ uint64_t pacer_deadline(const struct pacer *p)
 	start = wheel_first(p, &lv, &s);
 	lo = p->slot_min[lv * WHEEL_SLOTS + s];
 	return (lo > start ? lo : start) * p->slot_ns;
+}
+
+uint64_t pacer_lost_ns(const struct pacer *p, uint32_t flow)
+{
+	return flow < p->max_flows ? p->f[flow].lost_ns : 0;
 }
 
 int pacer_remove(struct pacer *p, uint32_t flow)

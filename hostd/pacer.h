@@ -32,7 +32,20 @@
  *	sleep until max(pacer_deadline(p), uplink busy ? wclock_next(&uplink) : 0)
  *
  * Flows eligible while the wire is busy wait in FIFO order, so equal flows
- * share a bottleneck uplink equally. All times are in ns from one monotonic
+ * share a bottleneck uplink equally.
+ *
+ * Rate lost to a late caller: a flow that waits in the wheel for its own
+ * deadline and is noticed (moved to the ready FIFO by a call at `now`)
+ * more than burst + one slot after it was due has its clock pulled up by
+ * pacer_done() like wclock after a late wake-up: that time beyond the
+ * allowance is rate the flow never got, counted per flow (pacer_lost_ns)
+ * and in total (pacer_stats.lost_ns). Only a flow that was backlogged
+ * counts: the pull-up of pacer_wake() after idle is not a loss, nor is the
+ * wait in the ready FIFO behind a busy wire (that is the uplink's share,
+ * not lateness: a caller that asks whenever the wire frees notices every
+ * deadline within a frame time of the link, less than a burst of two
+ * frames forgives). A flow already due when the caller sleeps late waits
+ * on the wire: that loss is the uplink wire clock's (wclock.h), not its. All times are in ns from one monotonic
  * clock and must not go backwards between calls. No allocation after
  * pacer_create(), no syscalls.
  */
@@ -51,6 +64,7 @@ struct pacer_stats {
 	uint64_t slots_visited; /* wheel slots drained or cascaded */
 	uint64_t cascades;      /* flows moved from a higher wheel level to a lower one */
 	uint64_t inserts;       /* flows filed in the wheel or the ready list */
+	uint64_t lost_ns;       /* rate lost by backlogged flows noticed late, ns of their clocks */
 };
 
 /*
@@ -123,7 +137,12 @@ int pacer_next(struct pacer *p, uint64_t now, uint32_t *flow);
  */
 uint64_t pacer_deadline(const struct pacer *p);
 
-/* Take the flow out of the scheduler and reset it to unpaced, idle, defaults. */
+/* Pacing time the flow lost to late noticing (see above) since it was last
+ * reset (pacer_remove); 0 for a flow out of range. */
+uint64_t pacer_lost_ns(const struct pacer *p, uint32_t flow);
+
+/* Take the flow out of the scheduler and reset it to unpaced, idle, defaults
+ * (its lost time too: the total in pacer_stats keeps it). */
 int pacer_remove(struct pacer *p, uint32_t flow);
 
 void pacer_get_stats(const struct pacer *p, struct pacer_stats *st);

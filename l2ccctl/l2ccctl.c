@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * l2ccctl: send one command to a daemon's control socket and print the reply.
- * Self-contained on purpose (libc only): it must work on a box where the
- * daemon is broken, and it speaks a one-line protocol described in ctl.h.
+ * Self-contained on purpose (libc only, and the build's version string from
+ * daemon/version.c): it must work on a box where the daemon is broken, and
+ * it speaks a one-line protocol described in ctl.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +16,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "version.h"
 
 #define DEFAULT_SOCKET "/run/l2cc/switchd.sock"
 #define MAX_REQUEST 4096	/* CTL_MAX_REQUEST in daemon/ctl.h */
@@ -34,6 +37,7 @@ static const struct cli_opt cli_opts[] = {
 	{ 's', "socket", "PATH", "control socket (default: $L2CC_SOCKET, else " DEFAULT_SOCKET ")" },
 	{ 'r', "raw", NULL, "print the reply exactly as received" },
 	{ 't', "timeout", "MS", "wait at most MS milliseconds for the reply (default 5000)" },
+	{ 'V', "version", NULL, "print the version and exit" },
 	{ 'h', "help", NULL, "show this help" },
 };
 #define N_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
@@ -413,6 +417,9 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'V':
+			l2cc_version_print(stdout, "l2ccctl");
+			return EXIT_OK;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;

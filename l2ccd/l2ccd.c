@@ -25,6 +25,7 @@
 #include "log.h"
 #include "loop.h"
 #include "notify.h"
+#include "version.h"
 #include "../switchd/switch.h"
 
 #include <errno.h>
@@ -528,6 +529,19 @@ static void *l2ccd_worker_main(void *arg)
 	return NULL;
 }
 
+/* Options as data (dcli.h's rows): getopt's tables and --help from one list. */
+static const struct dcli_opt l2ccd_opts[] = {
+	DCLI_OPT("threads", 't', "N", "loops (threads), default 1"),
+	DCLI_OPT("no-weight", 'W', NULL,
+		 "every thread at nice 0 (default: n daemons' thread weighs n tasks)"),
+	DCLI_OPT("realtime", 'R', "P", "every loop SCHED_FIFO at priority P (1..99)"),
+	DCLI_OPT("verbose", 'v', NULL, "more logging"),
+	DCLI_OPT("quiet", 'q', NULL, "errors only"),
+	DCLI_OPT("version", 'V', NULL, "print the version and exit"),
+	DCLI_OPT("help", 'h', NULL, "this help"),
+};
+#define L2CCD_NOPTS (int)(sizeof(l2ccd_opts) / sizeof(l2ccd_opts[0]))
+
 static void l2ccd_usage(FILE *f)
 {
 	fprintf(f,
@@ -536,29 +550,18 @@ static void l2ccd_usage(FILE *f)
 		"  KIND     switchd or hostd: the daemon its own binary would run, on CONFIG\n"
 		"  NETNS    the network namespace it lives in: a name under /run/netns\n"
 		"           (ip netns) or a path; none: l2ccd's own\n"
-		"  THREAD   the thread that serves it (0..THREADS-1); none: round robin\n"
-		"  -t, --threads N   loops (threads), default 1\n"
-		"  -W, --no-weight   leave every thread at nice 0 (default: a thread of n\n"
-		"                    daemons runs at the nice level that weighs n tasks)\n"
-		"  -R, --realtime P  run every loop SCHED_FIFO at priority P (1..99): no\n"
-		"                    host program can delay the fabric\n"
-		"  -v, --verbose     more logging; -q, --quiet errors only\n"
-		"  -h, --help        this help\n\n"
-		"Signals: TERM/INT stop every daemon, HUP reloads every configuration.\n"
+		"  THREAD   the thread that serves it (0..THREADS-1); none: round robin\n\n");
+	for (int i = 0; i < L2CCD_NOPTS; i++)
+		dcli_opt_print(f, &l2ccd_opts[i], 20);
+	fprintf(f,
+		"\nSignals: TERM/INT stop every daemon, HUP reloads every configuration.\n"
 		"Reference: docs/l2ccd.md\n");
 }
 
 static int l2ccd_main(struct l2ccd *d, int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "threads", required_argument, NULL, 't' },
-		{ "no-weight", no_argument, NULL, 'W' },
-		{ "realtime", required_argument, NULL, 'R' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option lopts[L2CCD_NOPTS + 1];
+	char shorts[2 * L2CCD_NOPTS + 2];
 	char msg[600], *end;
 	sigset_t set;
 	int c, err = 0, started = 0, status = 0;
@@ -567,7 +570,8 @@ static int l2ccd_main(struct l2ccd *d, int argc, char **argv)
 	d->weigh = true;
 	d->cli_level = -1;
 	d->home_ns = -1;
-	while ((c = getopt_long(argc, argv, "t:WR:vqh", lopts, NULL)) != -1) {
+	dcli_getopt_tables(l2ccd_opts, L2CCD_NOPTS, lopts, shorts, false);
+	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			d->nworkers = (int)strtol(optarg, &end, 10);
@@ -594,6 +598,9 @@ static int l2ccd_main(struct l2ccd *d, int argc, char **argv)
 		case 'q':
 			d->cli_level = LOG_LVL_ERR;
 			break;
+		case 'V':
+			l2cc_version_print(stdout, "l2ccd");
+			return 0;
 		case 'h':
 			l2ccd_usage(stdout);
 			return 0;

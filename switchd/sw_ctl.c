@@ -15,6 +15,7 @@
 #include "loop.h"
 #include "prom.h"
 #include "tseries.h"
+#include "version.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -75,6 +76,9 @@ PORT_GET(g_fc_ignored, p->st.fc_ignored)
 /* PAUSE stops all priorities at once: the longest, not the sum. */
 PORT_GET(g_paused, fc_tx_paused_max_ns(&p->etx, now))
 PORT_GET(g_credit_stall, sw_credit_stall_ns(p, now))
+PORT_GET(g_wire_lost, p->wc.lost_ns)
+PORT_GET(g_wire_late, p->wc.late_events)
+PORT_GET(g_wire_lost_max, p->wc.lost_max_ns)
 PORT_GET(g_voq, p->sw->voq->out_total[p->idx])
 PORT_GET(g_xoff_mask, p->frx.xoff_mask)
 PORT_GET(g_marked, p->st.marked)
@@ -162,6 +166,17 @@ static const struct ctr port_ctrs[] = {
 	  "Time the port's egress was held by PAUSE/PFC from its peer", g_paused),
 	CTR_GET("credit_stall_ns", "credit_stall_seconds_total", CTR_COUNTER, CTR_TS | CTR_NS,
 	  "Time the port had data queued and no credits to send any of it", g_credit_stall),
+	/* The emulation's own failure: a run where these grew did not get
+	 * the link it asked for (docs/switchd.md, Wire time lost). */
+	CTR_GET("wire_lost_ns", "wire_lost_seconds_total", CTR_COUNTER, CTR_TS | CTR_NS,
+	  "Wire time lost: time the output had frames waiting for its emulated wire, but "
+	  "switchd woke too late (beyond the burst) to send them; the link carried less than "
+	  "its rate", g_wire_lost),
+	CTR_GET("wire_late_events", "wire_late_events_total", CTR_COUNTER, CTR_TS,
+	  "Passes that found the output backlogged and its wire clock late beyond the burst "
+	  "(each added to wire_lost)", g_wire_late),
+	CTR_GET("wire_lost_max_ns", "wire_lost_max_seconds", CTR_GAUGE, CTR_NS,
+	  "The largest single loss of wire time on this output", g_wire_lost_max),
 	CTR_GET("voq_frames", "voq_frames", CTR_GAUGE, CTR_TS, "Frames queued for this output",
 		g_voq),
 	CTR_GET("xoff_mask", NULL, CTR_GAUGE, CTR_TS, "Priorities held paused upstream", g_xoff_mask),
@@ -541,6 +556,7 @@ static int cmd_status(struct jw *w, const char *args, void *ctx)
 	jw_obj_begin(w, NULL);
 	jw_str(w, "daemon", "switchd");
 	jw_str(w, "name", s->cfg->name);
+	jw_str(w, "version", l2cc_version);
 	jw_double(w, "uptime_s", (loop_now_ns() - s->start_ns) / 1e9);
 	jw_u64(w, "ports", s->nports);
 	jw_u64(w, "loops", s->loops);
@@ -674,6 +690,7 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 	ctr_prom(w, "l2cc_switch_", port_ctrs, N_PORT_CTRS, objs, lp, (size_t)s->nports, now);
 	prom_cps(w, s);
 	prom_prio(w, s);
+	prom_build_info(w);
 
 	prom_label_escape(sw, sizeof(sw), s->cfg->name);
 	prom_family(w, "l2cc_switch_drops_total", "counter", "Frames dropped, by reason");

@@ -732,6 +732,7 @@ void sw_port_link(struct sw *s, struct sw_port *p, bool up)
 	p->wd_storm = p->wd_timing = 0;
 	p->wd_next = UINT64_MAX;
 	p->fc_held = false;
+	wclock_backlog(&p->wc, false);  /* down is not late: nothing waits for it */
 	p->full_due = 0;
 	sw_set_blocked(s, p, 0);
 	p->next_tx_ns = UINT64_MAX;
@@ -825,31 +826,48 @@ void sw_xdp_ctl_config(struct sw *s, struct sw_port *p)
 		sw_xdp_ctl(s, p);
 }
 
+/*
+ * Is the hold the last pass ended in over: a priority it had paused is open,
+ * or a credit grant came since it refused one? Until then the output waits
+ * on its partner, and a late pass is not lost wire time. (A grant too small
+ * for the head frame still counts as the end: the one case where lateness
+ * is counted while the partner held the wire.)
+ */
+static bool sw_hold_over(const struct sw_port *p, uint8_t open)
+{
+	return (p->held_paused & open) ||
+	       (p->held_refused && p->etx.credit_grants != p->held_grants);
+}
+
 static bool sw_tx_port(struct sw *s, struct sw_port *p)
 {
 	uint32_t space = dp_space(&s->sink, p->idx), sent;
-	bool credit_refused = false, sent_data = false;
+	bool credit_refused = false, sent_data = false, backlog = false;
 	uint8_t open, mask, refused = 0, storm;
 
 	p->next_tx_ns = UINT64_MAX;
 	sw_xdp_ctl(s, p);
 	if (!p->link_up)
 		return false;
+	open = fc_tx_open_mask(&p->etx, s->now);
+	/* Held by flow control at the end of the last pass: the wire resumes
+	 * when the hold ended, without a burst for the held time. Before
+	 * anything asks the wire (our control frames too): a pull-up then is
+	 * lost wire time only if the hold is over. */
+	if (p->fc_held) {
+		wclock_resume(&p->wc, p->etx.resume_ns < s->now ? p->etx.resume_ns : s->now);
+		if (!sw_hold_over(p, open))
+			wclock_backlog(&p->wc, false);
+		p->fc_held = false;
+	}
 	sent = sw_tx_ctrl(s, p, space);
 	space -= sent;
-	open = fc_tx_open_mask(&p->etx, s->now);
 	storm = sw_watchdog(s, p, open);
 	if (storm && p->cfg->pause_watchdog_action == SW_WD_DROP)
 		sw_watchdog_drop(s, p, storm);
 	open = mask = open | storm;
 	/* Paused with frames waiting: a victim now, not a root. */
 	sw_set_blocked(s, p, sw_waiting(s, p, (uint8_t)~open));
-	/* Held by flow control at the end of the last pass: the wire resumes
-	 * when the hold ended, without a burst for the held time. */
-	if (p->fc_held) {
-		wclock_resume(&p->wc, p->etx.resume_ns < s->now ? p->etx.resume_ns : s->now);
-		p->fc_held = false;
-	}
 	while (s->voq->out_total[p->idx] && space && mask && wclock_ready(&p->wc, s->now)) {
 		uint32_t in, prio, idx, len;
 		struct sw_port *ip;
@@ -903,12 +921,14 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 		}
 	}
 	if (fc_rx_due(&p->frx) || s->voq->out_total[p->idx]) {
-		if (!space)
+		if (!space) {
 			p->next_tx_ns = s->now + 20000; /* the kernel drains the ring soon */
-		else if (fc_rx_due(&p->frx) ||
-			 voq_select(s->voq, p->idx, mask, &(uint32_t){ 0 }, &(uint32_t){ 0 }))
+			backlog = fc_rx_due(&p->frx) || sw_waiting(s, p, mask);
+		} else if (fc_rx_due(&p->frx) ||
+			 voq_select(s->voq, p->idx, mask, &(uint32_t){ 0 }, &(uint32_t){ 0 })) {
 			p->next_tx_ns = wclock_next(&p->wc); /* eligible: waits for the wire */
-		else {
+			backlog = true;
+		} else {
 			/* Paused: until the pause runs out. Out of credits:
 			 * until a credit update arrives, which wakes us as it
 			 * reaches our socket. With xdp_control the XDP program
@@ -917,11 +937,21 @@ static bool sw_tx_port(struct sw *s, struct sw_port *p)
 			 * be full, the update is applied but never arrives:
 			 * look again in a millisecond while stalled. */
 			p->next_tx_ns = fc_tx_pause_end(&p->etx, sw_waiting(s, p, (uint8_t)~mask));
+			/* Backlogged if the hold's end will be known: a pause
+			 * runs out at its time, a grant's arrival is when it
+			 * came (the XDP program's timestamp; a grant parsed
+			 * here is timed when we read it, so lateness in
+			 * noticing it is not seen). */
+			backlog = p->next_tx_ns != UINT64_MAX || refused;
 			if (credit_refused && p->cfg->xdp_control && p->next_tx_ns > s->now + 1000000)
 				p->next_tx_ns = s->now + 1000000;
 			p->fc_held = true;
+			p->held_paused = sw_waiting(s, p, (uint8_t)~open);
+			p->held_refused = refused;
+			p->held_grants = p->etx.credit_grants;
 		}
 	}
+	wclock_backlog(&p->wc, backlog);
 	return sent > 0;
 }
 

@@ -115,6 +115,11 @@ struct sw_port {
 	 * of credits (the credit analogue of paused time). */
 	uint64_t credit_stall_start, credit_stall_acc;
 	bool fc_held;               /* the last TX pass ended held by flow control */
+	/* What held it: priorities with frames that were paused, those that
+	 * were out of credits, and the credit grants applied by then. The
+	 * next pass tells from these whether the hold is over (sw_hold_over). */
+	uint8_t held_paused, held_refused;
+	uint64_t held_grants;
 	/* Pause watchdog: the priorities paused with frames waiting (timing)
 	 * and since when (in a storm: since when the storm is), when a pause
 	 * for each last arrived, the priorities in a storm, and when the

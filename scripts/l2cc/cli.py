@@ -148,11 +148,29 @@ def _compact(p):
     p.add_argument("--compact", action="store_true", help="one line of JSON")
 
 
+def _repeat(v):
+    try:
+        n = int(v)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 100:
+        raise argparse.ArgumentTypeError("expected runs per point, 1..100")
+    return n
+
+
 def _sweep(p):
-    p.add_argument("sweep", metavar="SWEEP", help="sweep YAML file")
+    p.add_argument("sweep", metavar="SWEEP", nargs="+",
+                   help="sweep YAML file (several with --audit)")
     p.add_argument("--check", action="store_true",
                    help="validate the sweep and every point's derived topology and "
                         "experiment, print the points, and exit; touches nothing")
+    p.add_argument("--audit", action="store_true",
+                   help="list every check of each SWEEP with its kind, where it must hold, "
+                        "its controls and its source, from the files alone; exit 1 if a "
+                        "paper check has no control or no source")
+    p.add_argument("--repeat", metavar="N", type=_repeat,
+                   help="runs per point instead of the sweep's repeat (e.g. 1 for a quick "
+                        "look; verdicts then have no spread)")
     p.add_argument("--points", metavar="LABEL,...",
                    help="run only these points (labels or shell patterns, e.g. 'fimd_*')")
     p.add_argument("--out", metavar="DIR",
@@ -190,7 +208,9 @@ COMMANDS = [
     ("plot", cmd_plot, "plot an experiment's results (scripts/l2cc/experiment.py)",
      [_passthrough], True),
     ("sweep", cmd_sweep, "run an experiment at every point of a parameter sweep (up, run, "
-     "down each) and tabulate metrics", [_sweep, _rundir], False),
+     "down each), tabulate metrics and judge the checks on the runs that held (exit 0 all "
+     "checks pass, 1 one failed, 3 inconclusive: a point never held)", [_sweep, _rundir],
+     False),
 ]
 
 

@@ -34,7 +34,12 @@ from . import topo as T
 # ---- the file format -------------------------------------------------------------
 
 TOP_KEYS = ("name", "description", "topology", "duration", "warmup", "window", "phases",
-            "sample", "rate_window", "seed", "defaults", "flows", "groups", "plots")
+            "sample", "rate_window", "seed", "fidelity", "defaults", "flows", "groups", "plots")
+#: When a run held (docs/testbed.md, "The fidelity gate"): every
+#: backlogged port lost at most max_wire_lost of the window to its daemon
+#: running late, no generator fell short of its offered rate by more than
+#: max_shortfall, and the frame account closed.
+FIDELITY_DEFAULTS = {"max_wire_lost": 0.01, "max_shortfall": 0.02}
 FLOW_KEYS = ("name", "src", "dst", "proto", "rate", "start", "stop", "duration", "parallel",
              "len", "port", "group", "seed", "stagger", "onoff", "poisson", "rr", "prio",
              "window", "iperf_args")
@@ -86,6 +91,18 @@ def parse_rate(v):
         return "line"
     r = T.parse_rate(s)
     return r if r else None     # 0 (unlimited) means nothing for a flow
+
+
+def parse_fraction(v):
+    """A fraction 0..1 from 0.01 or "1%"; None if not one."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v) if 0 <= v <= 1 else None
+    m = re.match(r"^\s*([0-9]*\.?[0-9]+)\s*%\s*$", str(v))
+    if m and float(m.group(1)) <= 100:
+        return float(m.group(1)) / 100
+    return None
 
 
 def parse_size(v):
@@ -188,6 +205,7 @@ class Experiment:
         self.sample = 0.01
         self.rate_window = 0.05
         self.seed = 1
+        self.fidelity = dict(FIDELITY_DEFAULTS)
         self.flows = []
         self.groups = {}        # name -> [flow names], in order
         self.plot_links = []    # ["SW:PORT", ...]
@@ -202,7 +220,7 @@ class Experiment:
                 "description": self.description, "topology": self.topology,
                 "duration": self.duration, "warmup": self.warmup, "window": self.window,
                 "phases": self.phases, "sample": self.sample, "rate_window": self.rate_window,
-                "seed": self.seed,
+                "seed": self.seed, "fidelity": self.fidelity,
                 "flows": [f.to_dict() for f in self.flows], "groups": self.groups,
                 "plots": {"links": self.plot_links}}
 
@@ -232,6 +250,22 @@ class _Parser:
                      % (where, key, m[key], "positive " if positive else "", TIME_HINT))
             return default
         return v
+
+    def fidelity(self, e, doc):
+        f = doc["fidelity"]
+        if not isinstance(f, T.YMap):
+            self.err(doc.vline("fidelity"), "fidelity: expected {max_wire_lost: 1%, "
+                                            "max_shortfall: 2%}")
+            return
+        self.unknown(f, tuple(FIDELITY_DEFAULTS), "fidelity")
+        for k in FIDELITY_DEFAULTS:
+            if k in f:
+                v = parse_fraction(f[k])
+                if v is None:
+                    self.err(f.vline(k), 'fidelity: %s "%s", expected a fraction 0..1 or a '
+                                         'percentage such as 1%%' % (k, f[k]))
+                else:
+                    e.fidelity[k] = v
 
     def parse(self):
         doc, errs = T.read_yaml(self.path)
@@ -284,6 +318,9 @@ class _Parser:
                 self.err(doc.vline("seed"), "seed: expected an integer")
             else:
                 e.seed = doc["seed"]
+
+        if "fidelity" in doc:
+            self.fidelity(e, doc)
 
         defaults = doc.get("defaults", T.YMap())
         if not isinstance(defaults, T.YMap):

@@ -45,16 +45,24 @@ from . import checks as C
 from . import experiment as E
 from . import expr as X
 from . import lab as L
+from . import provenance as P
+from . import sweepplot as SP
 from . import topo as T
 
 # ---- the file format -------------------------------------------------------------
 
-TOP_KEYS = ("name", "description", "topology", "experiment", "repeat", "set", "points",
-            "grid", "metrics", "checks", "plot")
-CHECK_KEYS = ("name", "expr")
+TOP_KEYS = ("name", "description", "topology", "experiment", "repeat", "fidelity", "set",
+            "points", "grid", "metrics", "checks", "plot")
 POINT_KEYS = ("label", "set")
 AXIS_KEYS = ("path", "values", "labels")
-PLOT_KEYS = ("x", "y", "series")
+PLOT_KEYS = ("x", "y", "series", "log_y", "kind")
+METRIC_KEYS = ("expr", "label", "unit", "log")
+#: The sweep's `fidelity:` keys (docs/testbed.md, "The fidelity gate"):
+#: the limits go to every point's experiment (results.json judges each run
+#: by them), retries is the sweep's own.
+FIDELITY_KEYS = ("max_wire_lost", "max_shortfall", "retries")
+DEFAULT_RETRIES = 2
+MAX_RETRIES = 10
 DOCS = ("topology", "experiment")
 
 #: Paths the sweep sets itself: every point runs on the same lab name, one
@@ -77,6 +85,8 @@ RESULT_KEYS = ("experiment", "lab", "result_dir", "t0", "duration_s", "window_s"
 LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 COLUMN_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 MAX_REPEAT = 100
+#: Runs per point a sweep of paper results asks for at least (the audit).
+MIN_PAPER_REPEAT = 3
 MAX_POINTS = 10000
 
 STATUSES = ("ok", "failed", "interrupted", "not-run")
@@ -329,6 +339,8 @@ class Sweep:
         self.bases = {}             # doc -> path of the base file
         self.base_docs = {}         # doc -> YMap
         self.repeat = 1
+        self.retries = DEFAULT_RETRIES
+        self.limits = {}            # fidelity limits for every point's experiment
         self.points = []
         self.axes = []
         self.explicit = []          # labels of the explicit points
@@ -434,7 +446,14 @@ class _Parser:
             else:
                 sw.repeat = r
 
+        if "fidelity" in doc:
+            self.fidelity(sw, doc)
         common = self.set_map(doc.get("set"), doc.vline("set"), "set")
+        for k, v in sw.limits.items():
+            # Every point's experiment judges its runs by the sweep's limits.
+            common.append(Override("experiment.fidelity.%s" % k,
+                                   [("key", "experiment"), ("key", "fidelity"), ("key", k)],
+                                   v, doc.vline("fidelity"), "fidelity"))
         explicit = self.points(sw, doc)
         self.grid(sw, doc)
         self.expand(sw, doc, common, explicit)
@@ -446,6 +465,31 @@ class _Parser:
         if self.errs:
             raise SweepErrors(self.errs)
         return sw
+
+    def fidelity(self, sw, doc):
+        f = doc["fidelity"]
+        line = doc.vline("fidelity")
+        if not isinstance(f, T.YMap):
+            self.err(line, "fidelity: expected {max_wire_lost: 1%%, max_shortfall: 2%%, "
+                           "retries: %d}" % DEFAULT_RETRIES)
+            return
+        self.unknown(f, FIDELITY_KEYS, "fidelity")
+        for k in ("max_wire_lost", "max_shortfall"):
+            if k in f:
+                v = E.parse_fraction(f[k])
+                if v is None:
+                    self.err(f.vline(k), "fidelity: %s: expected a fraction of the window, "
+                                         "0..1 or a percentage such as 1%%" % k)
+                else:
+                    sw.limits[k] = v
+        if "retries" in f:
+            r = f["retries"]
+            if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r <= MAX_RETRIES:
+                self.err(f.vline("retries"), "fidelity: retries: expected how many more "
+                                             "tries a run that did not hold gets, 0..%d"
+                                             % MAX_RETRIES)
+            else:
+                sw.retries = r
 
     def points(self, sw, doc):
         """[(label, [Override], line)] of `points:`, or [None] without it."""
@@ -583,8 +627,22 @@ class _Parser:
                      "groups.victim.sum_bps}")
             return
         axes = {a.name for a in sw.axes}
-        for name, text in m.items():
+        for name, spec in m.items():
             line = m.kline(name)
+            text, opts = spec, {}
+            if isinstance(spec, T.YMap):
+                self.unknown(spec, METRIC_KEYS, "metric %s" % name)
+                text = spec.get("expr")
+                for k in ("label", "unit"):
+                    if k in spec and (not isinstance(spec[k], str) or not spec[k].strip()):
+                        self.err(spec.vline(k), "metric %s: %s: expected a few words" % (name, k))
+                    elif k in spec:
+                        opts[k] = spec[k].strip()
+                if "log" in spec:
+                    if not isinstance(spec["log"], bool):
+                        self.err(spec.vline("log"), "metric %s: log: expected yes or no" % name)
+                    else:
+                        opts["log"] = spec["log"]
             if not COLUMN_RE.match(name) or name in RESERVED or name in axes:
                 self.err(line, 'metric name "%s" is not usable, expected a letter then up to '
                          '63 letters, digits, _, ., -, not an axis name and none of: %s'
@@ -605,67 +663,23 @@ class _Parser:
             except (X.ExprError, PathError) as e:
                 self.err(m.vline(name), "metric %s: %s" % (name, e))
                 continue
-            sw.metrics.append(C.Metric(name, text, ex, m.vline(name)))
+            sw.metrics.append(C.Metric(name, text, ex, m.vline(name), **opts))
 
     def checks(self, sw, doc):
         cs = doc["checks"]
         if not isinstance(cs, T.YSeq) or not cs:
             self.err(doc.vline("checks"), "checks: expected a list of {name: NAME, expr: "
-                     "\"METRIC@POINT >= VALUE\"}")
+                     "\"METRIC >= VALUE\", holds_at: [POINT], fails_at: [CONTROL], source: "
+                     "\"PAPER, FIG.\"}")
             return
-        metrics = {m.name for m in sw.metrics}
-        labels = [p.label for p in sw.points]
-        seen = {}
-        for i, c in enumerate(cs):
-            line = cs.ilines[i]
-            if not isinstance(c, T.YMap):
-                self.err(line, "check %d: expected {name: NAME, expr: \"METRIC@POINT >= "
-                         "VALUE\"}" % (i + 1))
-                continue
-            self.unknown(c, CHECK_KEYS, "check %d" % (i + 1))
-            name = c.get("name")
-            if not isinstance(name, str) or not COLUMN_RE.match(name):
-                self.err(c.vline("name") if "name" in c else line,
-                         "check %d: name %s, expected a letter then up to 63 letters, digits, "
-                         "_, ., -" % (i + 1, "is missing" if name is None else
-                                      '"%s"' % _vstr(name)))
-                continue
-            if name in seen:
-                self.err(c.vline("name"), 'check name "%s" is used twice (also line %d)'
-                         % (name, seen[name]))
-                continue
-            seen[name] = c.vline("name")
-            if "expr" not in c:
-                self.err(line, "check %s: expr is missing, expected e.g. \"victim_bps@"
-                         "santos_b4 >= 4e6\"" % name)
-                continue
-            eline = c.vline("expr")
-            try:
-                ex = X.Expr(c.get("expr"))
-                if not ex.test:
-                    raise X.ExprError("expected a comparison, e.g. victim_bps@santos_b4 >= "
-                                      "4e6 (and/or/not of comparisons)")
-                for ref in ex.refs:
-                    if not ref.name:
-                        raise X.ExprError("%s: a check compares metrics of points, "
-                                          "METRIC@POINT, e.g. victim_bps@santos_b4"
-                                          % ref.text)
-                    if ref.name not in metrics:
-                        raise X.ExprError("%s: no metric %s, expected one of: %s"
-                                          % (ref.text, ref.name, _few(sorted(metrics), 40)))
-                    if not ref.matches(labels):
-                        raise X.ExprError("%s: no point %s, expected one of: %s"
-                                          % (ref.text, ref.label, _few(labels, 40)))
-            except X.ExprError as e:
-                self.err(eline, "check %s: %s" % (name, e))
-                continue
-            sw.checks.append(C.Check(name, c["expr"].strip(), ex, eline))
+        sw.checks = C.parse_checks(cs, sw.metrics, [p.label for p in sw.points], self.err)
 
     def plot(self, sw, doc):
         p = doc["plot"]
         line = doc.vline("plot")
         if not isinstance(p, T.YMap):
-            self.err(line, "plot: expected {x: AXIS, y: [METRIC, ...], series: AXIS}")
+            self.err(line, "plot: expected {x: AXIS, y: [METRIC, ...], series: AXIS, "
+                           "log_y: [METRIC, ...], kind: bars|lines}")
             return
         self.unknown(p, PLOT_KEYS, "plot")
         dims = [a.name for a in sw.axes] + (["point"] if sw.explicit else [])
@@ -700,6 +714,12 @@ class _Parser:
         if x and x[0] in series:
             self.err(p.vline("series"), "plot: %s is both x and a series" % x[0])
             ok = False
+        log_y = names("log_y", metrics, "a metric name or a list of them", False)
+        kind = p.get("kind")
+        if kind is not None and kind not in ("bars", "lines"):
+            self.err(p.vline("kind"), "plot: kind: expected bars or lines (default: lines "
+                                      "over a numeric grid axis, bars otherwise)")
+            ok = False
         if not ok:
             return
         loose = [d for d in many if d not in x + series]
@@ -709,7 +729,7 @@ class _Parser:
                                     "is" if len(loose) == 1 else "are",
                                     "it" if len(loose) == 1 else "them"))
             return
-        sw.plot = {"x": x[0], "y": y, "series": series}
+        sw.plot = {"x": x[0], "y": y, "series": series, "log_y": log_y, "kind": kind}
 
 
 # ---- deriving and validating the points -----------------------------------------------
@@ -1042,12 +1062,25 @@ def _stat_cell(st, rate):
                             _cell(st["max"], rate))
 
 
+def _held_cell(r, repeat):
+    """The point's fidelity column: held runs of the repeats asked, the
+    worst wire time lost among them (% of the window), and the tries that
+    did not hold."""
+    f = r.get("fidelity") or {}
+    cell = "%d/%d" % (f.get("held", 0), repeat)
+    if f.get("wire_lost_max_fraction") is not None:
+        cell += " lost %.2g%%" % (100 * f["wire_lost_max_fraction"])
+    if f.get("not_held"):
+        cell += " (%d retried)" % len(f["not_held"])
+    return cell
+
+
 def table_rows(sw, rows):
     """(header, [[cell, ...]], number of leading text columns) of the
-    markdown table: one row per point (checks.point_rows); with repeat,
-    each metric the mean of the runs that are ok (and their range)."""
-    head = _columns(sw) + (["runs"] if sw.repeat > 1 else []) + ["status"] + \
-        [m.name for m in sw.metrics]
+    markdown table: one row per point (checks.point_rows); each metric the
+    mean of the runs that held (and their range), the `held` column the
+    point's fidelity."""
+    head = _columns(sw) + ["held", "status"] + [m.name for m in sw.metrics]
     out = []
     for r in rows:
         cells = [r["label"]]
@@ -1056,24 +1089,18 @@ def table_rows(sw, rows):
         # An axis's label where it has one: `r5`, not the list it stands for.
         cells += [r.get("axis_labels", {}).get(a.name) or _vstr(r["axes"][a.name])
                   for a in sw.axes]
-        if sw.repeat > 1:
-            cells.append("%d/%d ok" % (sum(1 for x in r["runs"] if x["status"] == "ok"),
-                                       len(r["runs"])))
-            cells.append(r["status"])
-            cells += [_stat_cell(r["metric_stats"].get(m.name), m.is_rate())
-                      for m in sw.metrics]
-        else:
-            cells.append(r["status"])
-            cells += [_cell(r["metrics"].get(m.name), m.is_rate()) for m in sw.metrics]
+        cells.append(_held_cell(r, sw.repeat))
+        cells.append(r["status"])
+        cells += [_stat_cell(r["metric_stats"].get(m.name), m.is_rate()) for m in sw.metrics]
         out.append(cells)
-    return head, out, len(head) - len(sw.metrics) - 1 - (sw.repeat > 1)
+    return head, out, len(head) - len(sw.metrics) - 2
 
 
 def markdown(sw, rows):
     head, body, ntext = table_rows(sw, rows)
     w = [max([len(h)] + [len(b[i]) for b in body]) for i, h in enumerate(head)]
-    # Numbers right-aligned: the runs and metric columns, not status.
-    num = [i >= ntext and head[i] != "status" for i in range(len(head))]
+    # Numbers right-aligned: the metric columns.
+    num = [i >= ntext + 2 for i in range(len(head))]
 
     def line(cells):
         return "| " + " | ".join(c.rjust(w[i]) if num[i] else c.ljust(w[i])
@@ -1088,18 +1115,18 @@ def write_tables(sw, out, runs, meta, selected):
     and sweep.md (a row per point) in out, atomically each. Returns the
     checks' results (checks.evaluate) over the points in `selected`."""
     rows = C.point_rows(runs, sw.metrics)
-    checks = C.evaluate(sw.checks, rows, selected)
+    checks = C.evaluate(sw.checks, rows, selected, [p.label for p in sw.points])
     doc = dict(meta)
     doc.update({"name": sw.name, "description": sw.description,
                 "file": os.path.abspath(sw.path),
                 "topology": os.path.abspath(sw.bases["topology"]),
                 "experiment": os.path.abspath(sw.bases["experiment"]),
-                "repeat": sw.repeat,
+                "repeat": sw.repeat, "retries": sw.retries, "fidelity_limits": sw.limits,
                 "points": [p.label for p in sw.points],
                 "axes": [{"name": a.name, "path": a.text, "values": a.values,
                           "labels": a.labels} for a in sw.axes],
                 "metrics": {m.name: m.text for m in sw.metrics},
-                "checks": checks,
+                "checks": checks, "checks_summary": C.summary(checks) if checks else None,
                 "rows": rows})
 
     def atomic(name, text):
@@ -1115,85 +1142,21 @@ def write_tables(sw, out, runs, meta, selected):
     buf = _Buf()
     wr = csv.writer(buf, lineterminator="\n")
     cols = _columns(sw)
-    wr.writerow(cols + ["repeat", "status"] + [m.name for m in sw.metrics] +
+    wr.writerow(cols + ["repeat", "try", "status", "held", "wire_lost_max_fraction",
+                        "run_delay_max_s"] + [m.name for m in sw.metrics] +
                 ["error", "result_dir"])
     for r in runs:
+        f = r.get("fidelity") or {}
         wr.writerow([r["label"]] + ([r["point"]] if "point" in cols else []) +
-                    [_vstr(r["axes"][a.name]) for a in sw.axes] + [r["repeat"], r["status"]] +
+                    [_vstr(r["axes"][a.name]) for a in sw.axes] +
+                    [r["repeat"], r.get("try", 1), r["status"], _vstr(f.get("held")),
+                     _vstr(f.get("wire_lost_max_fraction")), _vstr(f.get("run_delay_max_s"))] +
                     ["" if r["metrics"].get(m.name) is None else _vstr(r["metrics"][m.name])
                      for m in sw.metrics] + [r["error"] or "", r["result_dir"] or ""])
     atomic("sweep.csv", "".join(buf))
-    atomic("sweep.md", markdown(sw, rows))
+    atomic("sweep.md", markdown(sw, rows) + ("\n" + "\n".join(C.lines(checks)) + "\n"
+                                             if checks else ""))
     return checks
-
-
-# ---- the plot --------------------------------------------------------------------------
-
-def plot(sw, rows, out):
-    """OUT/sweep.png: one panel per y metric over x, a line per series; the
-    mean of the repeats with their range as error bars. None without a
-    plot spec; raises ImportError without matplotlib."""
-    if not sw.plot:
-        return None
-    # Lazy, as in experiment.py: matplotlib is only needed here.
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    def key_of(r, dim):
-        return r["point"] if dim == "point" else r["axis_labels"][dim]
-
-    def order(dim):
-        if dim == "point":
-            return list(sw.explicit)
-        return next(a.labels for a in sw.axes if a.name == dim)
-
-    xs = order(sw.plot["x"])
-    series = list(itertools.product(*[order(s) for s in sw.plot["series"]]))
-    ys = sw.plot["y"]
-    rates = {m.name: m.is_rate() for m in sw.metrics}
-    fig, axs = plt.subplots(len(ys), 1, figsize=(10, 1.2 + 2.8 * len(ys)), sharex=True,
-                            squeeze=False)
-    for ax, y in zip(axs[:, 0], ys):
-        scale = 1e6 if rates[y] else 1.0
-        for s in series:
-            mean, lo, hi = [], [], []
-            for xv in xs:
-                vals = [r["metrics"].get(y) for r in rows if r["status"] == "ok" and
-                        key_of(r, sw.plot["x"]) == xv and
-                        tuple(key_of(r, d) for d in sw.plot["series"]) == s]
-                vals = [v / scale for v in vals if isinstance(v, (int, float)) and
-                        not isinstance(v, bool)]
-                mean.append(sum(vals) / len(vals) if vals else float("nan"))
-                lo.append(min(vals) if vals else float("nan"))
-                hi.append(max(vals) if vals else float("nan"))
-            pos = list(range(len(xs)))
-            lab = ", ".join(s) if s else None
-            if sw.repeat > 1:
-                err = [[m - a for m, a in zip(mean, lo)], [b - m for m, b in zip(mean, hi)]]
-                ax.errorbar(pos, mean, yerr=err, marker="o", capsize=3, label=lab)
-            else:
-                ax.plot(pos, mean, marker="o", label=lab)
-        ax.set_ylabel("%s%s" % (y, " (Mbit/s)" if scale != 1.0 else ""))
-        ax.grid(True, lw=0.3, color="0.8")
-        if sw.plot["series"]:
-            ax.legend(fontsize=8, title=", ".join(sw.plot["series"]), title_fontsize=8,
-                      loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
-                      frameon=False)
-    for ax in axs[:, 0]:
-        ax.set_xlim(-0.5, len(xs) - 0.5)
-        if ax.get_ylim()[0] > 0:
-            ax.set_ylim(bottom=0)
-    axs[-1, 0].set_xticks(list(range(len(xs))))
-    axs[-1, 0].set_xticklabels(xs)
-    axs[-1, 0].set_xlabel(sw.plot["x"])
-    fig.suptitle("sweep %s%s" % (sw.name, " (mean of %d runs, range as bars)" % sw.repeat
-                                 if sw.repeat > 1 else ""), fontsize=10)
-    fig.tight_layout()
-    path = os.path.join(out, "sweep.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
 
 
 # ---- running -----------------------------------------------------------------------------
@@ -1253,16 +1216,22 @@ def _teardown(stop, name, rundir, out):
     return rc, got
 
 
+def _run_name(rep, try_):
+    """run3 for repeat 3; run3-try2 for its second try (the first did not
+    hold)."""
+    return "run%d" % rep + ("-try%d" % try_ if try_ > 1 else "")
+
+
 def _run_point(sw, pt, rep, a, rundir, bindir, out, row, stop):
     """One run of one point into row; raises _Interrupted after Ctrl-C or
     SIGTERM (the lab is down by then). Returns False if the lab could not
     be taken down (the sweep cannot go on)."""
     pdir = os.path.join(out, "points", pt.label)
-    res = os.path.join(pdir, "run%d" % rep)
+    res = os.path.join(pdir, _run_name(rep, row["try"]))
     row["result_dir"] = os.path.relpath(res, out)
     t0 = time.monotonic()
     interrupted, down_ok, rc = False, True, None
-    with open(os.path.join(pdir, "run%d.log" % rep), "w") as log:
+    with open(os.path.join(pdir, _run_name(rep, row["try"]) + ".log"), "w") as log:
         so, se = sys.stdout, sys.stderr
         tee_out, tee_err = _Tee(log, so, not a.quiet), _Tee(log, se, True)
         sys.stdout, sys.stderr = tee_out, tee_err
@@ -1312,6 +1281,9 @@ def _run_point(sw, pt, rep, a, rundir, bindir, out, row, stop):
             sys.stdout, sys.stderr = so, se
     row["seconds"] = round(time.monotonic() - t0, 1)
     _collect(sw, pt, res, row)
+    if row["status"] == "ok" and (row.get("fidelity") or {}).get("held") is False:
+        # Ran to its end, but the emulation did not hold: not judged.
+        row["status"] = "not-held"
     if not down_ok:
         row["error"] = (row["error"] + "; " if row["error"] else "") + \
             "lab %s could not be taken down" % pt.topo.name
@@ -1346,6 +1318,11 @@ def _collect(sw, pt, res, row):
     except (OSError, ValueError) as e:
         row["metric_errors"].append("%s: %s" % (path, e))
         return
+    f = doc.get("fidelity") or {}
+    row["fidelity"] = {k: f.get(k) for k in ("held", "why", "wire_lost_max_fraction",
+                                              "wire_lost_max_port", "run_delay_max_s",
+                                              "run_delay_max_daemon", "shortfall_max",
+                                              "account_closed")}
     for m in sw.metrics:
         try:
             row["metrics"][m.name] = metric_of(m, doc, pt.docs)
@@ -1353,6 +1330,14 @@ def _collect(sw, pt, res, row):
             msg = "%s:%d: metric %s: %s (in %s)" % (sw.path, m.line, m.name, e, path)
             print("l2cc-lab sweep: " + msg, file=sys.stderr)
             row["metric_errors"].append(msg)
+
+
+def _eta(t_start, rows, left):
+    """", about N min left" from the runs done so far."""
+    done = [r["seconds"] for r in rows if r["seconds"]]
+    if not done or left <= 0:
+        return ""
+    return ", about %.0f min left" % max(1, left * (sum(done) / len(done)) / 60)
 
 
 def run(sw, a, points, rundir, bindir):
@@ -1391,21 +1376,24 @@ def _run(sw, a, points, rundir, bindir, stop):
                                                                      name, rd))
     out = _prepare_out(sw, a, points)
 
-    rows, plan = [], []         # a row per run; sweep.json has a row per point
+    rows, plan = [], []         # a row per try; sweep.json has a row per point
     selected = [pt.label for pt in points]
+
+    def new_row(pt, rep, try_):
+        return {"label": pt.label, "point": pt.point,
+                "axes": {k: v[0] for k, v in pt.axes.items()},
+                "axis_labels": {k: v[1] for k, v in pt.axes.items()},
+                "repeat": rep, "try": try_, "status": "not-run", "metrics": {},
+                "metric_errors": [], "error": None, "result_dir": None,
+                "seconds": None, "fidelity": None,
+                "set": {o.text: o.value for o in pt.overrides}}
     for pt in points:
         for rep in range(1, sw.repeat + 1):
-            rows.append({"label": pt.label, "point": pt.point,
-                         "axes": {k: v[0] for k, v in pt.axes.items()},
-                         "axis_labels": {k: v[1] for k, v in pt.axes.items()},
-                         "repeat": rep, "status": "not-run", "metrics": {},
-                         "metric_errors": [], "error": None, "result_dir": None,
-                         "seconds": None,
-                         "set": {o.text: o.value for o in pt.overrides}})
+            rows.append(new_row(pt, rep, 1))
             plan.append((pt, rep))
     meta = {"out": out, "lab": name, "rundir": rundir, "argv": sys.argv,
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None,
-            "status": "running"}
+            "status": "running", "provenance": P.collect(bindir)}
     write_tables(sw, out, rows, meta, selected)
 
     status = "done"
@@ -1421,9 +1409,16 @@ def _run(sw, a, points, rundir, bindir, stop):
         L.log("sweep %s: %d point%s x %d run%s on lab %s; results in %s"
               % (sw.name, len(points), "s" if len(points) > 1 else "", sw.repeat,
                  "s" if sw.repeat > 1 else "", name, out))
-        for i, ((pt, rep), row) in enumerate(zip(plan, rows)):
-            L.log("[%d/%d] point %s%s: up, run, down"
-                  % (i + 1, len(plan), pt.label, " run %d" % rep if sw.repeat > 1 else ""))
+        t_start = time.monotonic()
+        i = 0
+        while i < len(plan):
+            pt, rep = plan[i]
+            row = next(r for r in rows if r["label"] == pt.label and r["repeat"] == rep and
+                       r["status"] == "not-run")
+            L.log("[%d/%d] point %s%s%s: up, run, down%s"
+                  % (i + 1, len(plan), pt.label, " run %d" % rep if sw.repeat > 1 else "",
+                     " (try %d of %d)" % (row["try"], sw.retries + 1) if row["try"] > 1
+                     else "", _eta(t_start, rows, len(plan) - i)))
             try:
                 ok = _run_point(sw, pt, rep, a, rundir, bindir, out, row, stop)
             except _Interrupted:
@@ -1433,6 +1428,8 @@ def _run(sw, a, points, rundir, bindir, stop):
                 write_tables(sw, out, rows, meta, selected)
             L.log("[%d/%d] point %s: %s in %.0f s%s"
                   % (i + 1, len(plan), pt.label, row["status"], row["seconds"] or 0,
+                     (": " + (row["fidelity"] or {}).get("why", "")) if
+                     row["status"] == "not-held" else
                      (": " + row["error"]) if row["error"] else
                      "".join(", %s %s" % (m.name, _cell(row["metrics"].get(m.name),
                                                          m.is_rate()))
@@ -1443,6 +1440,12 @@ def _run(sw, a, points, rundir, bindir, stop):
                       "(see %s)" % (name, os.path.join(out, row["result_dir"] + ".log")),
                       file=sys.stderr)
                 break
+            if row["status"] == "not-held" and row["try"] <= sw.retries:
+                # Tried again at once, on the same lab name: the next try
+                # is this repeat's, not the next point's.
+                rows.insert(rows.index(row) + 1, new_row(pt, rep, row["try"] + 1))
+                continue
+            i += 1
     except KeyboardInterrupt:        # between runs
         status = "interrupted"
     finally:
@@ -1456,7 +1459,7 @@ def _run(sw, a, points, rundir, bindir, stop):
     made = None
     if sw.plot:
         try:
-            made = plot(sw, rows, out)
+            made = SP.plot(sw, rows, out)
         except ImportError as err:
             print("l2cc-lab sweep: no plot (%s): apt-get install python3-matplotlib"
                   % err, file=sys.stderr)
@@ -1464,9 +1467,17 @@ def _run(sw, a, points, rundir, bindir, stop):
     print("sweep %s (%s):" % (sw.name, status))
     sys.stdout.write(markdown(sw, C.point_rows(rows, sw.metrics)))
     for r in rows:
-        if r["error"]:
+        if r["status"] == "not-held":
+            print("%s %s: did not hold: %s" % (r["label"], os.path.basename(r["result_dir"]),
+                                               (r["fidelity"] or {}).get("why")))
+        elif r["error"]:
             print("%s%s: %s" % (r["label"], " run %d" % r["repeat"] if sw.repeat > 1 else "",
                                 r["error"]))
+    prows = C.point_rows(rows, sw.metrics)
+    for r in prows:
+        if r["status"] == "inconclusive":
+            print("%s: inconclusive: this machine could not hold the lab (%s)"
+                  % (r["label"], C._not_held_why(r)))
     merrs = [m for r in rows for m in r["metric_errors"]]
     if merrs:
         print("l2cc-lab sweep: %d metric%s could not be read (sweep.json: rows[].metric_errors), "
@@ -1477,8 +1488,10 @@ def _run(sw, a, points, rundir, bindir, stop):
     print("table: %s/sweep.{csv,json,md}%s" % (out, ", plot: " + made if made else ""))
     if status == "interrupted":
         return 130
-    bad = any(r["status"] != "ok" or r["metric_errors"] for r in rows)
+    bad = any(r["status"] not in ("ok", "inconclusive") for r in prows) or \
+        any(r["metric_errors"] for r in rows)
     failed = [c["name"] for c in checks if c["ok"] is False]
+    inconclusive = [c["name"] for c in checks if c["verdict"] == C.INCONCLUSIVE]
     if failed and a.report_only:
         print("l2cc-lab sweep: check%s %s failed (--report-only: not in the exit status)"
               % ("s" if len(failed) > 1 else "", ", ".join(failed)), file=sys.stderr)
@@ -1486,19 +1499,77 @@ def _run(sw, a, points, rundir, bindir, stop):
         print("l2cc-lab sweep: check%s %s failed (sweep.json: checks)"
               % ("s" if len(failed) > 1 else "", ", ".join(failed)), file=sys.stderr)
         bad = True
-    return 1 if bad or status != "done" else 0
+    if bad or status != "done":
+        return C.EXIT_FAILED
+    if inconclusive or any(r["status"] == "inconclusive" for r in prows):
+        print("l2cc-lab sweep: inconclusive: %s (runs that did not hold are not judged; "
+              "exit status 3)" % (", ".join(inconclusive) or "a point never held"),
+              file=sys.stderr)
+        return C.EXIT_INCONCLUSIVE
+    return C.EXIT_OK
 
 
 # ---- command line ----------------------------------------------------------------------
 
+def cmd_audit(files):
+    """`l2cc-lab sweep --audit FILE...`: every check of every sweep with its
+    kind, where it holds, its controls and its source, from the files
+    alone (no lab, no binaries). Status 1 if a paper check has no control
+    or no source (or a known gap no source or reason), 2 if a file does not
+    parse."""
+    bad = rc = 0
+    for path in files:
+        try:
+            sw = _Parser(path).parse()
+        except SweepErrors as err:
+            for line in err.lines():
+                print(line, file=sys.stderr)
+            rc = 2
+            continue
+        lines, problems = C.audit(sw.checks)
+        kinds = {k: sum(1 for c in sw.checks if c.kind == k) for k in C.KINDS}
+        print("%s: sweep %s, %d point%s x %d run%s: %d paper check%s, %d invariant%s, %d known "
+              "gap%s%s" % (path, sw.name, len(sw.points), "s" if len(sw.points) != 1 else "",
+                           sw.repeat, "s" if sw.repeat != 1 else "",
+                           kinds["paper"], "s" if kinds["paper"] != 1 else "",
+                           kinds["invariant"], "s" if kinds["invariant"] != 1 else "",
+                           kinds["known_gap"], "s" if kinds["known_gap"] != 1 else "",
+                           "" if sw.checks else " (no checks)"))
+        for line in lines:
+            print(line)
+        if sw.checks and sw.repeat < MIN_PAPER_REPEAT and kinds["paper"]:
+            problems.append((sw.lines.get("repeat") or 1,
+                             "repeat %d: a sweep of paper results runs each point at least "
+                             "%d times (sweep --repeat lowers it for a quick look)"
+                             % (sw.repeat, MIN_PAPER_REPEAT)))
+        for line, msg in problems:
+            print("%s:%s: %s" % (path, line, msg), file=sys.stderr)
+        bad += len(problems)
+    if rc:
+        return rc
+    print("audit: %d file%s, %s" % (len(files), "s" if len(files) != 1 else "",
+                                    "%d problem%s" % (bad, "s" if bad != 1 else "") if bad
+                                    else "every paper check has a control and a source"))
+    return 1 if bad else 0
+
+
 def cmd_sweep(a):
     """`l2cc-lab sweep` (its options are declared in cli.py's COMMANDS)."""
+    if a.audit:
+        return cmd_audit(a.sweep)
+    if len(a.sweep) != 1:
+        print("l2cc-lab sweep: one sweep file at a time (several only with --audit)",
+              file=sys.stderr)
+        return 2
+    a.sweep = a.sweep[0]
     # numpy (results.py) names the links a metric can select; the run needs
     # matplotlib too. May re-run the command: before any output.
     E.scientific_python()
     bindir = L.bindir_of(a.bin)
     try:
         sw, notes = load(a.sweep, a.rundir, bindir)
+        if a.repeat is not None:
+            sw.repeat = a.repeat
         points = select(sw, a.points)
     except SweepErrors as err:
         for line in err.lines():

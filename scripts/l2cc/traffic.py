@@ -34,6 +34,8 @@ import subprocess
 import sys
 import time
 
+from . import provenance as P
+
 PY = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 
 # Sleeps until argv[1] (epoch seconds), notes the actual start on stderr,
@@ -137,6 +139,7 @@ def tos_of(prio):
 class Traffic:
     def __init__(self, exp, lab, out, bindir, say=print):
         self.e, self.lab, self.out, self.bindir, self.say = exp, lab, out, bindir, say
+        self.provenance = None
         self.nodes = lab.get("nodes", {})
         self.flowgen = os.path.join(bindir, "l2cc-flowgen")
         self.l2ccctl = os.path.join(bindir, "l2ccctl")
@@ -546,7 +549,7 @@ class Traffic:
                "t0": self.t0, "t_end": self.t0 + self.e.duration if self.t0 else None,
                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "status": self.status,
                "aborted": self.aborted, "flows": flows, "cpu": self.cpu,
-               "warnings": self.warnings, "argv": sys.argv}
+               "warnings": self.warnings, "argv": sys.argv, "provenance": self.provenance}
         tmp = os.path.join(self.out, "run.json.tmp")
         with open(tmp, "w") as fh:
             json.dump(doc, fh, indent=1)
@@ -555,6 +558,8 @@ class Traffic:
     # ---- the whole run ---------------------------------------------------------------------
 
     def run(self):
+        # Before anything of ours starts: the load the machine had.
+        self.provenance = P.collect(self.bindir)
         self.make_plan()
         self.snapshot_daemons()
         self.start_servers()

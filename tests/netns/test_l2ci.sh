@@ -13,7 +13,8 @@
 #    the feedback carries the real (near-empty) levels again;
 #  - h1's link runs through a tap: tshark with our Lua dissector decodes
 #    DISCOVER, DISCOVER_ECHO and FEEDBACK there, at priority 7;
-#  - both daemons' metrics, with the scheme's families, pass promtool.
+#  - both daemons' metrics, with the scheme's families (and the emulation's
+#    wire/pace time lost, the build's version), pass promtool.
 . "$(dirname "$0")/lib.sh"
 
 setup() {
@@ -116,7 +117,7 @@ t_levels() {
 }
 
 t_metrics() {
-	local d out
+	local d out m v
 	command -v promtool >/dev/null 2>&1 || skip "promtool not installed (Debian package prometheus)"
 	for d in S2 h1; do
 		ctl "$d" metrics >"$L2T_DIR/$d.prom" || fail "l2ccctl $d metrics"
@@ -125,9 +126,19 @@ t_metrics() {
 	done
 	grep -q '^l2cc_switch_l2ci_feedback_total{switch="[^"]*",port="s23"} [1-9]' "$L2T_DIR/S2.prom" ||
 		fail "S2's metrics have no feedback at s23: $(grep l2ci_feedback_total "$L2T_DIR/S2.prom" | head -3)"
-	for m in l2cc_hostd_prc_level_ratio l2cc_hostd_prc_hops l2cc_hostd_feedback_rx_total; do
+	for m in l2cc_hostd_prc_level_ratio l2cc_hostd_prc_hops l2cc_hostd_feedback_rx_total \
+		l2cc_hostd_wire_lost_seconds_total l2cc_hostd_wire_late_events_total \
+		l2cc_hostd_wire_lost_max_seconds l2cc_hostd_pace_lost_seconds_total l2cc_build_info; do
 		grep -q "^# TYPE $m " "$L2T_DIR/h1.prom" || fail "hostd's metrics have no $m"
 	done
+	for m in l2cc_switch_wire_lost_seconds_total l2cc_switch_wire_late_events_total \
+		l2cc_switch_wire_lost_max_seconds l2cc_build_info; do
+		grep -q "^# TYPE $m " "$L2T_DIR/S2.prom" || fail "switchd's metrics have no $m"
+	done
+	# Which build, as --version says it.
+	v=$("$SWITCHD" --version | sed 's/.* //')
+	grep -qF "l2cc_build_info{version=\"$v\"} 1" "$L2T_DIR/S2.prom" ||
+		fail "switchd's l2cc_build_info is not version $v: $(grep '^l2cc_build_info' "$L2T_DIR/S2.prom")"
 }
 
 run_setup setup

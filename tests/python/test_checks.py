@@ -23,8 +23,18 @@ def run(label, rep, status, **metrics):
             % (label, rep), "seconds": 10.0}
 
 
-def check(name, text):
-    return C.Check(name, text, X.Expr(text), 1)
+def check(name, text, kind="invariant"):
+    """A check written over named points (METRIC@POINT), evaluated once."""
+    return C.Check(name, text, X.Expr(text), 1, kind=kind)
+
+
+def paper(name, text, holds, fails=(), kind="paper", metrics=("share", "util")):
+    """A check with holds_at and fails_at (labels, or {VAR: LABEL})."""
+    def binding(x):
+        return C.Binding(x if isinstance(x, dict) else {"point": x}, str(x), 1)
+    return C.Check(name, text, None, 1, kind=kind, holds_at=[binding(x) for x in holds],
+                   fails_at=[binding(x) for x in fails], source="a paper, Fig. 1",
+                   reason="why" if kind == "known_gap" else None, metrics=metrics)
 
 
 class TestPoints(unittest.TestCase):
@@ -72,7 +82,81 @@ class TestPoints(unittest.TestCase):
         self.assertIn("n_r1 has no value (the point's status: failed", got["no_value"]["why"])
         self.assertEqual((got["skipped"]["ok"], got["skipped"]["verdict"]), (None, C.SKIPPED))
         text = "\n".join(C.lines(list(got.values())))
-        self.assertIn("3 of 6 checks passed; 1 skipped; FAILED: min_fails, no_value", text)
+        self.assertIn("invariants: 3 of 5 held; 1 skipped; FAILED: min_fails, no_value", text)
+        self.assertEqual(C.exit_status(list(got.values())), C.EXIT_FAILED)
+
+    def test_stats_interval(self):
+        st = C.stats([0.8, 0.9, 1.0])
+        self.assertAlmostEqual(st["mean"], 0.9)
+        self.assertAlmostEqual(st["sd"], 0.1)
+        # t(0.975, 2) = 4.303: 4.303 * 0.1 / sqrt(3)
+        self.assertAlmostEqual(st["ci95"], 4.303 * 0.1 / 3 ** 0.5)
+        self.assertIsNone(C.stats([0.5])["ci95"])
+        self.assertEqual(C.t95(100), 1.96)
+
+    def test_controls(self):
+        """A paper check holds where it must and fails at its controls; one
+        that also holds at a control cannot tell, and counts as failed."""
+        ms = [metric("share"), metric("util")]
+        rows = C.point_rows([run("cc_r1", 1, "ok", share=0.88, util=0.97),
+                             run("cc_r5", 1, "ok", share=0.83, util=0.99),
+                             run("none_r1", 1, "ok", share=0.19, util=1.0),
+                             run("none_r5", 1, "ok", share=0.85, util=1.0)], ms)
+        labels = ["cc_r1", "cc_r5", "none_r1", "none_r5"]
+        cs = [paper("saved_r1", "share >= 0.8", ["cc_r1"], ["none_r1"]),
+              paper("saved_all", "share >= 0.8", ["cc_r*"], ["none_r*"]),
+              paper("no_control", "share >= 0.8", ["cc_r1"]),
+              paper("fails", "share >= 0.85 and util >= 0.9", ["cc_r*"], ["none_r1"]),
+              paper("pair", "share@{a} > 2 * share@{b}", [{"a": "cc_r1", "b": "none_r1"}],
+                    [{"a": "cc_r5", "b": "none_r5"}]),
+              paper("gap", "share >= 0.95", ["cc_r1"], ["none_r1"], kind="known_gap"),
+              paper("lossless", "util > 0", ["*"], kind="invariant")]
+        got = {r["name"]: r for r in C.evaluate(cs, rows, labels, labels)}
+        self.assertEqual((got["saved_r1"]["verdict"], got["saved_r1"]["discriminated"]),
+                         (C.OK, True))
+        self.assertEqual(got["saved_r1"]["controls"][0]["expr"], "share@none_r1 >= 0.8")
+        # none_r5 also gives 0.85: the check cannot tell there.
+        self.assertEqual((got["saved_all"]["verdict"], got["saved_all"]["ok"]),
+                         (C.CANNOT_TELL, False))
+        self.assertIn("none_r5", got["saved_all"]["why"])
+        self.assertEqual(len(got["saved_all"]["holds"]), 2)
+        self.assertEqual((got["no_control"]["verdict"], got["no_control"]["ok"]),
+                         (C.CANNOT_TELL, False))
+        self.assertEqual((got["fails"]["verdict"], got["fails"]["ok"]), (C.FAILED, False))
+        self.assertEqual(got["pair"]["verdict"], C.OK)
+        self.assertEqual(got["pair"]["holds"][0]["expr"], "share@cc_r1 > 2 * share@none_r1")
+        self.assertEqual((got["gap"]["verdict"], got["gap"]["ok"], got["gap"]["measured_verdict"]),
+                         (C.KNOWN_GAP, None, C.FAILED))
+        self.assertEqual(got["lossless"]["verdict"], C.OK)
+        self.assertEqual(len(got["lossless"]["holds"]), 4)
+        text = "\n".join(C.lines(list(got.values())))
+        self.assertIn("paper results: 2 of 5 reproduced (2 cannot tell); invariants: 1 of 1 "
+                      "held; known gaps: 1; FAILED: saved_all, no_control, fails", text)
+
+    def test_inconclusive(self):
+        """A point whose runs never held makes the checks that need it
+        inconclusive (exit status 3), never failed; a held run that fails
+        still fails."""
+        ms = [metric("share")]
+        runs = [run("cc", 1, "not-held"), run("cc", 1, "not-held"),
+                run("none", 1, "ok", share=0.2), run("x", 1, "ok", share=0.1)]
+        runs[0]["fidelity"] = {"held": False, "why": "switch B waited 4.4 s of 10.8 s"}
+        rows = C.point_rows(runs, ms)
+        self.assertEqual(rows[0]["status"], "inconclusive")
+        self.assertEqual(rows[0]["fidelity"]["held"], 0)
+        labels = ["cc", "none", "x"]
+        got = C.evaluate([paper("saved", "share >= 0.8", ["cc"], ["none"])], rows, labels,
+                         labels)
+        self.assertEqual((got[0]["verdict"], got[0]["ok"]), (C.INCONCLUSIVE, None))
+        self.assertIn("switch B waited 4.4 s", got[0]["why"])
+        self.assertEqual(C.exit_status(got), C.EXIT_INCONCLUSIVE)
+        got += C.evaluate([paper("bad", "share >= 0.8", ["x"], ["none"])], rows, labels,
+                          labels)
+        self.assertEqual(C.exit_status(got), C.EXIT_FAILED)
+        # A retry that held counts; the one that did not is left out.
+        runs = [run("cc", 1, "not-held", share=0.1), run("cc", 1, "ok", share=0.9)]
+        row = C.point_rows(runs, ms)[0]
+        self.assertEqual((row["status"], row["metrics"]["share"]), ("ok", 0.9))
 
     def test_read_expr(self):
         self.assertEqual(C.read_expr("groups.my-group.sum_bps").path, "groups.my-group.sum_bps")
@@ -136,7 +220,7 @@ class TestSweepFile(unittest.TestCase):
                 "7: metric nokey: results.json has no nosuch",
                 "10: check a1: expected a comparison", "11: check a2: ok@zz: no point zz",
                 "12: check a3: nometric@a: no metric nometric",
-                "13: check a4: groups.incast.sum_bps: a check compares metrics of points",
+                "13: check a4: groups.incast.sum_bps: a check without holds_at compares metrics",
                 '14: check name "a1" is used twice', '15: unknown key "exp" in check 6',
                 "15: check a5: expr is missing"]
         for w in want:

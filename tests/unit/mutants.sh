@@ -156,6 +156,13 @@ MUTANTS=(
 "rxq_queue_default_zero@@switchd/sw_config.c@@s/p->queue = SW_QUEUE_UNSET;/p->queue = 0;/@@test_switch_config@@test_rx_queues"
 "fc_xdp_pause_at_now@@daemon/fc_xdp.c@@s/uint64_t at = fc_xdp_at\(c->pause_at\[i\], now\)/uint64_t at = now/@@test_fc_xdp@@test_pause_at_arrival"
 "fc_xdp_grants_once@@daemon/fc_xdp.c@@s/f->credit_grants \+= c->credit_n - o->credit_n - 1;//@@test_fc_xdp@@test_credit"
+"wire_lost_when_idle@@daemon/wclock.c@@s/if \(c->backlog\) \{/if (1) {/@@test_switch_units@@test_wclock_lost"
+"wire_lost_no_burst@@daemon/wclock.c@@s/uint64_t lost = now - c->burst_ns - wclock_next\(c\);/uint64_t lost = now - wclock_next(c);/@@test_switch_units@@test_wclock_lost"
+"sw_backlog_when_idle@@switchd/switch.c@@s/wclock_backlog\(&p->wc, backlog\);/wclock_backlog(\&p->wc, true);/@@test_switch_core@@test_core_wire_lost"
+"sw_hold_not_over_lost@@switchd/switch.c@@s/\t\tif \(!sw_hold_over\(p, open\)\)\n\t\t\twclock_backlog\(&p->wc, false\);\n//@@test_switch_core@@test_core_wire_lost_hold"
+"hd_backlog_flows_not_due@@hostd/hd_path.c@@s/backlog = t != UINT64_MAX \|\| h->held_refused;/backlog = true;/@@test_hostd_core@@test_hd_core_wire_lost"
+"pace_lost_after_idle@@hostd/pacer.c@@s/\tflow_pull_up\(f, now, f->burst_ns\);\n/\tflow_noticed(p, f, now);\n\tflow_pull_up(f, now, f->burst_ns);\n/@@test_hostd_pacer@@test_pacer_lost"
+"pace_lost_behind_wire@@hostd/pacer.c@@s/\tp->f\[id\].state = F_SERVING;/\tflow_noticed(p, \&p->f[id], now);\n\tp->f[id].state = F_SERVING;/@@test_hostd_pacer@@test_pacer_lost"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)

@@ -241,6 +241,69 @@ static void test_hd_core_pause(void)
 	hdt_destroy(&t);
 }
 
+/*
+ * Wire time lost on the uplink, pacing time lost by a flow. A 10M uplink
+ * with an unpaced flow's backlog: passes on time lose nothing; one 200 ms
+ * late loses 200 ms less the wire's burst, exactly. A flow paced at half
+ * the link leaves the wire idle between its frames: a pass 200 ms after
+ * its deadline loses no wire time, but the flow loses what it was overdue
+ * less its burst and a slot; once it has been idle, lateness costs it
+ * nothing.
+ */
+static void test_hd_core_wire_lost(void)
+{
+	const uint64_t d = 200000000ull;
+	/* Two fabric frames (1522 B) at 5M, and the wheel's slot. */
+	const uint64_t lag = 3044ull * 8 * 1000000000 / 5000000 + 1000;
+	uint64_t elig, lost;
+	struct flow *f;
+	struct hdt t;
+
+	hdt_create(&t, "link_rate = 10M\n");
+	for (int i = 0; i < 40; i++)
+		hdt_host(&t, B, 1000);
+	hdt_run(&t, 10000000);
+	CHECK(t.h->wc.backlog);
+	CHECK_EQ(t.h->wc.lost_ns, 0);
+	t.h->now = t.h->next_tx_ns + d;
+	hd_pass(t.h);
+	CHECK_EQ(t.h->wc.lost_ns, d - t.h->wc.burst_ns);
+	CHECK_EQ(t.h->wc.late_events, 1);
+	hdt_destroy(&t);
+
+	hdt_create(&t, "link_rate = 10M\n[rate b]\ndst = 02:00:00:00:00:02\nrate = 5M\n");
+	CHECK_EQ(t.cfg.slot, 1000);
+	for (int i = 0; i < 40; i++)
+		hdt_host(&t, B, 1000);
+	hdt_run(&t, 20000000);
+	f = flow_by_id(t.h->flows, 1);
+	CHECK(f && f->q.frames > 10);
+	if (!f) {
+		hdt_destroy(&t);
+		return;
+	}
+	CHECK_EQ(hd_pace_lost_ns(t.h, f), 0);
+	/* Its next frame is not due yet; the wire, twice as fast, is free. */
+	elig = pacer_eligible(t.h->pacer, f->id);
+	CHECK(elig > t.h->now);
+	CHECK_EQ(t.h->next_tx_ns, pacer_deadline(t.h->pacer));
+	CHECK(!t.h->wc.backlog);
+	t.h->now = t.h->next_tx_ns + d;
+	hd_pass(t.h);
+	CHECK_EQ(t.h->wc.lost_ns, 0);
+	CHECK_EQ(hd_pace_lost_ns(t.h, f), t.h->now - lag - elig);
+	/* Drained on time, quiet for half a second, then one more frame. */
+	hdt_run(&t, t.h->now - t.h->start_ns + 200000000);
+	CHECK_EQ(f->q.frames, 0);
+	lost = hd_pace_lost_ns(t.h, f);
+	hdt_set(&t, t.h->now - t.h->start_ns + 500000000);
+	hdt_host(&t, B, 1000);
+	hdt_run(&t, t.h->now - t.h->start_ns + 10000000);
+	CHECK_EQ(hd_pace_lost_ns(t.h, f), lost);
+	CHECK_EQ(t.h->wc.lost_ns, 0);
+	hdt_destroy(&t);
+}
+
 /* Credits: nothing before a grant; the first grant is answered at once with
  * our count; then frames up to the limit; a keepalive carries our count. */
 static void test_hd_core_credits(void)
@@ -1040,6 +1103,7 @@ int main(void)
 	RUN(test_hd_core_window);
 	RUN(test_hd_core_ack_timeout);
 	RUN(test_hd_core_pause);
+	RUN(test_hd_core_wire_lost);
 	RUN(test_hd_core_credits);
 	RUN(test_hd_core_rp_services);
 	RUN(test_hd_core_bcn_events);

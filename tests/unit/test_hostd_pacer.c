@@ -562,6 +562,108 @@ static void test_pacer_rate_change(void)
 	pacer_destroy(p);
 }
 
+/*
+ * Rate lost to a late caller. A flow at 100M with a burst of two frames
+ * (3048 B: 243.84 us), 1 ns slots: served at its deadlines it loses
+ * nothing; noticed D late it loses D less its burst and the slot, to the
+ * nanosecond, per flow and in total; within its burst, nothing. After idle
+ * the lateness of a wake-up is no loss. A rate change that finds it overdue
+ * notices it then. Flows that wait behind a busy uplink (4 x 3G on 10G)
+ * with a punctual caller lose nothing: that is contention, not lateness.
+ */
+/* Serve flow `id` at its deadlines until it waits in the wheel for the next
+ * one (a flow catching up its burst is due at once); the last time served. */
+static uint64_t pacer_catch_up(struct pacer *p, uint32_t id)
+{
+	uint64_t t;
+	uint32_t f;
+
+	do {
+		t = pacer_deadline(p);
+		CHECK_EQ(pacer_next(p, t, &f), 1);
+		CHECK_EQ(f, id);
+		pacer_done(p, id, t, 1500, 1500);
+	} while (pacer_eligible(p, id) <= t);
+	return t;
+}
+
+/*
+ * Rate lost to a late caller. A flow at 100M with a burst of two frames
+ * (3048 B: 243.84 us), 1 ns slots: served at its deadlines it loses
+ * nothing; its deadline noticed D late, it loses D less its burst and the
+ * slot, to the nanosecond, per flow and in total; noticed within that,
+ * nothing. After idle the lateness of a wake-up is no loss. A rate change
+ * that finds it overdue notices it then. Flows that wait behind a busy
+ * uplink (4 x 3G on 10G) with a punctual caller lose nothing: that is
+ * contention, not lateness.
+ */
+static void test_pacer_lost(void)
+{
+	const uint64_t d = 200000000ull, lag = 243840 + 1;
+	struct pacer *p = pacer_create(4, 1, OVH);
+	struct pacer_stats st;
+	uint64_t t = 1000, lost;
+	struct msim s;
+	uint32_t f;
+
+	pacer_set_rate(p, 1, 100000000ull, 0);
+	pacer_set_burst(p, 1, 2 * (1500 + OVH));
+	pacer_wake(p, 1, t, 1500);
+	for (int i = 0; i < 50; i++)
+		pacer_catch_up(p, 1);
+	CHECK_EQ(pacer_lost_ns(p, 1), 0);
+	/* Noticed its burst and slot late: caught up, nothing lost. */
+	t = pacer_eligible(p, 1) + lag;
+	CHECK_EQ(pacer_next(p, t, &f), 1);
+	pacer_done(p, 1, t, 1500, 1500);
+	CHECK_EQ(pacer_lost_ns(p, 1), 0);
+	pacer_catch_up(p, 1);
+	/* D late. */
+	t = pacer_eligible(p, 1);
+	CHECK_EQ(pacer_deadline(p), t);
+	t += d;
+	CHECK_EQ(pacer_next(p, t, &f), 1);
+	CHECK_EQ(pacer_lost_ns(p, 1), d - lag);
+	pacer_get_stats(p, &st);
+	CHECK_EQ(st.lost_ns, d - lag);
+	/* Its clock was pulled up by as much: it goes on from there. */
+	pacer_done(p, 1, t, 1500, 1500);
+	CHECK_EQ(pacer_eligible(p, 1), t - lag + 121920);
+	pacer_catch_up(p, 1);
+	/* Idle, then woken a second later: nothing more. */
+	t = pacer_deadline(p);
+	CHECK_EQ(pacer_next(p, t, &f), 1);
+	pacer_done(p, 1, t, 1500, 0);
+	pacer_wake(p, 1, t + 1000000000ull, 1500);
+	pacer_catch_up(p, 1);
+	CHECK_EQ(pacer_lost_ns(p, 1), d - lag);
+	/* Overdue by D when its rate changes (the law's timer ran first). */
+	lost = pacer_lost_ns(p, 1);
+	t = pacer_eligible(p, 1) + d;
+	pacer_set_rate(p, 1, 100000000ull, t);
+	CHECK_EQ(pacer_lost_ns(p, 1) - lost, d - lag);
+	CHECK_EQ(pacer_next(p, t, &f), 1);
+	CHECK_EQ(pacer_lost_ns(p, 1) - lost, d - lag);   /* counted once */
+	/* Removal resets the flow, not the total. */
+	pacer_remove(p, 1);
+	CHECK_EQ(pacer_lost_ns(p, 1), 0);
+	pacer_get_stats(p, &st);
+	CHECK_EQ(st.lost_ns, 2 * (d - lag));
+	pacer_destroy(p);
+
+	{
+		static const uint64_t rates[] = { 3000000000ull };
+		static const uint32_t lens[] = { 1500 };
+
+		pacer_simn(4, rates, 1, lens, 1, 2, 10000000000ull, 50000000ull, UINT64_MAX, 17,
+			   NULL, &s);
+		CHECK_EQ(s.early, 0);
+		CHECK_EQ(s.stuck, 0);
+		CHECK(s.total > 30000);        /* the wire was the bottleneck: 50 ms at 10G */
+		CHECK_EQ(s.st.lost_ns, 0);
+	}
+}
+
 static void test_pacer_bad_args(void)
 {
 	struct pacer *p = pacer_create(4, SLOT, OVH);
@@ -588,6 +690,7 @@ int main(void)
 	RUN(test_pacer_remove);
 	RUN(test_pacer_churn);
 	RUN(test_pacer_rate_change);
+	RUN(test_pacer_lost);
 	RUN(test_pacer_bad_args);
 	return check_summary();
 }

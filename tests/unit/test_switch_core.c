@@ -695,6 +695,112 @@ static void test_core_egress_pause(void)
 	swt_destroy(&t);
 }
 
+/* ---- wire time lost ------------------------------------------------------- */
+
+/*
+ * A 10M output with a backlog: passes at its deadlines lose no wire time;
+ * one pass 200 ms late loses 200 ms less the burst, exactly, in one late
+ * event; drained, the output is idle, and lateness then (frames that arrive
+ * after a long quiet) is no loss.
+ */
+static void test_core_wire_lost(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const struct vt_eth e = { .dst = H_B, .src = H_A, .prio = -1, .len = 1000 };
+	const uint64_t d = 200000000ull;
+	struct sw_port *p1;
+	struct swt t;
+
+	swt_create(&t, TWO_PORTS("buffer = 64frames\n", ""));
+	swt_learn(&t, hosts, 2);
+	p1 = &t.s->ports[1];
+	for (int i = 0; i < 40; i++)
+		CHECK(swt_rx(&t, 0, e));
+	/* 10 ms on time: about a third of the 40 frames (0.8 ms each). */
+	swt_run(&t, 10000000);
+	CHECK(t.s->voq->out_total[1] > 20);
+	CHECK(p1->wc.backlog);
+	CHECK_EQ(p1->wc.lost_ns, 0);
+	CHECK_EQ(p1->wc.late_events, 0);
+	/* The next pass 200 ms after its deadline. */
+	t.s->now = p1->next_tx_ns + d;
+	sw_pass(t.s);
+	CHECK_EQ(p1->wc.lost_ns, d - p1->wc.burst_ns);
+	CHECK_EQ(p1->wc.late_events, 1);
+	CHECK_EQ(p1->wc.lost_max_ns, d - p1->wc.burst_ns);
+	/* On time again until drained, then idle for a second. */
+	swt_run(&t, t.s->now - t.s->start_ns + 100000000);
+	CHECK_EQ(t.s->voq->out_total[1], 0);
+	CHECK(!p1->wc.backlog);
+	swt_at(&t, t.s->now - t.s->start_ns + 1000000000);
+	CHECK(swt_rx(&t, 0, e));
+	swt_run(&t, t.s->now - t.s->start_ns + 10000000);
+	CHECK_EQ(vt_count(&t.k, 0, 1), 41);
+	CHECK_EQ(p1->wc.lost_ns, d - p1->wc.burst_ns);
+	CHECK_EQ(p1->wc.late_events, 1);
+	swt_destroy(&t);
+}
+
+/*
+ * Held by the peer: lateness counts from the hold's end. A PAUSE (5.12 ms)
+ * whose end is noticed 200 ms late loses 200 ms less the burst. A PFC hold
+ * on priority 1 that is still on when a pass comes (a frame for another
+ * output woke it) is no loss, however old the wire's schedule; noticed
+ * 200 ms after it runs out, it loses the same as the PAUSE.
+ */
+static void test_core_wire_lost_hold(void)
+{
+	static const int hosts[][2] = { { H_A, 0 }, { H_B, 1 } };
+	const uint8_t peer[6] = { 2, 0, 0, 0, 0, 0x66 };
+	const uint64_t d = 200000000ull;
+	uint16_t q[8] = { 0 };
+	uint8_t buf[64];
+	struct sw_port *p1;
+	uint64_t end, tx0;
+	struct swt t;
+
+	swt_create(&t, TWO_PORTS("buffer = 16frames\n", "flow_control = pause\n"));
+	swt_learn(&t, hosts, 2);
+	p1 = &t.s->ports[1];
+	tx0 = p1->st.tx_frames;
+	swt_rx_raw(&t, 1, buf, wire_build_pause(buf, sizeof(buf), peer, 100));
+	for (int i = 0; i < 10; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = -1, .len = 1000 });
+	swt_run(&t, 5000000);
+	CHECK_EQ(p1->st.tx_frames, tx0);
+	CHECK_EQ(p1->next_tx_ns, t.s->start_ns + 5120000);
+	CHECK(p1->wc.backlog);
+	swt_at(&t, 5120000 + d);
+	CHECK_EQ(p1->wc.lost_ns, d - p1->wc.burst_ns);
+	CHECK_EQ(p1->wc.late_events, 1);
+	CHECK(p1->st.tx_frames > tx0);
+	swt_destroy(&t);
+
+	swt_create(&t, TWO_PORTS("buffer = 16frames\n", "flow_control = pfc\npause_watchdog = 0\n"));
+	swt_learn(&t, hosts, 2);
+	p1 = &t.s->ports[1];
+	tx0 = p1->st.tx_frames;
+	/* 65535 quanta at 10M: 3.355 s on priority 1. */
+	q[1] = 65535;
+	swt_rx_raw(&t, 1, buf, wire_build_pfc(buf, sizeof(buf), peer, 1u << 1, q));
+	for (int i = 0; i < 10; i++)
+		swt_rx(&t, 0, (struct vt_eth){ .dst = H_B, .src = H_A, .prio = 1, .len = 1000 });
+	swt_run(&t, 1000000);
+	end = p1->next_tx_ns;
+	CHECK_EQ(end - t.s->start_ns, wire_quanta_to_ns(65535, 10000000ull));
+	CHECK(p1->wc.backlog);
+	/* A second in, still held: the pass asks the wire (priority 0 is
+	 * open), which pulls up a schedule a second old: not lost. */
+	swt_at(&t, 1000000000);
+	CHECK_EQ(p1->wc.lost_ns, 0);
+	CHECK_EQ(p1->st.tx_frames, tx0);
+	swt_at(&t, end - t.s->start_ns + d);
+	CHECK_EQ(p1->wc.lost_ns, d - p1->wc.burst_ns);
+	CHECK_EQ(p1->wc.late_events, 1);
+	CHECK(p1->st.tx_frames > tx0);
+	swt_destroy(&t);
+}
+
 /* ---- flooding: bounded, charged, never into the reserve --------------------- */
 
 /*
@@ -1883,6 +1989,8 @@ int main(void)
 	RUN(test_core_buffer_shrunk_below_occupancy);
 	RUN(test_core_egress_credits);
 	RUN(test_core_egress_pause);
+	RUN(test_core_wire_lost);
+	RUN(test_core_wire_lost_hold);
 	RUN(test_core_flood_bounded_charged);
 	RUN(test_core_flood_reserve);
 	RUN(test_core_watchdog_drop);

@@ -1053,6 +1053,102 @@ static void test_wclock_resume_after_hold(void)
 	CHECK_EQ(wclock_next(&c), t + 100000);
 }
 
+/*
+ * Wire time lost. A backlogged wire (frames waiting when each pass ends)
+ * that is polled when it frees loses nothing; polled D late it catches up
+ * its burst and loses exactly D - burst; idle (nothing waiting) a late poll
+ * is idle time, not a loss; held by a PAUSE that ends at t and noticed at
+ * t + D, it loses D - burst from the hold's end, not from before it.
+ */
+
+/* One pass at now: send while the wire takes frames, then say backlogged. */
+static uint32_t wclock_pass(struct wclock *c, uint64_t now, uint32_t len, bool backlog)
+{
+	uint32_t n = 0;
+
+	while (wclock_ready(c, now) && n < 1000) {
+		wclock_charge(c, len);
+		n++;
+	}
+	wclock_backlog(c, backlog);
+	return n;
+}
+
+static void test_wclock_lost(void)
+{
+	/* 10M, 3000-byte burst (2.4 ms), 1000 + 24-byte frames (819.2 us each). */
+	const uint64_t d = 200000000ull, burst = 2400000;
+	uint64_t now = 1000000000ull;
+	struct wclock c;
+
+	wclock_init(&c, 10000000ull, 3000, 24);
+	CHECK_EQ(c.burst_ns, burst);
+	/* On time, for 100 frames: nothing lost. */
+	for (int i = 0; i < 100; i++) {
+		wclock_pass(&c, now, 1000, true);
+		now = wclock_next(&c);
+	}
+	CHECK_EQ(c.lost_ns, 0);
+	CHECK_EQ(c.late_events, 0);
+	/* Late by the burst exactly: caught up, nothing lost. */
+	now += burst;
+	CHECK(wclock_pass(&c, now, 1000, true) > 1);
+	CHECK_EQ(c.lost_ns, 0);
+	/* Late by D: D - burst, to the nanosecond. */
+	now = wclock_next(&c) + d;
+	wclock_pass(&c, now, 1000, true);
+	CHECK_EQ(c.lost_ns, d - burst);
+	CHECK_EQ(c.late_events, 1);
+	CHECK_EQ(c.lost_max_ns, d - burst);
+	/* Idle: the same lateness is no loss. */
+	now = wclock_next(&c);
+	wclock_pass(&c, now, 1000, false);
+	now = wclock_next(&c) + d;
+	wclock_pass(&c, now, 1000, true);
+	CHECK_EQ(c.lost_ns, d - burst);
+	CHECK_EQ(c.late_events, 1);
+	/* A shorter loss adds up but leaves the largest. */
+	now = wclock_next(&c) + burst + 1000;
+	wclock_pass(&c, now, 1000, true);
+	CHECK_EQ(c.lost_ns, d - burst + 1000);
+	CHECK_EQ(c.late_events, 2);
+	CHECK_EQ(c.lost_max_ns, d - burst);
+
+	/* A PAUSE from long before: the wire's schedule is 1 s old when the
+	 * hold ends at t; noticed at t + D, the loss runs from t. */
+	{
+		uint64_t t = now + 1000000000ull;
+
+		memset(&c, 0, sizeof(c));
+		wclock_init(&c, 10000000ull, 3000, 24);
+		wclock_pass(&c, now, 1000, true);       /* then held, backlogged */
+		wclock_resume(&c, t);
+		wclock_pass(&c, t + d, 1000, true);
+		CHECK_EQ(c.lost_ns, d - burst);
+		/* Noticed within the burst: nothing. */
+		wclock_resume(&c, t + 2 * d);
+		wclock_pass(&c, t + 2 * d + burst, 1000, true);
+		CHECK_EQ(c.lost_ns, d - burst);
+	}
+
+	/* A carried fraction: 1500 + 24 bytes at 7M is 1741714.29 ns; late
+	 * by D from wclock_next, still D - burst. */
+	memset(&c, 0, sizeof(c));
+	wclock_init(&c, 7000000ull, 3000, 24);
+	now = 5000000000ull;
+	wclock_pass(&c, now, 1500, true);
+	CHECK(c.rem != 0);
+	wclock_pass(&c, wclock_next(&c) + d, 1500, true);
+	CHECK_EQ(c.lost_ns, d - c.burst_ns);
+
+	/* A new rate (a reload) keeps the counters and is not a late pass. */
+	wclock_init(&c, 10000000ull, 3000, 24);
+	CHECK_EQ(c.lost_ns, d - 3000ull * 8 * 1000000000 / 7000000);
+	CHECK(!c.backlog);
+	wclock_pass(&c, now + 10 * d, 1000, true);
+	CHECK_EQ(c.late_events, 1);
+}
+
 static void test_wclock_rate(void)
 {
 	static const uint64_t rates[] = { 1000000ull, 10000000ull, 100000000ull,
@@ -1101,5 +1197,6 @@ int main(void)
 	RUN(test_wclock_idle_burst);
 	RUN(test_wclock_rate);
 	RUN(test_wclock_resume_after_hold);
+	RUN(test_wclock_lost);
 	return check_summary();
 }
