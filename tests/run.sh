@@ -98,6 +98,13 @@ for layer in $LAYERS; do
 		"$(command -v /usr/bin/python3 || command -v python3)" tests/python/run.py >"$out" 2>&1
 		count_unit_output python "$out" $?
 		rm -f "$out"
+		# Every shipped sweep's paper checks have a control and a source.
+		if out=$(make -s --no-print-directory audit 2>&1); then
+			passed=$((passed + 1)); echo "PASS sweep_audit"
+		else
+			failed=$((failed + 1)); failures+=("sweep_audit")
+			echo "FAIL sweep_audit:"; echo "$out" | tail -20
+		fi
 		;;
 	bpf)
 		run_bins "$B/tests/test_bpf_*"

@@ -20,7 +20,9 @@ import re
 
 import numpy as np
 
+from . import account as ACC
 from . import fairshare as FS
+from . import fidelity as F
 
 SAT_MIN_S = 0.1             # saturated time needed before judging a port's rate
 GAP_FACTOR = 5              # a time-series gap: more than 5 sample intervals
@@ -37,6 +39,8 @@ HD_TS_MAX_FLOWS = 256      # flows per hostd time-series line (hostd/hd_ctl.c)
 SW_COUNTERS = ("rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "drops", "pause_tx",
                "pause_rx", "pfc_tx", "pfc_rx", "credit_tx", "credit_rx", "fc_ignored",
                "paused_ns", "credit_stall_ns", "marked", "mark_untagged", "pause_storms")
+#: Counters a daemon may not report (older builds): arrays, or None.
+OPTIONAL_COUNTERS = ("wire_lost_ns", "wire_late_events")
 HD_COUNTERS = ("pause_rx", "pfc_rx", "credit_rx", "credit_tx", "fc_ignored", "fc_blocked",
                "window_blocked", "fecn_rx", "cnp_tx", "cnp_rx", "ack_tx", "ack_rx",
                "notify_drops", "seq_gaps")
@@ -315,6 +319,11 @@ class Run:
             reasons = sorted({k for row in rows for k in row.get("drop", {})})
             a["drop"] = {k: _mono([row.get("drop", {}).get(k, 0) for row in rows])
                          for k in reasons}
+            # Wire time lost to a late daemon (fidelity.py); None from a
+            # switchd that predates the counter.
+            for k in OPTIONAL_COUNTERS:
+                a[k] = _mono([row.get(k, 0) for row in rows]) \
+                    if any(k in row for row in rows) else None
             # Lost before switchd saw them, on a receive queue without a
             # socket: a fabric drop like the others.
             if any("no_socket" in row for row in rows):
@@ -351,6 +360,8 @@ class Run:
                                         r.get(side, {}).get("no_socket", 0) for r in recs])
             a[side + "_tx_bytes"] = _mono([r.get(side, {}).get("tx_bytes", 0) for r in recs])
         a["paused_ns"] = _mono([r.get("paused_ns", 0) for r in recs])
+        for k in OPTIONAL_COUNTERS + ("pace_lost_ns",):
+            a[k] = _mono([r.get(k, 0) for r in recs]) if any(k in r for r in recs) else None
         # A line lists at most HD_TS_MAX_FLOWS flows (hostd/hd_ctl.c): with
         # more in the table, some flows are missing from some lines, and the
         # tx_bps of a flow listed again covers all it sent since it was last
@@ -371,9 +382,9 @@ class Run:
                     e = vals[key] = {k: np.full(n, np.nan) for k in
                                      ("bytes_out", "frames_out", "marks", "cnp_in", "drops",
                                       "queue_bytes", "rate_bps", "target_bps", "level_pct",
-                                      "hops")}
+                                      "hops", "pace_lost_ns")}
                 for k in e:
-                    e[k][i] = fl.get(k, 0)
+                    e[k][i] = fl.get(k, 0 if k != "pace_lost_ns" else np.nan)
                 # A law that keeps a target rate says so in its state
                 # (dcqcn: Rt as rt_bps); NaN for the others. So does a law
                 # that hears a path's level (prc: level_pct, hops).
@@ -390,6 +401,14 @@ class Run:
             out = {"t": t[idx], "idx": idx, "queue": e["queue_bytes"][idx],
                    "rate_bps": e["rate_bps"][idx], "target_bps": e["target_bps"][idx],
                    "level_pct": e["level_pct"][idx], "hops": e["hops"][idx]}
+            pl = e["pace_lost_ns"][idx]
+            out["pace_lost_ns"] = None
+            if len(pl) and not np.isnan(pl).any():
+                inc = np.diff(pl, prepend=pl[0])
+                inc[inc < 0] = pl[inc < 0]
+                if new:
+                    inc[0] = pl[0]
+                out["pace_lost_ns"] = np.cumsum(inc)
             for k in ("bytes_out", "frames_out", "marks", "cnp_in", "drops"):
                 v = e[k][idx]
                 inc = np.diff(v, prepend=v[0])
@@ -643,6 +662,15 @@ def analyse(d):
     res.update(_run_counters(R))
     res["fct"] = _fct(R)
     res["cpu"] = _cpu(R.run.get("cpu") or {})
+    res["account"] = ACC.take(R.lab, _try_json(os.path.join(d, "counters_before.json")),
+                            _try_json(os.path.join(d, "counters_after.json")))
+    if res["account"].get("fabric_drops") is not None:
+        # Counted end to end, the kernel's drops included.
+        res["fabric_drops"] = res["account"]["fabric_drops"]
+    res["fidelity"] = F.judge(R, res, res["account"]
+                              if res["account"]["closed"] is not None else None)
+    if not res["fidelity"]["held"]:
+        R.warnings.append("the emulation did not hold: %s" % res["fidelity"]["why"])
     res["warnings"] = R.warnings
     return res
 
@@ -1648,6 +1676,17 @@ def summary_text(res):
             L[-1] += "; the longest wait for a CPU: %s %.3f s (%.1f%% of the run)" % (
                 c["run_delay_max_daemon"], c["run_delay_max_s"],
                 100.0 * c["run_delay_max_s"] / c["wall_s"])
+    fi = res.get("fidelity")
+    if fi:
+        L.append("  fidelity: %s; wire time lost at most %s%s%s" % (
+            "HELD" if fi["held"] else "NOT HELD (%s)" % fi["why"],
+            "%.2g%% of the window (%s)" % (100 * fi["wire_lost_max_fraction"],
+                                          fi["wire_lost_max_port"])
+            if fi["wire_lost_max_fraction"] is not None else "- (not reported)",
+            "; generators short by at most %.1f%%" % (100 * fi["shortfall_max"])
+            if fi["shortfall_max"] is not None else "",
+            "; frame account %s" % ("closed" if fi["account_closed"] else "NOT closed")
+            if fi["account_closed"] is not None else ""))
     for w in res.get("warnings", []):
         L.append("  warning: " + w)
     return "\n".join(L)

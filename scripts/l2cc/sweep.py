@@ -80,7 +80,8 @@ RESERVED = ("label", "point", "repeat", "runs", "status", "error", "result_dir")
 RESULT_KEYS = ("experiment", "lab", "result_dir", "t0", "duration_s", "window_s", "status",
                "aborted", "sample_interval_s", "series_gaps", "flows", "fairness", "groups",
                "ports", "rate_check", "links", "fair_share", "phases", "fabric_drops",
-               "host_edge_drops", "flow_control", "notifications", "fct", "cpu", "warnings")
+               "host_edge_drops", "flow_control", "notifications", "fct", "cpu", "fidelity",
+               "account", "warnings")
 
 LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 COLUMN_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
@@ -1605,7 +1606,9 @@ def cmd_sweep(a):
         if sw.metrics:
             print("metrics: " + ", ".join("%s (%s)" % (m.name, m.text) for m in sw.metrics))
         if sw.checks:
-            print("checks: " + ", ".join("%s (%s)" % (c.name, c.text) for c in sw.checks))
+            print("checks:")
+            for line in C.audit(sw.checks)[0]:
+                print(line)
         if os.geteuid() == 0 or os.path.isdir(rundir):
             why = L.up_reasons(t, rundir)
             if why:

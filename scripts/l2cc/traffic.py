@@ -24,6 +24,7 @@ Order of a run (Traffic.run):
 Processes are only ever signalled by the PIDs this module started.
 """
 
+import concurrent.futures
 import json
 import math
 import os
@@ -57,6 +58,8 @@ LEAD_PER_FLOW = 0.03
 CLIENT_GRACE = 5.0          # s after its stop time before a client is interrupted
 SERVER_GRACE = 2.0          # s for iperf3 -1 servers to exit on their own
 SERIES_MARGIN = 1.0         # s of time series kept before t0 and after the end
+QUIET_GAP = 0.1             # s between two reads of the counters that must agree
+QUIET_MAX = 5.0             # s to wait for the fabric to go quiet
 
 
 class TrafficError(Exception):
@@ -260,6 +263,94 @@ class Traffic:
                 except OSError:
                     self.offsets[name] = 0
                     self._warn("%s's time series %s does not exist (yet)" % (name, st))
+
+    # ---- the frame account's snapshots (account.py) -------------------------------------
+
+    def _snap_once(self):
+        """Every daemon's `counters` and every namespace's interface
+        statistics, read at once (threads: the less skew between them, the
+        less link-local chatter falls between two reads)."""
+        jobs = {}
+        for name, nd in self.nodes.items():
+            if nd.get("ctl"):
+                jobs[("daemons", name)] = (self._ctl, nd["ctl"], "counters")
+            if nd.get("netns"):
+                jobs[("links", nd["netns"])] = (self._links, nd["netns"])
+        out = {"t": time.time(), "daemons": {}, "links": {}}
+        with concurrent.futures.ThreadPoolExecutor(max_workers=8) as ex:
+            futs = {k: ex.submit(*v) for k, v in jobs.items()}
+            for (kind, name), f in futs.items():
+                out[kind][name] = f.result()
+        return out
+
+    def _links(self, ns):
+        try:
+            r = subprocess.run(["ip", "-n", ns, "-s", "-j", "link", "show"],
+                               capture_output=True, text=True, timeout=5,
+                               stdin=subprocess.DEVNULL)
+            return json.loads(r.stdout) if r.returncode == 0 else None
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            return None
+
+    def _moving(self, snap):
+        """What must stand still for the fabric to be quiet: per switch port
+        the frames in and out less link-local control, and its queue; per
+        hostd its uplink's; per host without hostd what its stack sent."""
+        key = {}
+        for name, nd in self.nodes.items():
+            d = snap["daemons"].get(name) or {}
+            if nd.get("kind") == "switch":
+                for p, c in (d.get("ports") or {}).items():
+                    key["%s:%s" % (name, p)] = (
+                        c.get("rx_frames", 0) - c.get("ctrl_rx_frames", 0),
+                        c.get("tx_frames", 0) - c.get("ctrl_tx_frames", 0),
+                        c.get("voq_frames", 0))
+            elif nd.get("hostd"):
+                u = d.get("uplink") or {}
+                key[name] = (u.get("rx_frames", 0) - u.get("ctrl_rx_frames", 0),
+                             u.get("tx_frames", 0) - u.get("ctrl_tx_frames", 0))
+            elif nd.get("netns"):
+                for it in snap["links"].get(nd["netns"]) or []:
+                    if it.get("ifname") == "eth0":
+                        key[name] = ((it.get("stats64") or {}).get("tx") or {}).get("packets")
+        return key
+
+    def snapshot_counters(self, tag):
+        """counters_TAG.json: a snapshot of the fabric once it is quiet
+        (the same data counters in two reads QUIET_GAP apart), or the last
+        read after QUIET_MAX with quiet false and what still moved."""
+        gap = max(QUIET_GAP, 3 * self.e.sample)
+        a = self._snap_once()
+        deadline = time.time() + QUIET_MAX
+        while True:
+            time.sleep(gap)
+            b = self._snap_once()
+            ka, kb = self._moving(a), self._moving(b)
+            busy = sorted(k for k in kb if ka.get(k) != kb[k])
+            if not busy or time.time() >= deadline:
+                break
+            a = b
+        b["quiet"] = not busy
+        b["busy"] = busy[:8]
+        b["settle_s"] = round(b["t"] - a["t"], 3)
+        # Link-local control a switch port sent between two reads: toward a
+        # host stack (which counts it) the account allows that much skew.
+        skew = {}
+        for name, nd in self.nodes.items():
+            if nd.get("kind") != "switch":
+                continue
+            pa = (a["daemons"].get(name) or {}).get("ports") or {}
+            for p, c in ((b["daemons"].get(name) or {}).get("ports") or {}).items():
+                skew["%s:%s" % (name, p)] = c.get("ctrl_tx_frames", 0) - \
+                    (pa.get(p) or {}).get("ctrl_tx_frames", 0)
+        b["ctrl_skew"] = skew
+        if busy:
+            self._warn("the fabric did not go quiet in %.0f s %s the run (still moving: %s)"
+                       % (QUIET_MAX, "before" if tag == "before" else "after",
+                          ", ".join(busy[:8])))
+        with open(os.path.join(self.out, "counters_%s.json" % tag), "w") as f:
+            json.dump(b, f)
+        return b
 
     # ---- 3. servers and warm-up --------------------------------------------------------
 
@@ -562,6 +653,7 @@ class Traffic:
         self.provenance = P.collect(self.bindir)
         self.make_plan()
         self.snapshot_daemons()
+        self.snapshot_counters("before")
         self.start_servers()
         self.wait_listening()
         self.warm()
@@ -572,6 +664,7 @@ class Traffic:
         self.wait()
         self.stop_servers()
         self.cpu = self._cpu_result(cpu0, self._cpu_snapshot())
+        self.snapshot_counters("after")
         self.status = "done"
         # The daemons write a line every stats_interval: wait for the margin.
         time.sleep(max(0.0, self.t0 + self.e.duration + SERIES_MARGIN - time.time()))

@@ -19,10 +19,13 @@
 #    runs both points; sweep.csv has both rows `ok`, each point's measured
 #    flow rate within 5% of its static rate, no fabric drop; an expression
 #    metric (the rate over the point's own rate setting) is 0.95..1.05; the
-#    checks are printed and in sweep.json with their verdicts: two that
-#    hold pass, one that cannot hold fails (and --report-only keeps the
-#    exit status 0); the derived files, each point's result directory,
-#    sweep.json, sweep.md and sweep.png are there.
+#    checks are printed and in sweep.json with their verdicts: an invariant
+#    and a check with a control (the points swapped) that hold pass, the
+#    latter said to discriminate, one that cannot hold fails (and
+#    --report-only keeps the exit status 0); every run held, its frame
+#    account closed, and run.json and sweep.json carry the provenance; the
+#    derived files, each point's result directory, sweep.json, sweep.md and
+#    sweep.png are there.
 #  - testbed_sweep_down: nothing of the lab is left (every point was taken
 #    down).
 #
@@ -78,9 +81,14 @@ metrics:
   drops: fabric_drops
   of_setting: flows[u].mean_rate_bps / rate(topology.defaults.law.rate)
 checks:
-  - {name: at_rate, expr: "min(of_setting@*) >= 0.95 and max(of_setting@*) <= 1.05"}
-  - {name: four_times, expr: "flow_bps@20M / flow_bps@5M > 3.5"}
-  - {name: cannot_hold, expr: "drops@5M > 0"}
+  - {name: at_rate, kind: invariant, expr: "of_setting >= 0.95 and of_setting <= 1.05",
+     holds_at: ["*"]}
+  - name: four_times
+    source: "hostd's static law: a flow at its rate"
+    expr: "flow_bps@{hi} / flow_bps@{lo} > 3.5"
+    holds_at: [{hi: 20M, lo: 5M}]
+    fails_at: [{hi: 5M, lo: 20M}]
+  - {name: cannot_hold, kind: invariant, expr: "drops > 0", holds_at: [5M]}
 plot: {x: rate, y: [flow_bps, util]}
 EOF
 }
@@ -218,12 +226,20 @@ t_sweep() {
 	[ "$rc" -eq 0 ] || fail "l2cc-lab sweep exited $rc: $(tail -1 "$L2T_DIR/sweep.log")"
 	grep -q "taking it down first (--replace)" "$L2T_DIR/sweep.log" ||
 		fail "--replace did not say it took the lab down"
-	grep -Eq "^  at_rate +ok +min\(of_setting@\*\)" "$L2T_DIR/sweep.log" ||
+	grep -Eq "^  at_rate +ok +of_setting >= 0.95" "$L2T_DIR/sweep.log" ||
 		fail "check at_rate is not printed as ok"
-	grep -Eq "^  cannot_hold +FAILED +drops@5M > 0: 0$" "$L2T_DIR/sweep.log" ||
-		fail "check cannot_hold is not printed as FAILED with its value"
-	grep -q "2 of 3 checks passed; FAILED: cannot_hold" "$L2T_DIR/sweep.log" ||
-		fail "no summary line of the checks"
+	grep -Eq "^  four_times +ok +flow_bps@\{hi\}" "$L2T_DIR/sweep.log" ||
+		fail "check four_times is not printed as ok"
+	grep -Eq "^ +control flow_bps@5M / flow_bps@20M > 3.5: flow_bps@5M = " \
+		"$L2T_DIR/sweep.log" || fail "four_times's control is not printed with its values"
+	grep -Eq "^ +discriminates: false at every control" "$L2T_DIR/sweep.log" ||
+		fail "four_times is not said to discriminate"
+	grep -Eq "^  cannot_hold +FAILED +drops > 0" "$L2T_DIR/sweep.log" ||
+		fail "check cannot_hold is not printed as FAILED"
+	grep -Eq "^ +at +drops@5M > 0: drops@5M = 0$" "$L2T_DIR/sweep.log" ||
+		fail "check cannot_hold's value is not printed"
+	grep -q "paper results: 1 of 1 reproduced; invariants: 1 of 2 held; FAILED: cannot_hold" \
+		"$L2T_DIR/sweep.log" || fail "no summary line of the checks"
 	for f in sweep.yaml sweep.csv sweep.json sweep.md sweep.png; do
 		[ -s "$OUT/$f" ] || fail "$f is missing or empty"
 	done
@@ -272,9 +288,27 @@ ck = {c["name"]: c for c in j.get("checks", [])}
 check([(n, ck[n]["ok"]) for n in ("at_rate", "four_times", "cannot_hold") if n in ck] ==
       [("at_rate", True), ("four_times", True), ("cannot_hold", False)],
       "sweep.json checks: %s" % {n: (c["ok"], c["value"]) for n, c in ck.items()})
+check(ck.get("four_times", {}).get("discriminated") is True, "four_times discriminated")
+# Provenance, the fidelity gate and the frame account of every run.
+pv = j.get("provenance") or {}
+check(len((pv.get("git") or {}).get("commit") or "") == 40 and pv.get("kernel") and
+      (pv.get("versions") or {}).get("switchd"), "sweep.json provenance: commit %s, "
+      "switchd %s" % ((pv.get("git") or {}).get("commit"), (pv.get("versions") or {}).get("switchd")))
+for r in j["rows"]:
+    res = json.load(open(out + "/" + r["result_dir"] + "/results.json"))
+    fi, acc = res.get("fidelity") or {}, res.get("account") or {}
+    check(fi.get("held") is True and r["fidelity"]["held"] == 1,
+          "point %s held: %s" % (r["label"], fi.get("why") or fi.get("wire_lost_max_fraction")))
+    check(acc.get("closed") is True and acc.get("sent_into_fabric", 0) > 1000,
+          "point %s: frame account closed (%s frames into the fabric; %s)"
+          % (r["label"], acc.get("sent_into_fabric"), acc.get("why")))
+    run = json.load(open(out + "/" + r["result_dir"] + "/run.json"))
+    check(((run.get("provenance") or {}).get("git") or {}).get("commit") ==
+          (pv.get("git") or {}).get("commit"), "point %s: run.json provenance" % r["label"])
 md = open(out + "/sweep.md").read().splitlines()
-check(len(md) == 4 and md[0].startswith("| label | rate | status | flow_bps"),
-      "sweep.md: %s" % md[0] if md else "sweep.md is empty")
+check(len(md) > 4 and md[0].startswith("| label | rate | held | status | flow_bps") and
+      md[2].split("|")[3].strip().startswith("1/1"),
+      "sweep.md: %s / %s" % (md[0], md[2]) if len(md) > 2 else "sweep.md is short")
 sys.exit(1 if bad else 0)
 EOF
 }

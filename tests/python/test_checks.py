@@ -175,6 +175,8 @@ class TestSweepFile(unittest.TestCase):
         except ImportError as e:
             self.skipTest("python3-yaml is missing (%s)" % e)
         self.S = sweep
+        from l2cc import checks
+        self.C = checks
 
     def parse(self, body):
         with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
@@ -225,6 +227,71 @@ class TestSweepFile(unittest.TestCase):
                 "15: check a5: expr is missing"]
         for w in want:
             self.assertTrue(any(e.startswith(w) for e in errs), "%s not in %s" % (w, errs))
+
+
+    def test_controls_and_kinds(self):
+        sw, errs = self.parse(
+            "points: [{label: a}, {label: b}, {label: c1}, {label: c2}]\n"   # 3
+            "fidelity: {max_wire_lost: 2%, retries: 1}\n"                   # 4
+            "metrics:\n"                                                      # 5
+            "  rate: groups.incast.sum_bps\n"                                 # 6
+            "  drops: {expr: fabric_drops, label: fabric drops, log: yes}\n"  # 7
+            "checks:\n"                                                       # 8
+            "  - {name: p, expr: \"rate > 1e6\", holds_at: [a, b], fails_at: [c*],\n"
+            "     source: \"A paper, Fig. 1\"}\n"                            # 10
+            "  - {name: v, expr: \"rate@{x} > 2 * rate@{y}\", holds_at: [{x: a, y: c1}],\n"
+            "     fails_at: [{x: b, y: c2}], source: \"A paper, Sec. 2\"}\n"  # 12
+            "  - {name: i, kind: invariant, expr: \"drops == 0\", holds_at: [\"*\"]}\n")
+        self.assertEqual(errs, [])
+        self.assertEqual([c.kind for c in sw.checks], ["paper", "paper", "invariant"])
+        self.assertEqual(sw.checks[0].instance({"point": "a"}), "rate@a > 1e6")
+        self.assertEqual(sw.checks[1].instance({"x": "a", "y": "c1"}), "rate@a > 2 * rate@c1")
+        self.assertEqual((sw.retries, sw.limits), (1, {"max_wire_lost": 0.02}))
+        self.assertEqual((sw.metrics[1].label, sw.metrics[1].log), ("fabric drops", True))
+        # The sweep's limits go to every point's experiment.
+        self.assertTrue(any(o.text == "experiment.fidelity.max_wire_lost"
+                            for o in sw.points[0].overrides))
+        lines, problems = self.C.audit(sw.checks)
+        self.assertEqual(problems, [])
+
+    def test_control_errors(self):
+        sw, errs = self.parse(
+            "points: [{label: a}, {label: b}]\n"                               # 3
+            "metrics: {rate: groups.incast.sum_bps}\n"                         # 4
+            "checks:\n"                                                        # 5
+            "  - {name: a1, expr: \"rate > 1\", holds_at: [zz], fails_at: [b]}\n"
+            "  - {name: a2, expr: \"rate > 1\", fails_at: [b]}\n"            # 7
+            "  - {name: a3, expr: \"nope > 1\", holds_at: [a], fails_at: [b]}\n"
+            "  - {name: a4, kind: known_gap, expr: \"rate > 1\", holds_at: [a]}\n"
+            "  - {name: a5, kind: maybe, expr: \"rate > 1\", holds_at: [a]}\n"   # 10
+            "  - {name: a6, expr: \"rate@{x} > 1\", holds_at: [a]}\n"         # 11
+            "  - {name: a7, expr: \"rate > 1\"}\n")                           # 12
+        self.assertIsNone(sw)
+        want = ["6: check a1: holds_at: no point zz", "7: check a2: fails_at needs holds_at",
+                "8: check a3: nope: no metric nope", "9: check a4: a known_gap needs its reason",
+                '10: check a5: kind "maybe"', "11: check a6: holds_at binds no point for @{x}",
+                "12: check a7: rate: a check without holds_at"]
+        for w in want:
+            self.assertTrue(any(e.startswith(w) for e in errs), "%s not in %s" % (w, errs))
+
+    def test_audit(self):
+        from l2cc import checks as C
+        self.C = C
+        sw, errs = self.parse(
+            "points: [{label: a}, {label: b}]\n"
+            "metrics: {rate: groups.incast.sum_bps}\n"
+            "checks:\n"
+            "  - {name: nocontrol, expr: \"rate > 1\", holds_at: [a], source: \"x\"}\n"
+            "  - {name: nosource, expr: \"rate > 1\", holds_at: [a], fails_at: [b]}\n"
+            "  - {name: gap, kind: known_gap, expr: \"rate > 1\", holds_at: [a],\n"
+            "     reason: \"a reason\"}\n")
+        self.assertEqual(errs, [])
+        _, problems = C.audit(sw.checks)
+        text = "\n".join(m for _, m in problems)
+        self.assertIn("check nocontrol: a paper check needs a control", text)
+        self.assertIn("check nosource: a paper check needs its source", text)
+        self.assertIn("check gap: a known gap needs its source", text)
+        self.assertEqual(len(problems), 3)
 
 
 if __name__ == "__main__":
