@@ -16,6 +16,10 @@ static void fc_xdp_counts(const struct l2cc_xdp_ctl *o, const struct l2cc_xdp_ct
 	n->fc_ignored = c->fc_ignored - o->fc_ignored;
 	n->malformed = c->malformed - o->malformed;
 	n->unsupported = c->unsupported - o->unsupported;
+	/* A bad frame is always taken (dropped there); a good one is taken
+	 * unless it is a CREDIT whose limits apply, which goes on to the
+	 * socket and is counted where it arrives. */
+	n->ctrl_frames = n->frames - n->malformed - n->unsupported;
 	for (int i = 0; i < L2CC_NPRIO; i++)
 		n->pfc_rx_prio[i] = c->pfc_rx_prio[i] - o->pfc_rx_prio[i];
 }

@@ -29,6 +29,9 @@ struct fc_xdp {
 /* Increments since the last look, for the daemon's counters. */
 struct fc_xdp_news {
 	uint64_t frames, bytes;         /* consumed in XDP: never reach the ring */
+	/* Of those, the well-formed PAUSE/PFC/CREDIT (applied or ignored): the
+	 * rest are malformed or unsupported, dropped. */
+	uint64_t ctrl_frames;
 	uint64_t pause_rx, pfc_rx, credit_rx, fc_ignored, malformed, unsupported;
 	uint64_t pfc_rx_prio[L2CC_NPRIO];
 	uint8_t xoff_mask;              /* priorities with a new XOFF ... */

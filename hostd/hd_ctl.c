@@ -103,6 +103,12 @@ static void emit_port(struct jw *w, const char *key, const struct hd *h, int por
 	jw_u64(w, "rx_bytes", p->rx_bytes);
 	jw_u64(w, "tx_frames", p->tx_frames);
 	jw_u64(w, "tx_bytes", p->tx_bytes);
+	/* Link-local control, the uplink's only (the host port has none):
+	 * what is left is what crossed the fabric. */
+	if (port == HD_PORT_UP) {
+		jw_u64(w, "ctrl_rx_frames", p->ctrl_rx_frames);
+		jw_u64(w, "ctrl_tx_frames", p->ctrl_tx_frames);
+	}
 	jw_u64(w, "drops", drops_sum(p));
 	jw_obj_begin(w, "drop");
 	for (int i = 0; i < HD_DROP_MAX; i++)

@@ -539,6 +539,7 @@ static uint32_t hd_tx_credit(struct hd *h, uint32_t space)
 		}
 		hd_send_up(h, h->frames[idx].addr, (uint32_t)len, 0, false);
 		h->st.credit_tx++;
+		h->ust.ctrl_tx_frames++;
 		space--;
 		sent++;
 	}
@@ -580,6 +581,7 @@ static void hd_xdp_ctl(struct hd *h)
 		fc_xdp_forget(&h->xctl, &snap, &n);
 	h->ust.rx_frames += n.frames;
 	h->ust.rx_bytes += n.bytes;
+	h->ust.ctrl_rx_frames += n.ctrl_frames;
 	h->st.pause_rx += n.pause_rx;
 	h->st.pfc_rx += n.pfc_rx;
 	h->st.credit_rx += n.credit_rx;
@@ -833,21 +835,15 @@ int np_send(struct hd *h, struct hd_peer *p, int type, const union ctrl_msg *m)
 
 /* ---- fabric -> host ------------------------------------------------------ */
 
-static void hd_rx_macctrl(struct hd *h, const uint8_t *pl, size_t len)
+/* A well-formed PAUSE or PFC from the switch: to our egress, if honoured. */
+static void hd_rx_macctrl(struct hd *h, const struct wire_macctrl *mc)
 {
-	struct wire_macctrl mc;
-	int err = wire_parse_macctrl(pl, len, &mc);
-
-	if (err) {
-		h->ust.drop[err == -EOPNOTSUPP ? HD_DROP_UNSUPPORTED : HD_DROP_BAD_CTRL]++;
-		return;
-	}
-	if (mc.opcode == L2CC_MACCTRL_PAUSE ? (h->st.pause_rx++, !hd_honour_pause(h))
-					    : (h->st.pfc_rx++, !hd_honour_pfc(h))) {
+	if (mc->opcode == L2CC_MACCTRL_PAUSE ? (h->st.pause_rx++, !hd_honour_pause(h))
+					     : (h->st.pfc_rx++, !hd_honour_pfc(h))) {
 		h->st.fc_ignored++;
 		return;
 	}
-	fc_tx_macctrl(&h->etx, &mc, h->cfg->link_rate, h->now);
+	fc_tx_macctrl(&h->etx, mc, h->cfg->link_rate, h->now);
 }
 
 static void hd_rx_credit(struct hd *h, const struct wire_credit *c, bool xdp_applied)
@@ -1053,10 +1049,10 @@ static void hd_rx_path(struct hd *h, const struct eth_info *ei, int type,
 	hd_feedback(h, f, &fb);
 }
 
-/* An l2cc control message (0x88B6): CREDIT from the switch (link-local),
- * CNP or ACK from a receiving hostd (unicast to our host). A message sent
- * the wrong way (a CNP to the link-local address, a CREDIT unicast) is
- * not one we take. */
+/* An l2cc control message (0x88B6) to an address that is not link-local:
+ * CNP or ACK from a receiving hostd, the L2CI messages (unicast to our
+ * host). The CREDIT, link-local, is hd_rx_link_local's; one sent unicast
+ * (or a CNP to the link-local address) is not one we take. */
 static void hd_rx_ctrl(struct hd *h, const struct eth_info *ei, const uint8_t *frame,
 		       uint32_t len)
 {
@@ -1073,14 +1069,8 @@ static void hd_rx_ctrl(struct hd *h, const struct eth_info *ei, const uint8_t *f
 		h->ust.drop[HD_DROP_UNSUPPORTED]++;
 		return;
 	}
-	if (type == L2CC_CTRL_CREDIT)
-		/* The mark is the XDP program's only where it runs: with
-		 * xdp_control off, one that came from the wire is the
-		 * sender's, and means nothing. */
-		hd_rx_credit(h, &m.credit, h->cfg->xdp_control &&
-					   wire_credit_xdp_applied(frame + ei->hlen, len - ei->hlen));
-	else if (type == L2CC_CTRL_DISCOVER || type == L2CC_CTRL_DISCOVER_ECHO ||
-		 type == L2CC_CTRL_FEEDBACK)
+	if (type == L2CC_CTRL_DISCOVER || type == L2CC_CTRL_DISCOVER_ECHO ||
+	    type == L2CC_CTRL_FEEDBACK)
 		hd_rx_path(h, ei, type, &m);
 	else
 		hd_rx_notify(h, ei, type, &m);
@@ -1130,57 +1120,83 @@ static void hd_rx_tagged(struct hd *h, const struct eth_info *ei, const struct w
 	h->npo->on_data(h->np, p, pf, t, len, marked);
 }
 
-/* Link-local frames (01:80:C2:00:00:0x): consumed here. */
+/*
+ * Link-local frames (01:80:C2:00:00:0x): consumed here. Flow control that
+ * is well formed (PAUSE, PFC, CREDIT) is control received (ctrl_rx_frames)
+ * whatever then becomes of it, applied, ignored, or void on an uplink
+ * that is down: what the switch sent as control. Anything else is a drop
+ * (on a down uplink: link_down), as the switch counts it (switch.c).
+ */
 static void hd_rx_link_local(struct hd *h, const struct eth_info *ei, const uint8_t *frame,
 			     uint32_t len)
 {
 	const uint8_t *pl = frame + ei->hlen;
 	size_t plen = len - ei->hlen;
+	enum hd_drop why = HD_DROP_LINK_LOCAL;
+	struct wire_macctrl mc;
+	union ctrl_msg m;
+	int r, kind = 0;    /* 1 PAUSE/PFC, 2 CREDIT */
 
-	if (ei->ethertype == L2CC_ETH_P_MACCTRL)
-		hd_rx_macctrl(h, pl, plen);
-	else if (ei->ethertype == L2CC_ETH_P_CTRL)
-		hd_rx_ctrl(h, ei, frame, len);
-	else {
-		h->ust.drop[HD_DROP_LINK_LOCAL]++;
+	if (ei->ethertype == L2CC_ETH_P_MACCTRL) {
+		r = wire_parse_macctrl(pl, plen, &mc);
+		why = r == -EOPNOTSUPP ? HD_DROP_UNSUPPORTED : HD_DROP_BAD_CTRL;
+		kind = r ? 0 : 1;
+	} else if (ei->ethertype == L2CC_ETH_P_CTRL) {
+		/* The only link-local type, by the message table, is CREDIT. */
+		r = ctrl_decode(pl, plen, &m);
+		why = r == -EINVAL ? HD_DROP_BAD_CTRL : HD_DROP_UNSUPPORTED;
+		kind = r == L2CC_CTRL_CREDIT ? 2 : 0;
 	}
+	if (!kind) {
+		h->ust.drop[h->link_up[HD_PORT_UP] ? why : HD_DROP_LINK_DOWN]++;
+		return;
+	}
+	h->ust.ctrl_rx_frames++;
+	if (!h->link_up[HD_PORT_UP])
+		return;
+	if (kind == 1)
+		hd_rx_macctrl(h, &mc);
+	else
+		/* The mark is the XDP program's only where it runs: with
+		 * xdp_control off, one that came from the wire is the
+		 * sender's, and means nothing. */
+		hd_rx_credit(h, &m.credit, h->cfg->xdp_control && wire_credit_xdp_applied(pl, plen));
 }
 
 bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 {
 	uint32_t idx = umem_idx(h->umem, addr);
 	uint8_t *frame = umem_data(h->umem, addr);
+	bool up = h->link_up[HD_PORT_UP], bad, deliver;
 	struct eth_info ei;
-	bool deliver;
 
-	if (!h->link_up[HD_PORT_UP]) {
+	bad = wire_parse_eth(frame, len, &ei) != 0;
+	deliver = !bad && !wire_is_link_local(ei.dst) && ei.ethertype != L2CC_ETH_P_CTRL &&
+		  ei.ethertype != L2CC_ETH_P_CNM;
+	if (up && deliver && h->link_up[HD_PORT_HOST] && !dp_space(&h->sink, HD_PORT_HOST))
+		return false;
+	h->ust.rx_frames++;
+	h->ust.rx_bytes += len;
+	if (bad) {
+		h->ust.drop[up ? HD_DROP_MALFORMED : HD_DROP_LINK_DOWN]++;
+		umem_free(h->umem, idx);
+		return true;
+	}
+	if (wire_is_link_local(ei.dst)) {
+		hd_rx_link_local(h, &ei, frame, len);
+		umem_free(h->umem, idx);
+		return true;
+	}
+	if (!up) {
 		/* In the ring from before the link went down. */
-		h->ust.rx_frames++;
-		h->ust.rx_bytes += len;
 		h->ust.drop[HD_DROP_LINK_DOWN]++;
 		umem_free(h->umem, idx);
 		return true;
 	}
-	if (wire_parse_eth(frame, len, &ei)) {
-		h->ust.rx_frames++;
-		h->ust.rx_bytes += len;
-		h->ust.drop[HD_DROP_MALFORMED]++;
-		umem_free(h->umem, idx);
-		return true;
-	}
-	deliver = !wire_is_link_local(ei.dst) && ei.ethertype != L2CC_ETH_P_CTRL &&
-		  ei.ethertype != L2CC_ETH_P_CNM;
-	if (deliver && h->link_up[HD_PORT_HOST] && !dp_space(&h->sink, HD_PORT_HOST))
-		return false;
-	h->ust.rx_frames++;
-	h->ust.rx_bytes += len;
 	/* What the switch sent us, for our CREDIT messages' counts. */
-	if (!wire_is_link_local(ei.dst))
-		fc_rx_count(&h->frx, ei.prio, len);
+	fc_rx_count(&h->frx, ei.prio, len);
 	if (!deliver) {
-		if (wire_is_link_local(ei.dst))
-			hd_rx_link_local(h, &ei, frame, len);
-		else if (ei.ethertype == L2CC_ETH_P_CNM)
+		if (ei.ethertype == L2CC_ETH_P_CNM)
 			hd_rx_cnm(h, &ei, frame, len);
 		else
 			hd_rx_ctrl(h, &ei, frame, len);

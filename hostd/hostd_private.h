@@ -50,8 +50,19 @@ enum hd_drop {
 };
 extern const char *const hd_drop_names[HD_DROP_MAX];
 
+/*
+ * A port's frames, all kinds. On the uplink, the link-local control among
+ * them: ctrl_rx_frames, the well-formed PAUSE, PFC and CREDIT from the
+ * switch (applied, ignored as not honoured, or void on a link that is
+ * down; taken in XDP too), and ctrl_tx_frames, the CREDITs we built. So
+ * rx_frames - ctrl_rx_frames are the frames the fabric delivered, and
+ * tx_frames - ctrl_tx_frames those we sent into it (data, pass-through,
+ * CNP, ACK, DISCOVER, ECHO, FEEDBACK): the two ends of the frame account
+ * (docs/hostd.md, Uplink frames). Both stay 0 on the host port.
+ */
 struct hd_port_stats {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
+	uint64_t ctrl_rx_frames, ctrl_tx_frames;
 	uint64_t drop[HD_DROP_MAX];
 	uint64_t link_down_events, link_up_events; /* the port's link went down / came back */
 };

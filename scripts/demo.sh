@@ -60,8 +60,13 @@ done
 # --replace clears a lab left up by an earlier, killed demo.
 echo "== congestion spreading and its cure: $POINTS"
 rc=0
+# The sweep's progress here; its own report (table, checks) is redrawn
+# below, and kept whole in $OUT/sweep.log.
+LOG=$(mktemp)
 "$LAB" sweep "$SWEEP" --points "$POINTS" --repeat "$REPEAT" --out "$OUT" --replace -q \
-	| sed 's/^/   /' || rc=${PIPESTATUS[0]}
+	| tee "$LOG" | awk '/^sweep [^ ]+ \(/ { stop = 1 } !stop { print "   " $0; fflush() }' ||
+	rc=${PIPESTATUS[0]}
+[ -d "$OUT" ] && mv "$LOG" "$OUT/sweep.log" || rm -f "$LOG"
 [ -f "$OUT/sweep.json" ] || die "the sweep wrote no table (exit $rc)"
 
 # The table: what the victim got of what the remote flows left free on the

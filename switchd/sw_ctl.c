@@ -99,6 +99,8 @@ PORT_GET(g_storm_drops, p->st.pause_storm_drops)
 PORT_GET(g_storm_mask, p->wd_storm)
 PORT_GET(g_rx_holds, p->st.rx_holds)
 PORT_GET(g_ctrl_tx, p->st.ctrl_tx_frames)
+PORT_GET(g_ctrl_rx, p->st.ctrl_rx_frames)
+PORT_GET(g_flood_unsent, p->st.flood_unsent)
 PORT_GET(g_link_up, p->link_up)
 PORT_GET(g_link_down_events, p->st.link_down_events)
 PORT_GET(g_link_up_events, p->st.link_up_events)
@@ -125,7 +127,12 @@ static const struct ctr port_ctrs[] = {
 	  "drops{reason=\"link_down\"})", g_link_down_drops),
 	CTR_GET("fdb_flushed", "fdb_flushed_total", CTR_COUNTER, 0,
 	  "Addresses learnt on this port forgotten as its link went down", g_fdb_flushed),
-	CTR_GET("rx_frames", "rx_frames_total", CTR_COUNTER, CTR_TS, "Frames received", g_rx_frames),
+	CTR_GET("rx_frames", "rx_frames_total", CTR_COUNTER, CTR_TS,
+	  "Frames received (that reached switchd or its XDP control path), data and control",
+	  g_rx_frames),
+	CTR_GET("ctrl_rx_frames", "ctrl_rx_frames_total", CTR_COUNTER, CTR_TS,
+	  "Well-formed PAUSE, PFC and CREDIT frames received and consumed (applied, ignored, "
+	  "or void on a link that is down; in rx_frames)", g_ctrl_rx),
 	CTR_GET("no_socket", "rx_no_socket_frames_total", CTR_COUNTER, CTR_TS,
 	  "Frames that arrived on a receive queue of the interface without an AF_XDP socket "
 	  "(queue or rx_queues leaves it out): dropped by the XDP program", g_no_socket),
@@ -144,7 +151,8 @@ static const struct ctr port_ctrs[] = {
 	  "Frames redirected to this output in XDP that the kernel could not send (the veth "
 	  "peer's ring full; forwarding = xdp)",
 	  g_xdp_redirect_errors),
-	CTR_GET("tx_frames", "tx_frames_total", CTR_COUNTER, CTR_TS, "Frames sent", g_tx_frames),
+	CTR_GET("tx_frames", "tx_frames_total", CTR_COUNTER, CTR_TS, "Frames sent, data and control",
+		g_tx_frames),
 	CTR_GET("tx_bytes", "tx_bytes_total", CTR_COUNTER, CTR_TS, "Bytes sent (no FCS)", g_tx_bytes),
 	CTR_GET("tx_kicks", "tx_kicks_total", CTR_COUNTER, 0,
 	  "sendto() calls that kicked the port's AF_XDP TX ring (copy mode sends at most 32 "
@@ -204,6 +212,9 @@ static const struct ctr port_ctrs[] = {
 		g_cpu_drops),
 	CTR_GET("flood_tx", "flood_tx_total", CTR_COUNTER, 0,
 	  "Flood copies made of frames received on this port", g_flood_tx),
+	CTR_GET("flood_unsent", "flood_unsent_frames_total", CTR_COUNTER, 0,
+	  "Flooded frames received on this port that no output took (each refused its copy: "
+	  "flood_limit, reserve): freed unsent", g_flood_unsent),
 	CTR_GET("flood_refused", "flood_refused_total", CTR_COUNTER, CTR_TS,
 	  "Flood copies this output refused: flood_queue copies were waiting for it", g_flood_refused),
 	CTR_GET("flood_waiting", "flood_waiting_frames", CTR_GAUGE, CTR_TS,
@@ -216,8 +227,8 @@ static const struct ctr port_ctrs[] = {
 	  "Addresses the FDB has learned on this port (static entries aside)", g_macs),
 	CTR_GET("rx_holds", "rx_holds_total", CTR_COUNTER, 0,
 	  "Passes that left frames in the RX ring (input buffer full)", g_rx_holds),
-	CTR_GET("ctrl_tx_frames", "ctrl_tx_frames_total", CTR_COUNTER, 0,
-	  "Control frames sent (PAUSE, PFC, credits)", g_ctrl_tx),
+	CTR_GET("ctrl_tx_frames", "ctrl_tx_frames_total", CTR_COUNTER, CTR_TS,
+	  "Link-local control frames built and sent (PAUSE, PFC, CREDIT; in tx_frames)", g_ctrl_tx),
 };
 #define N_PORT_CTRS (sizeof(port_ctrs) / sizeof(port_ctrs[0]))
 
@@ -301,6 +312,29 @@ static void emit_port_counters(const struct sw_port *p, struct jw *w, bool full,
 	xport_xdp_stats_emit(w, "xdp", p->xp);
 }
 
+/* The CPU pseudo-port (sw_emit): what it queued, its queued frames that
+ * were dropped (by reason, as a port's drop), and what it refused before
+ * queueing (no frame of the account). */
+static void emit_cpu_port(const struct sw *s, struct jw *w)
+{
+	static const enum sw_drop refusals[] = {
+		SW_DROP_MALFORMED, SW_DROP_FILTERED, SW_DROP_NO_FRAME,
+	};
+	const struct sw_port *cpu = &s->ports[s->nports];
+
+	jw_obj_begin(w, "cpu_port");
+	jw_u64(w, "rx_frames", cpu->st.rx_frames);
+	jw_obj_begin(w, "drop");
+	for (int i = 0; i < SW_DROP_MAX; i++)
+		jw_u64(w, sw_drop_names[i], cpu->st.drop[i]);
+	jw_obj_end(w);
+	jw_obj_begin(w, "refused");
+	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
+		jw_u64(w, sw_drop_names[refusals[i]], s->cpu_refused[refusals[i]]);
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
 static int cmd_counters(struct jw *w, const char *args, void *ctx)
 {
 	struct sw *s = ctx;
@@ -327,6 +361,8 @@ static int cmd_counters(struct jw *w, const char *args, void *ctx)
 		jw_obj_end(w);
 	}
 	jw_obj_end(w);
+	if (!args || !*args)
+		emit_cpu_port(s, w);
 	jw_obj_end(w);
 	return 0;
 }
@@ -701,6 +737,13 @@ static int cmd_metrics(struct jw *w, const char *args, void *ctx)
 				 sw, esc, sw_drop_names[r]);
 			prom_sample_u64(w, "l2cc_switch_drops_total", labels, s->ports[i].st.drop[r]);
 		}
+	}
+	prom_family(w, "l2cc_switch_cpu_port_drops_total", "counter",
+		    "Frames the CPU pseudo-port (congestion points) queued that were dropped, by reason");
+	for (int r = 0; r < SW_DROP_MAX; r++) {
+		snprintf(labels, sizeof(labels), "switch=\"%s\",reason=\"%s\"", sw, sw_drop_names[r]);
+		prom_sample_u64(w, "l2cc_switch_cpu_port_drops_total", labels,
+				s->ports[s->nports].st.drop[r]);
 	}
 	prom_family(w, "l2cc_switch_xdp_total", "counter",
 		    "AF_XDP socket statistics (XDP_STATISTICS) and XDP program counters");

@@ -180,16 +180,10 @@ static void sw_full_check(struct sw *s, struct sw_port *p, int prio)
 
 /* ---- receive ------------------------------------------------------------ */
 
-static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const uint8_t *pl, size_t len)
+/* A well-formed PAUSE or PFC from the peer: to our egress, if configured. */
+static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const struct wire_macctrl *mc)
 {
-	struct wire_macctrl mc;
-	int err = wire_parse_macctrl(pl, len, &mc);
-
-	if (err) {
-		p->st.drop[err == -EOPNOTSUPP ? SW_DROP_UNSUPPORTED : SW_DROP_MALFORMED]++;
-		return;
-	}
-	if (mc.opcode == L2CC_MACCTRL_PAUSE) {
+	if (mc->opcode == L2CC_MACCTRL_PAUSE) {
 		p->st.pause_rx++;
 		if (p->cfg->fc != FC_PAUSE) {
 			p->st.fc_ignored++;
@@ -198,7 +192,7 @@ static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const uint8_t *pl, si
 	} else {
 		p->st.pfc_rx++;
 		for (int i = 0; i < L2CC_NPRIO; i++)
-			if (mc.class_enable & (1u << i))
+			if (mc->class_enable & (1u << i))
 				p->st.prio[i].pfc_rx++;
 		if (p->cfg->fc != FC_PFC) {
 			p->st.fc_ignored++;
@@ -207,10 +201,10 @@ static void sw_rx_macctrl(struct sw *s, struct sw_port *p, const uint8_t *pl, si
 	}
 	/* A storm lasts until no pause has come for the restoration time. */
 	for (int i = 0; i < L2CC_NPRIO; i++)
-		if (mc.opcode == L2CC_MACCTRL_PAUSE ? mc.quanta[0] != 0
-		    : (mc.class_enable & (1u << i)) && mc.quanta[i])
+		if (mc->opcode == L2CC_MACCTRL_PAUSE ? mc->quanta[0] != 0
+		    : (mc->class_enable & (1u << i)) && mc->quanta[i])
 			p->wd_last_pause[i] = s->now;
-	fc_tx_macctrl(&p->etx, &mc, p->cfg->rate, s->now);
+	fc_tx_macctrl(&p->etx, mc, p->cfg->rate, s->now);
 }
 
 static void sw_rx_credit(struct sw *s, struct sw_port *p, const struct wire_credit *c,
@@ -238,33 +232,63 @@ static void sw_rx_credit(struct sw *s, struct sw_port *p, const struct wire_cred
 	sw_fc_update(s, p);
 }
 
-/* A frame to 01:80:C2:00:00:0x: consumed here, never forwarded. */
-static void sw_rx_link_local(struct sw *s, struct sw_port *p, const struct eth_info *ei,
-			     const uint8_t *frame, uint32_t len)
+/* What a link-local frame is: flow control we speak, well formed (a PAUSE
+ * or PFC in *mc, a CREDIT in *m), or a drop for *why. */
+enum sw_ll { SW_LL_DROP = 0, SW_LL_MACCTRL, SW_LL_CREDIT };
+
+static enum sw_ll sw_ll_parse(const struct eth_info *ei, const uint8_t *frame, uint32_t len,
+			      struct wire_macctrl *mc, union ctrl_msg *m, enum sw_drop *why)
 {
 	const uint8_t *pl = frame + ei->hlen;
 	size_t plen = len - ei->hlen;
+	int r;
 
 	if (ei->ethertype == L2CC_ETH_P_MACCTRL) {
-		sw_rx_macctrl(s, p, pl, plen);
-	} else if (ei->ethertype == L2CC_ETH_P_CTRL) {
-		union ctrl_msg m;
-		int type = ctrl_decode(pl, plen, &m);
-
-		/* Only link-local types are the switch's to take (CREDIT). */
-		if (type < 0)
-			p->st.drop[type == -EINVAL ? SW_DROP_MALFORMED : SW_DROP_UNSUPPORTED]++;
-		else if (type == L2CC_CTRL_CREDIT)
-			/* The mark is the XDP program's only where it runs: with
-			 * xdp_control off, one that came from the wire is the
-			 * sender's, and means nothing. */
-			sw_rx_credit(s, p, &m.credit, p->cfg->xdp_control &&
-						      wire_credit_xdp_applied(pl, plen));
-		else
-			p->st.drop[SW_DROP_UNSUPPORTED]++;
-	} else {
-		p->st.drop[SW_DROP_LINK_LOCAL]++;
+		r = wire_parse_macctrl(pl, plen, mc);
+		*why = r == -EOPNOTSUPP ? SW_DROP_UNSUPPORTED : SW_DROP_MALFORMED;
+		return r ? SW_LL_DROP : SW_LL_MACCTRL;
 	}
+	if (ei->ethertype != L2CC_ETH_P_CTRL) {
+		*why = SW_DROP_LINK_LOCAL;
+		return SW_LL_DROP;
+	}
+	/* Only link-local types are the switch's to take (CREDIT). */
+	r = ctrl_decode(pl, plen, m);
+	*why = r == -EINVAL ? SW_DROP_MALFORMED : SW_DROP_UNSUPPORTED;
+	return r == L2CC_CTRL_CREDIT ? SW_LL_CREDIT : SW_LL_DROP;
+}
+
+/*
+ * A frame to 01:80:C2:00:00:0x: consumed here, never forwarded. Flow
+ * control that is well formed is control received (ctrl_rx_frames)
+ * whatever then becomes of it, applied, ignored, or void on a link that is
+ * down: what the partner sent as control. Anything else is a drop (on a
+ * down link: link_down).
+ */
+static void sw_rx_link_local(struct sw *s, struct sw_port *p, const struct eth_info *ei,
+			     const uint8_t *frame, uint32_t len)
+{
+	struct wire_macctrl mc;
+	union ctrl_msg m;
+	enum sw_drop why;
+	enum sw_ll k = sw_ll_parse(ei, frame, len, &mc, &m, &why);
+
+	if (k == SW_LL_DROP) {
+		p->st.drop[p->link_up ? why : SW_DROP_LINK_DOWN]++;
+		return;
+	}
+	p->st.ctrl_rx_frames++;
+	if (!p->link_up)
+		return;
+	if (k == SW_LL_MACCTRL)
+		sw_rx_macctrl(s, p, &mc);
+	else
+		/* The mark is the XDP program's only where it runs: with
+		 * xdp_control off, one that came from the wire is the
+		 * sender's, and means nothing. */
+		sw_rx_credit(s, p, &m.credit, p->cfg->xdp_control &&
+					      wire_credit_xdp_applied(frame + ei->hlen,
+								      len - ei->hlen));
 }
 
 /* A forwarded 0x88B6 message a congestion point wants to see (and may
@@ -378,14 +402,16 @@ static void sw_flood(struct sw *s, struct sw_port *p, int prio, uint32_t idx, ui
 		p->flood_held++;
 		return;
 	}
-	/* Nowhere to go: a one-port switch, or every output refused it
-	 * (counted there). */
+	/* Nowhere to go: a one-port switch, or every output refused it (the
+	 * refusals counted there, the frame here). */
 	s->flood_free[s->nflood_free++] = g;
 	sw_release(s, p, prio, len, true);
-	if (others)
+	if (others) {
+		p->st.flood_unsent++;
 		umem_free(s->umem, idx);
-	else
+	} else {
 		sw_drop_frame(s, p, idx, down ? SW_DROP_LINK_DOWN : SW_DROP_FILTERED);
+	}
 }
 
 /* A queued frame of input ip left output `out` (sent or dropped): its
@@ -442,26 +468,24 @@ bool sw_rx_frame(struct sw *s, struct sw_port *p, uint64_t addr, uint32_t len)
 	bool bad;
 
 	sw_frame(s, idx)->addr = addr;
-	if (!p->link_up) {
-		/* In the RX ring from before the link went down (or held
-		 * there by a full buffer): a down link delivers nothing. */
-		p->st.rx_frames++;
-		p->st.rx_bytes += len;
-		sw_drop_frame(s, p, idx, SW_DROP_LINK_DOWN);
-		return true;
-	}
 	bad = wire_parse_eth(frame, len, &ei) != 0;
-	if (!bad && !wire_is_link_local(ei.dst) && sw_rx_hold(p, ei.prio, len))
+	if (p->link_up && !bad && !wire_is_link_local(ei.dst) && sw_rx_hold(p, ei.prio, len))
 		return false;
 	p->st.rx_frames++;
 	p->st.rx_bytes += len;
 	if (bad) {
-		sw_drop_frame(s, p, idx, SW_DROP_MALFORMED);
+		sw_drop_frame(s, p, idx, p->link_up ? SW_DROP_MALFORMED : SW_DROP_LINK_DOWN);
 		return true;
 	}
 	if (wire_is_link_local(ei.dst)) {
 		sw_rx_link_local(s, p, &ei, frame, len);
 		umem_free(s->umem, idx);
+		return true;
+	}
+	if (!p->link_up) {
+		/* In the RX ring from before the link went down (or held
+		 * there by a full buffer): a down link delivers nothing. */
+		sw_drop_frame(s, p, idx, SW_DROP_LINK_DOWN);
 		return true;
 	}
 	prio = ei.prio;
@@ -769,6 +793,7 @@ static void sw_xdp_ctl_news(struct sw_port *p, const struct fc_xdp_news *n)
 {
 	p->st.rx_frames += n->frames;
 	p->st.rx_bytes += n->bytes;
+	p->st.ctrl_rx_frames += n->ctrl_frames;
 	p->st.pause_rx += n->pause_rx;
 	p->st.pfc_rx += n->pfc_rx;
 	for (int i = 0; i < L2CC_NPRIO; i++)
@@ -1040,7 +1065,7 @@ int sw_emit(struct sw *s, int prio, const void *frame, uint32_t len)
 
 	if (prio < 0 || prio >= L2CC_NPRIO || wire_parse_eth(frame, len, &ei) ||
 	    wire_is_multicast(ei.dst) || len > s->umem->frame_size) {
-		cpu->st.drop[SW_DROP_MALFORMED]++;
+		s->cpu_refused[SW_DROP_MALFORMED]++;
 		return -EINVAL;
 	}
 	/* A notification is for a sender whose frame we just saw, so its
@@ -1048,7 +1073,7 @@ int sw_emit(struct sw *s, int prio, const void *frame, uint32_t len)
 	 * not flooded to every host. */
 	out = fdb_lookup(s->fdb, ei.dst, ei.vid, s->now);
 	if (out < 0) {
-		cpu->st.drop[SW_DROP_FILTERED]++;
+		s->cpu_refused[SW_DROP_FILTERED]++;
 		return -ENOBUFS;
 	}
 	op = &s->ports[out];
@@ -1060,7 +1085,7 @@ int sw_emit(struct sw *s, int prio, const void *frame, uint32_t len)
 	if (idx < 0) {
 		cpu->occ[prio] -= sw_units(cpu, len);
 		op->st.cpu_drops++;
-		cpu->st.drop[SW_DROP_NO_FRAME]++;
+		s->cpu_refused[SW_DROP_NO_FRAME]++;
 		return -ENOBUFS;
 	}
 	wclock_charge(&op->cpu_wc, len);

@@ -32,10 +32,13 @@ enum sw_drop {
 	SW_DROP_FORGED,         /* from a host port: a data tag with FECN set, a CNM, or an
 				 * l2cc message no host may send (ctrl_msg.h) */
 	SW_DROP_UNSUPPORTED,    /* unknown MAC control opcode or l2cc control type/version */
-	SW_DROP_NO_FRAME,       /* no free frame for a flood copy or a control frame */
+	SW_DROP_NO_FRAME,       /* no free frame for a control frame (not a frame dropped: a
+				 * refusal, as flood_limit and reserve) */
 	SW_DROP_CP,             /* dropped at its output by the congestion point (RED) */
-	SW_DROP_FLOOD_LIMIT,    /* a flood copy for an output with flood_queue copies waiting */
-	SW_DROP_RESERVE,        /* a flood copy that would take a frame of the reserve */
+	SW_DROP_FLOOD_LIMIT,    /* a flood copy not made: its output has flood_queue copies
+				 * waiting (a refusal, not a frame) */
+	SW_DROP_RESERVE,        /* a flood copy not made: it would take a frame of the
+				 * reserve (a refusal, not a frame) */
 	SW_DROP_WATCHDOG,       /* queued for an output in a pause storm (action drop) */
 	SW_DROP_STATIC_MAC,     /* its source is another port's by a static FDB entry */
 	SW_DROP_MAC_LIMIT,      /* a new source on a port that has mac_limit addresses */
@@ -54,20 +57,37 @@ struct sw_prio_stats {
 	uint64_t credit_blocked;    /* times a frame waited for credits */
 };
 
+/*
+ * A port's frame counters close (docs/switchd.md, The frame account): every
+ * frame that reached the port past the kernel is in rx_frames once, and
+ * ends as link-local control consumed (ctrl_rx_frames), a drop (drop[],
+ * where it arrived; the refusals no_frame, flood_limit and reserve count no
+ * frame), a flooded frame no output took (flood_unsent), or queued for an
+ * output (voq_frames) until it is sent (tx_frames) or dropped. Frames enter
+ * a VOQ also as flood copies (flood_tx, of the input) and from the CPU
+ * pseudo-port (cpu_tx, of the output), whose drops are its own drop[].
+ */
 struct sw_port_stats {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
 	uint64_t drop[SW_DROP_MAX];
+	/* Well-formed PAUSE, PFC and CREDIT frames received (in rx_frames, in
+	 * XDP too): applied, ignored (fc_ignored) or void on a link that is
+	 * down. A malformed one is a drop. */
+	uint64_t ctrl_rx_frames;
+	uint64_t flood_unsent;      /* flooded frames freed unsent: every output refused a copy */
 	uint64_t pause_rx, pfc_rx, credit_rx;   /* sent: the port's fc_rx */
 	uint64_t fc_ignored;        /* PAUSE/PFC/credit received but not configured */
-	uint64_t flood_tx;          /* frames sent as flood copies */
+	uint64_t flood_tx;          /* flood copies made of frames received here (the
+				     * frame itself is in rx_frames) */
 	uint64_t mac_moves;         /* learned addresses that moved to this port */
 	uint64_t rx_holds;          /* passes that left frames in the RX ring: buffer full */
-	uint64_t ctrl_tx_frames;
+	uint64_t ctrl_tx_frames;    /* PAUSE, PFC, CREDIT built and sent (in tx_frames) */
 	uint64_t marked;            /* data frames sent with FECN set by us */
 	uint64_t mark_untagged;     /* frames we would have marked but carry no l2cc tag */
 	uint64_t buffer_full_events; /* this input buffer became full (any priority) */
 	uint64_t cpu_tx;            /* frames the CPU pseudo-port queued for this output */
-	uint64_t cpu_drops;         /* ... and refused: over cpu_share, queue or pool full */
+	uint64_t cpu_drops;         /* ... and refused, never queued: over cpu_share, queue
+				     * or pool full */
 	uint64_t flood_refused;     /* as output: flood copies refused, flood_queue waiting */
 	uint64_t pause_storms;      /* the pause watchdog found a priority in a storm */
 	uint64_t pause_storm_restores; /* ... and the storm over */
@@ -213,6 +233,11 @@ struct sw {
 	 * pseudo-port, an input with no wire (sw_emit). */
 	struct sw_port ports[SW_MAX_PORTS + 1];
 	struct port_cfg cpu_cfg;    /* the CPU pseudo-port's (its name) */
+	/* Frames sw_emit() refused before queueing them, by why: malformed,
+	 * filtered (no known output), no_frame (also the output's cpu_drops).
+	 * The CPU port's st.drop[] counts only frames it queued that were then
+	 * dropped (link_down, congestion_point, pause_watchdog). */
+	uint64_t cpu_refused[SW_DROP_MAX];
 	struct xport **xps;         /* [nports], the daemon's (NULL in tests) */
 	int nports;
 	struct dp_sink sink;        /* where frames leave: xport, or a test's */

@@ -194,11 +194,17 @@ class Binding:
         self.text = text
         self.line = line
 
-    def expand(self, labels):
+    def expand(self, labels, selected=None):
         """[{variable: label}] for every combination of the points its
-        patterns match among labels (sweep order)."""
+        patterns match among labels (sweep order); with selected (the
+        points run, --points), a pattern matches only those, so that `*`
+        means every point that ran."""
         names = list(self.labels)
-        choices = [X.Ref("", None, "m", self.labels[n]).matches(labels) for n in names]
+        choices = []
+        for n in names:
+            ref = X.Ref("", None, "m", self.labels[n])
+            choices.append(ref.matches(selected if ref.glob and selected is not None
+                                       else labels))
         return [dict(zip(names, c)) for c in itertools.product(*choices)]
 
 
@@ -464,7 +470,12 @@ def _not_held_why(row):
 def _instances(check, bindings, labels, by, selected):
     out = []
     for b in bindings:
-        for bd in b.expand(labels):
+        bds = b.expand(labels, selected)
+        if not bds:
+            out.append({"expr": b.text, "value": None, "ok": None, "values": {},
+                        "state": "skipped", "why": "%s matches no point that was selected "
+                        "(--points)" % b.text})
+        for bd in bds:
             out.append(_eval_instance(check.instance(bd), by, selected))
     return out
 

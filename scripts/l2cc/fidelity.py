@@ -105,6 +105,8 @@ def judge(R, res, account=None):
     cpu = res.get("cpu") or {}
     why, notes = [], []
     worst = max(wl.items(), key=lambda kv: kv[1]["fraction"], default=(None, None))
+    if worst[1] is not None and worst[1]["fraction"] <= 0:
+        worst = (None, worst[1])        # nothing lost anywhere: no port to name
     if not wl:
         notes.append("no daemon reports wire_lost_ns (daemons older than the counter): "
                      "lost wire time not judged")
@@ -129,7 +131,10 @@ def judge(R, res, account=None):
     held = not why
     return {"held": held, "why": "; ".join(why) if why else None, "notes": notes,
             "limits": lim, "window_s": [R.window[0], R.window[1]],
-            "wire_lost": wl, "wire_lost_max_fraction": worst[1]["fraction"] if worst[1]
+            "outputs_judged": len(wl),
+            # Only the outputs that lost anything: most lose nothing.
+            "wire_lost": {k: v for k, v in wl.items() if v["lost_s"] > 0},
+            "wire_lost_max_fraction": worst[1]["fraction"] if worst[1]
             else None, "wire_lost_max_port": worst[0],
             "pace_lost": pl,
             "pace_lost_max_fraction": max((v["fraction"] for v in pl.values()), default=None),

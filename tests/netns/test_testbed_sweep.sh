@@ -306,7 +306,8 @@ for r in j["rows"]:
     check(((run.get("provenance") or {}).get("git") or {}).get("commit") ==
           (pv.get("git") or {}).get("commit"), "point %s: run.json provenance" % r["label"])
 md = open(out + "/sweep.md").read().splitlines()
-check(len(md) > 4 and md[0].startswith("| label | rate | held | status | flow_bps") and
+head = [c.strip() for c in md[0].split("|")[1:6]] if md else []
+check(len(md) > 4 and head == ["label", "rate", "held", "status", "flow_bps"] and
       md[2].split("|")[3].strip().startswith("1/1"),
       "sweep.md: %s / %s" % (md[0], md[2]) if len(md) > 2 else "sweep.md is short")
 sys.exit(1 if bad else 0)

@@ -163,6 +163,12 @@ MUTANTS=(
 "hd_backlog_flows_not_due@@hostd/hd_path.c@@s/backlog = t != UINT64_MAX \|\| h->held_refused;/backlog = true;/@@test_hostd_core@@test_hd_core_wire_lost"
 "pace_lost_after_idle@@hostd/pacer.c@@s/\tflow_pull_up\(f, now, f->burst_ns\);\n/\tflow_noticed(p, f, now);\n\tflow_pull_up(f, now, f->burst_ns);\n/@@test_hostd_pacer@@test_pacer_lost"
 "pace_lost_behind_wire@@hostd/pacer.c@@s/\tp->f\[id\].state = F_SERVING;/\tflow_noticed(p, \&p->f[id], now);\n\tp->f[id].state = F_SERVING;/@@test_hostd_pacer@@test_pacer_lost"
+"acct_flood_unsent_uncounted@@switchd/switch.c@@s/\t\tp->st.flood_unsent\+\+;\n//@@test_switch_account@@test_account_closes"
+"acct_void_ctrl_as_data@@switchd/switch.c@@s/\tp->st.ctrl_rx_frames\+\+;\n\tif \(!p->link_up\)\n\t\treturn;/\tif (!p->link_up)\n\t\treturn;\n\tp->st.ctrl_rx_frames++;/@@test_switch_account@@test_account_closes"
+"acct_cpu_drain_uncounted@@switchd/switch.c@@s/sw_drop_frame\(s, &s->ports\[in\], idx, SW_DROP_LINK_DOWN\);/if (in == (uint32_t)s->nports) umem_free(s->umem, idx); else sw_drop_frame(s, \&s->ports[in], idx, SW_DROP_LINK_DOWN);/@@test_switch_account@@test_account_closes"
+"acct_xdp_ctrl_all@@daemon/fc_xdp.c@@s/n->ctrl_frames = n->frames - n->malformed - n->unsupported;/n->ctrl_frames = n->frames;/@@test_fc_xdp@@test_ctrl_frames"
+"hd_ctrl_tx_uncounted@@hostd/hd_path.c@@s/\t\th->ust.ctrl_tx_frames\+\+;\n//@@test_hostd_core@@test_hd_core_uplink_ctrl"
+"hd_void_ctrl_as_data@@hostd/hd_path.c@@s/\th->ust.ctrl_rx_frames\+\+;\n\tif \(!h->link_up\[HD_PORT_UP\]\)\n\t\treturn;/\tif (!h->link_up[HD_PORT_UP])\n\t\treturn;\n\th->ust.ctrl_rx_frames++;/@@test_hostd_core@@test_hd_core_uplink_ctrl"
 )
 
 lib_objs() { # the object of every library source but $1 (a source path)

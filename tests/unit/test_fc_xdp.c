@@ -51,6 +51,7 @@ static void test_pause_at_arrival(void)
 	CHECK_EQ(n.pfc_rx, 1);
 	CHECK_EQ(n.pfc_rx_prio[3], 1);
 	CHECK_EQ(n.frames, 1);
+	CHECK_EQ(n.ctrl_frames, 1);
 	CHECK_EQ(n.bytes, 60);
 	CHECK_EQ(n.xoff_mask, 1u << 3);
 	CHECK_EQ(n.xoff_at[3], 10 * MS);
@@ -130,13 +131,51 @@ static void test_forget(void)
 	xoff(&c, 0, 1 * MS, 5 * MS);
 	c.pause_rx = 1;
 	c.malformed = 2;
+	c.frames = 3;
 	fc_xdp_forget(&x, &c, &n);
 	CHECK_EQ(n.pause_rx, 1);
 	CHECK_EQ(n.malformed, 2);
+	CHECK_EQ(n.ctrl_frames, 1);
 	CHECK_EQ(fc_tx_open_mask(&f, 2 * MS), 0xff);
 	fc_xdp_apply(&x, &c, &f, 3 * MS, &n);
 	CHECK_EQ(fc_tx_open_mask(&f, 3 * MS), 0xff);
 	CHECK_EQ(n.pause_rx, 0);
+}
+
+/* The frames taken in XDP that were control (the daemon's ctrl_rx_frames)
+ * and those that were not (dropped, by reason): what the frame account of
+ * a port needs. A CREDIT whose limits apply goes on to the socket: counted
+ * where it arrives, not here. */
+static void test_ctrl_frames(void)
+{
+	struct fc_xdp x = { 0 };
+	struct l2cc_xdp_ctl c = { 0 };
+	struct fc_xdp_news n;
+	struct fc_tx f = { 0 };
+
+	/* A PAUSE applied, a PFC and a CREDIT ignored (not configured), two
+	 * cut short, one of another opcode: six taken, three of them control. */
+	xoff(&c, 0, 1 * MS, 5 * MS);
+	c.pause_rx = 1;
+	c.pfc_rx = 1;
+	c.credit_rx = 1;
+	c.fc_ignored = 2;
+	c.malformed = 2;
+	c.unsupported = 1;
+	c.frames = 6;
+	fc_xdp_apply(&x, &c, &f, 2 * MS, &n);
+	CHECK_EQ(n.frames, 6);
+	CHECK_EQ(n.ctrl_frames, 3);
+	CHECK_EQ(n.ctrl_frames + n.malformed + n.unsupported, n.frames);
+	/* A CREDIT applied: counted as received, not taken. */
+	c.seq += 2;
+	c.credit_rx++;
+	c.credit_n++;
+	c.credit_mask = 0xff;
+	fc_xdp_apply(&x, &c, &f, 3 * MS, &n);
+	CHECK_EQ(n.credit_rx, 1);
+	CHECK_EQ(n.frames, 0);
+	CHECK_EQ(n.ctrl_frames, 0);
 }
 
 int main(void)
@@ -145,5 +184,6 @@ int main(void)
 	RUN(test_pause_from_the_future);
 	RUN(test_credit);
 	RUN(test_forget);
+	RUN(test_ctrl_frames);
 	return check_summary();
 }

@@ -1091,6 +1091,106 @@ static void test_hd_core_link_down(void)
 	hdt_destroy(&t);
 }
 
+/* Frames the sink saw on the uplink from `from` to a link-local address
+ * (ll) or to another. */
+static uint32_t hdt_up_frames(struct hdt *t, uint32_t from, bool ll)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = from; i < t->k.n; i++)
+		n += t->k.log[i].port == P_UP && wire_is_link_local(t->k.log[i].data) == ll;
+	return n;
+}
+
+/*
+ * The uplink's two ends of the frame account (docs/hostd.md, Counters):
+ * ctrl_rx_frames counts the well-formed PAUSE, PFC and CREDIT from the
+ * switch, applied, taken in XDP or void on a link that is down, and
+ * ctrl_tx_frames the CREDITs we built; what is left of rx_frames and
+ * tx_frames is every frame that crossed the fabric, the bad control frames
+ * (drops) among them.
+ */
+static void test_hd_core_uplink_ctrl(void)
+{
+	struct wire_credit c = { .unit = L2CC_CREDIT_BYTES, .prio_mask = 0xff,
+				 .sent_unit = L2CC_CREDIT_UNIT_NONE };
+	struct l2cc_xdp_ctl xctl = { 0 };
+	struct xport xp = { .ctl = &xctl };
+	uint8_t buf[200], sw[6], me[6], b[6];
+	uint16_t q[8] = { 0 };
+	struct hdt t;
+	int len;
+
+	hdt_create(&t, "link_rate = 10M\n");
+	vt_mac(sw, SW);
+	vt_mac(me, ME);
+	vt_mac(b, B);
+	hdt_set(&t, 0);
+	for (int i = 0; i < 3; i++)
+		hdt_host(&t, B, 200);
+	hdt_run(&t, 1000000);
+	/* Control that is well formed: a PAUSE, a PFC, two CREDITs (the
+	 * first grant asks for ours at once). */
+	hdt_up_raw(&t, buf, wire_build_pause(buf, sizeof(buf), sw, 0));
+	hdt_up_raw(&t, buf, wire_build_pfc(buf, sizeof(buf), sw, 0x01, q));
+	for (int i = 0; i < 8; i++)
+		c.limit[i] = 100000;
+	hdt_up_raw(&t, buf, wire_build_credit(buf, sizeof(buf), sw, &c));
+	hdt_up_raw(&t, buf, wire_build_credit(buf, sizeof(buf), sw, &c));
+	/* Not: a PAUSE cut short, one of another opcode, LLDP, a CNP and a
+	 * data frame from B. */
+	len = wire_build_pause(buf, sizeof(buf), sw, 100);
+	hdt_up_raw(&t, buf, L2CC_ETH_HLEN + 2);
+	buf[L2CC_ETH_HLEN + 1] = 0x03;
+	hdt_up_raw(&t, buf, len);
+	buf[5] = 0x0e;
+	buf[12] = 0x88;
+	buf[13] = 0xcc;
+	hdt_up_raw(&t, buf, len);
+	hdt_up_raw(&t, buf, wire_build_cnp(buf, sizeof(buf), me, b,
+					   &(struct wire_cnp){ .flow = 9, .marked = 1 }));
+	CHECK(hdt_up_data(&t, B, 7, 0, false));
+	hdt_run(&t, 2000000);
+	CHECK_EQ(t.h->ust.ctrl_rx_frames, 4);
+	CHECK_EQ(t.h->ust.rx_frames - t.h->ust.ctrl_rx_frames, 5);
+	CHECK_EQ(t.h->ust.drop[HD_DROP_BAD_CTRL], 1);
+	CHECK_EQ(t.h->ust.drop[HD_DROP_UNSUPPORTED], 1);
+	CHECK_EQ(t.h->ust.drop[HD_DROP_LINK_LOCAL], 1);
+	CHECK(t.h->ust.ctrl_tx_frames >= 1);
+
+	/* Taken in the uplink's XDP program: a PAUSE and a malformed one. */
+	t.h->up = &xp;
+	hd_xdp_ctl_config(t.h);
+	xctl.seq += 2;
+	xctl.frames += 2;
+	xctl.pause_rx++;
+	xctl.malformed++;
+	hdt_run(&t, 3000000);
+	CHECK_EQ(t.h->ust.ctrl_rx_frames, 5);
+	CHECK_EQ(t.h->ust.rx_frames - t.h->ust.ctrl_rx_frames, 6);
+	CHECK_EQ(t.h->ust.drop[HD_DROP_BAD_CTRL], 2);
+	t.h->up = NULL;
+
+	/* The link down: a PAUSE still is control (void), data a drop. */
+	hd_port_link(t.h, P_UP, false);
+	hdt_up_raw(&t, buf, wire_build_pause(buf, sizeof(buf), sw, 100));
+	CHECK(hdt_up_data(&t, B, 7, 1, false));
+	CHECK_EQ(t.h->ust.ctrl_rx_frames, 6);
+	CHECK_EQ(t.h->ust.rx_frames - t.h->ust.ctrl_rx_frames, 7);
+	CHECK_EQ(t.h->ust.drop[HD_DROP_LINK_DOWN], 1);
+	CHECK_EQ(fc_tx_paused_mask(&t.h->etx, t.h->now), 0);
+	hd_port_link(t.h, P_UP, true);
+	hdt_run(&t, 100000000);
+
+	/* What went up: our CREDITs, and the rest (the host's 3 frames). */
+	CHECK_EQ(t.h->ust.ctrl_tx_frames, hdt_up_frames(&t, 0, true));
+	CHECK_EQ(t.h->ust.ctrl_tx_frames, (uint64_t)hdt_ctrl(&t, 0, L2CC_CTRL_CREDIT, NULL));
+	CHECK_EQ(t.h->ust.tx_frames - t.h->ust.ctrl_tx_frames, hdt_up_frames(&t, 0, false));
+	CHECK_EQ(hdt_up_frames(&t, 0, false), 3);
+	CHECK_EQ(t.h->hst.ctrl_rx_frames + t.h->hst.ctrl_tx_frames, 0);
+	hdt_destroy(&t);
+}
+
 int main(void)
 {
 	log_set_level(LOG_LVL_WARN);
@@ -1113,5 +1213,6 @@ int main(void)
 	RUN(test_hd_core_notify_peer_by_prio);
 	RUN(test_hd_core_ack_clamp);
 	RUN(test_hd_core_link_down);
+	RUN(test_hd_core_uplink_ctrl);
 	return check_summary();
 }
