@@ -194,15 +194,26 @@ def _switch_node(sw, nd, B, A):
             "queued_after": q1, "residual": residual, "closed": residual == 0}, drops
 
 
-def take(lab, before, after):
-    """The account of a run from its snapshots (traffic.py), or
-    {"closed": None, "why": ...} when they lack what it needs."""
+def take(lab, before, after, strict=False):
+    """The account of a run from its snapshots (traffic.py). closed None
+    with `why` when it cannot be taken, `excused` when that is no fault of
+    the run (results from before the snapshots, forwarding in XDP, daemons
+    older than the counters: strict false); closed False when a daemon
+    could not be read or, strict, reports no counter the account needs."""
     if not before or not after:
-        return {"closed": None, "why": "no counter snapshots"}
-    if not after.get("quiet", True):
-        why = "the fabric did not go quiet after the run (%s)" % after.get("busy")
-    else:
-        why = None
+        return {"closed": None, "excused": not strict, "why": "no counter snapshots"}
+    unread = sorted(n for n, nd in lab.get("nodes", {}).items()
+                    if nd.get("ctl") and (not (before.get("daemons") or {}).get(n) or
+                                          not (after.get("daemons") or {}).get(n)))
+    if unread:
+        return {"closed": False, "why": "the counters of %s could not be read"
+                % ", ".join(unread[:5])}
+    why = None
+    for tag, sn in (("before", before), ("after", after)):
+        if not sn.get("quiet", True):
+            why = "the fabric was not quiet %s the run (still moving: %s)" % (
+                tag, ", ".join(sn.get("busy") or []))
+            break
     try:
         fast = sum(_d(before["daemons"].get(n) or {}, after["daemons"].get(n) or {},
                       "ports", p, "xdp_forwarded")
@@ -212,8 +223,9 @@ def take(lab, before, after):
         fast = 0
     if fast:
         # Forwarded in XDP, a frame is counted where it came in only.
-        return {"closed": None, "why": "%d frames were forwarded in XDP (forwarding = xdp), "
-                "which switchd counts on their input only: frames not accounted" % fast}
+        return {"closed": None, "excused": True,
+                "why": "%d frames were forwarded in XDP (forwarding = xdp), which switchd "
+                "counts on their input only" % fast}
     try:
         links = []
         for x, y in _ends(lab, before, after):
@@ -226,8 +238,10 @@ def take(lab, before, after):
                 nodes.append(node)
                 drops.update(d)
     except (Missing, KeyError) as e:
-        return {"closed": None, "why": "the daemons do not report %s: frames not accounted"
-                % e}
+        if strict:
+            return {"closed": False, "why": "the daemons do not report %s" % e}
+        return {"closed": None, "excused": True, "why": "the daemons do not report %s "
+                "(older than the account)" % e}
     by_reason, by_port = {}, {}
     for (where, reason), v in drops.items():
         by_reason[reason] = by_reason.get(reason, 0) + v

@@ -116,8 +116,8 @@ def cmd_plot(a):
 
 def cmd_sweep(a):
     # Imported only here, like the experiment runner (which it uses).
-    from . import sweep
-    return sweep.cmd_sweep(a)
+    from . import sweeprun
+    return sweeprun.cmd_sweep(a)
 
 
 def _topology(p):

@@ -14,8 +14,9 @@ wrong, so a run is judged only if
   pace_lost_ns);
 - no traffic generator fell short of the rate it was asked for by more
   than `max_shortfall` (iperf3 UDP flows with a rate: what the client
-  sent against what it was asked; TCP and greedy-by-design flows have no
-  offered rate to fall short of);
+  sent against what it was asked; l2cc-flowgen's UDP ON/OFF sources: what
+  they sent or the host refused against their rate over their ON time;
+  TCP flows have no offered rate to fall short of);
 - the frame account closed (account.py): everything sent into the fabric
   was received, dropped with a cause, or is still queued.
 
@@ -78,64 +79,103 @@ def pace_lost(R, a, b):
     return out
 
 
-def shortfall(flows):
-    """{flow: {offered_bps, sent_bps, shortfall}} of the iperf3 UDP flows
-    that were asked for a rate."""
+def shortfall(flows, flowgen_doc=None):
+    """{flow: {offered_bps, sent_bps, shortfall}} of the generators asked
+    for a rate: iperf3 UDP flows (what the client sent against its rate),
+    and l2cc-flowgen's UDP ON/OFF sources (what it sent and what the host
+    refused, against its rate over its ON time: a refusal is the host's
+    queue, a shortfall beyond it the generator's own lateness).
+    flowgen_doc(name) gives a flowgen flow's client report."""
     out = {}
     for f in flows:
         off = f.get("offered_bps")
-        sent = (f.get("iperf3") or {}).get("sent_bps")
-        if f.get("kind") != "iperf" or f.get("proto") != "udp" or not off or sent is None:
-            continue
-        out[f["name"]] = {"offered_bps": off, "sent_bps": sent,
-                          "shortfall": max(0.0, 1.0 - sent / off)}
+        if f.get("kind") == "iperf" and f.get("proto") == "udp":
+            sent = (f.get("iperf3") or {}).get("sent_bps")
+            if off and sent is not None:
+                out[f["name"]] = {"offered_bps": off, "sent_bps": sent,
+                                  "shortfall": max(0.0, 1.0 - sent / off)}
+        elif f.get("kind") == "onoff" and flowgen_doc:
+            d = flowgen_doc(f["name"]) or {}
+            rate, on = d.get("rate_bps"), d.get("on_time")
+            if d.get("proto") == "udp" and rate and on:
+                sent = (d.get("bytes", 0) + d.get("blocked_bytes", 0)) * 8 / on
+                out[f["name"]] = {"offered_bps": rate, "sent_bps": sent,
+                                  "shortfall": max(0.0, 1.0 - sent / rate)}
     return out
 
 
-def judge(R, res, account=None):
+def spans(R):
+    """[(name, a, b)] (absolute) a run is judged over: its measuring
+    window, each phase, and the whole run, each against its own length (a
+    stall outside the window still spoils whole-run counts and phases)."""
+    out = [("the window", R.window[0], R.window[1])]
+    for name, (a, b) in (R.exp.get("phases") or {}).items():
+        out.append(("phase %s" % name, a, b))
+    out.append(("the run", 0.0, R.duration))
+    return [(n, R.t0 + a, R.t0 + b) for n, a, b in out if b > a]
+
+
+def judge(R, res, account=None, strict=False):
     """results.json's fidelity of a run (R: results.Run; res: its results
-    so far, flows and cpu included; account: account.take()'s, or None
-    where the run has no counter snapshots)."""
+    so far, flows and cpu included; account: account.take()'s). strict:
+    the daemons are new enough to report every counter the gate reads
+    (their status carries a version), so a counter or an account missing
+    means the run cannot be shown to have held."""
     lim = dict(DEFAULTS)
     lim.update((R.exp.get("fidelity") or {}))
-    a, b = R.t0 + R.window[0], R.t0 + R.window[1]
-    wl = wire_lost(R, a, b)
-    pl = pace_lost(R, a, b)
-    sf = shortfall(res.get("flows") or [])
-    cpu = res.get("cpu") or {}
     why, notes = [], []
+    wl, pl, worst_span = {}, {}, {}
+    for name, a, b in spans(R):
+        for k, v in list(wire_lost(R, a, b).items()) + list(pace_lost(R, a, b).items()):
+            v["span"] = name
+            if k not in worst_span or v["fraction"] > worst_span[k]["fraction"]:
+                worst_span[k] = v
+        if name == "the window":
+            wl, pl = wire_lost(R, a, b), pace_lost(R, a, b)
+    if not spans(R):
+        why.append("the run has no span to judge (aborted at its start)")
+    sf = shortfall(res.get("flows") or [],
+                   lambda name: R._flowgen_doc({"name": name})
+                   if hasattr(R, "_flowgen_doc") else None)
+    cpu = res.get("cpu") or {}
     worst = max(wl.items(), key=lambda kv: kv[1]["fraction"], default=(None, None))
     if worst[1] is not None and worst[1]["fraction"] <= 0:
         worst = (None, worst[1])        # nothing lost anywhere: no port to name
     if not wl:
-        notes.append("no daemon reports wire_lost_ns (daemons older than the counter): "
-                     "lost wire time not judged")
-    for k, v in sorted(list(wl.items()) + list(pl.items()), key=lambda kv: -kv[1]["fraction"]):
+        if strict:
+            why.append("no daemon reported wire_lost_ns: lost wire time cannot be judged")
+        else:
+            notes.append("no daemon reports wire_lost_ns (daemons older than the counter): "
+                         "lost wire time not judged")
+    for k, v in sorted(worst_span.items(), key=lambda kv: -kv[1]["fraction"]):
         if v["fraction"] > lim["max_wire_lost"]:
-            why.append("%s lost %.0f ms (%.1f%% of the %.2f s window) to its daemon running "
-                       "late" % (k, v["lost_s"] * 1e3, 100 * v["fraction"], b - a))
+            why.append("%s lost %.0f ms (%.1f%% of %s) to its daemon running late"
+                       % (k, v["lost_s"] * 1e3, 100 * v["fraction"], v["span"]))
     for k, v in sorted(sf.items(), key=lambda kv: -kv[1]["shortfall"]):
         if v["shortfall"] > lim["max_shortfall"]:
             why.append("flow %s's generator sent %.3g Mbit/s of the %.3g asked (%.1f%% short)"
                        % (k, v["sent_bps"] / 1e6, v["offered_bps"] / 1e6, 100 * v["shortfall"]))
-    closed = None
-    if account is not None:
-        closed = account.get("closed")
-        if closed is False:
-            why.append("the frame account did not close: %s" % account.get("why"))
-    else:
-        notes.append("no counter snapshots before and after the run: frames not accounted")
+    closed = (account or {}).get("closed")
+    if closed is False:
+        why.append("the frame account did not close: %s" % account.get("why"))
+    elif closed is None:
+        what = (account or {}).get("why") or "no counter snapshots"
+        if strict and not (account or {}).get("excused"):
+            why.append("frames not accounted: %s" % what)
+        else:
+            notes.append("frames not accounted: %s" % what)
     if why and cpu.get("run_delay_max_s") is not None and cpu.get("wall_s"):
         why.append("%s waited %.2f s of %.1f s for a CPU"
                    % (cpu.get("run_delay_max_daemon"), cpu["run_delay_max_s"], cpu["wall_s"]))
-    held = not why
-    return {"held": held, "why": "; ".join(why) if why else None, "notes": notes,
+    return {"held": not why, "why": "; ".join(why) if why else None, "notes": notes,
             "limits": lim, "window_s": [R.window[0], R.window[1]],
+            "spans": [n for n, _, _ in spans(R)],
             "outputs_judged": len(wl),
             # Only the outputs that lost anything: most lose nothing.
             "wire_lost": {k: v for k, v in wl.items() if v["lost_s"] > 0},
-            "wire_lost_max_fraction": worst[1]["fraction"] if worst[1]
-            else None, "wire_lost_max_port": worst[0],
+            "wire_lost_max_fraction": worst[1]["fraction"] if worst[1] else None,
+            "wire_lost_max_port": worst[0],
+            "wire_lost_worst": {k: v for k, v in worst_span.items() if v["lost_s"] > 0},
             "pace_lost": pl,
             "pace_lost_max_fraction": max((v["fraction"] for v in pl.values()), default=None),
             "shortfall": sf,
@@ -144,7 +184,7 @@ def judge(R, res, account=None):
             "run_delay_max_s": cpu.get("run_delay_max_s"),
             "run_delay_max_daemon": cpu.get("run_delay_max_daemon"),
             "definition": "held = every backlogged output and paced flow lost at most "
-                          "max_wire_lost of the window to its daemon running late (the "
-                          "daemons' wire_lost_ns, pace_lost_ns), no iperf3 UDP generator sent "
-                          "less than its offered rate by more than max_shortfall, and the "
-                          "frame account closed"}
+                          "max_wire_lost of the window, of each phase and of the whole run to "
+                          "its daemon running late (the daemons' wire_lost_ns, "
+                          "pace_lost_ns), no iperf3 UDP generator sent less than its offered "
+                          "rate by more than max_shortfall, and the frame account closed"}

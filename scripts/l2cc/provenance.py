@@ -31,12 +31,14 @@ def _out(cmd, cwd=None):
 def git():
     """{commit, dirty, describe} of the repository the testbed runs from,
     or None outside a git checkout."""
-    commit = _out(["git", "rev-parse", "HEAD"], REPO)
+    # As root in another user's checkout git refuses ("dubious ownership").
+    g = ["git", "-c", "safe.directory=" + REPO]
+    commit = _out(g + ["rev-parse", "HEAD"], REPO)
     if not commit:
         return None
-    status = _out(["git", "status", "--porcelain", "--untracked-files=no"], REPO)
+    status = _out(g + ["status", "--porcelain", "--untracked-files=no"], REPO)
     return {"commit": commit, "dirty": bool(status) if status is not None else None,
-            "describe": _out(["git", "describe", "--always", "--dirty", "--abbrev=12"], REPO)}
+            "describe": _out(g + ["describe", "--always", "--dirty", "--abbrev=12"], REPO)}
 
 
 def versions(bindir):

@@ -293,6 +293,27 @@ class TestSweepFile(unittest.TestCase):
         self.assertIn("check gap: a known gap needs its source", text)
         self.assertEqual(len(problems), 3)
 
+    def test_audit_self_comparison(self):
+        from l2cc import checks as C
+        sw, errs = self.parse(
+            "points: [{label: a}, {label: b}, {label: c}]\n"
+            "metrics: {x: groups.incast.sum_bps}\n"
+            "checks:\n"
+            "  - {name: s1, expr: \"x <= 0.1 * x@b\", holds_at: [a], fails_at: [b],\n"
+            "     source: s}\n"
+            "  - {name: s2, expr: \"x@{p}:max < x@{q}:min\", holds_at: [{p: a, q: b}],\n"
+            "     fails_at: [{p: c, q: c}], source: s}\n"
+            "  - {name: ok1, expr: \"x <= 0.1 * x@b\", holds_at: [a], fails_at: [c],\n"
+            "     source: s}\n"
+            "  - {name: ok2, expr: \"abs(x - x@b) <= 0.25 * x@b and x > 1 and x < 9\",\n"
+            "     holds_at: [a], fails_at: [c], source: s}\n")
+        self.assertEqual(errs, [])
+        _, problems = C.audit(sw.checks, [p.label for p in sw.points])
+        text = "\n".join(m for _, m in problems)
+        self.assertIn("check s1: control b compares x@b with itself", text)
+        self.assertIn("check s2: control p=c, q=c compares x@c with itself", text)
+        self.assertEqual(len(problems), 2, text)
+
 
 if __name__ == "__main__":
     unittest.main()
