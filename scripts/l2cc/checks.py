@@ -633,7 +633,8 @@ def lines(results):
             for i in r["controls"]:
                 out.append("%scontrol %s" % (pad, _inst_text(i)))
                 shown.add(i["why"])
-            note = r["why"] if r["why"] not in shown else None
+            note = r["why"] if r["why"] and not any(w and w in r["why"] for w in shown) \
+                else None
             if r["discriminated"]:
                 note = "discriminates: false at every control"
             if note and r["verdict"] != SKIPPED:

@@ -147,10 +147,14 @@ def judge(R, res, account=None, strict=False):
         else:
             notes.append("no daemon reports wire_lost_ns (daemons older than the counter): "
                          "lost wire time not judged")
-    for k, v in sorted(worst_span.items(), key=lambda kv: -kv[1]["fraction"]):
-        if v["fraction"] > lim["max_wire_lost"]:
-            why.append("%s lost %.0f ms (%.1f%% of %s) to its daemon running late"
-                       % (k, v["lost_s"] * 1e3, 100 * v["fraction"], v["span"]))
+    over = [(k, v) for k, v in sorted(worst_span.items(), key=lambda kv: -kv[1]["fraction"])
+            if v["fraction"] > lim["max_wire_lost"]]
+    for k, v in over[:3]:
+        why.append("%s lost %.0f ms (%.1f%% of %s) to its daemon running late"
+                   % (k, v["lost_s"] * 1e3, 100 * v["fraction"], v["span"]))
+    if len(over) > 3:
+        why.append("%d more outputs or flows lost more than %g%%"
+                   % (len(over) - 3, 100 * lim["max_wire_lost"]))
     for k, v in sorted(sf.items(), key=lambda kv: -kv[1]["shortfall"]):
         if v["shortfall"] > lim["max_shortfall"]:
             why.append("flow %s's generator sent %.3g Mbit/s of the %.3g asked (%.1f%% short)"
