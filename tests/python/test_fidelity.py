@@ -177,6 +177,11 @@ class TestFidelity(unittest.TestCase):
         self.assertFalse(f["held"])
         self.assertIn("flow u's generator sent 9.5 Mbit/s of the 10 asked (5.0% short)",
                       f["why"])
+        # Short, but the path took far less than it sent: not the generator.
+        fl[0]["iperf3"]["received_bps"] = 0.24e6
+        f = F.judge(R, self.res(flows=fl), {"closed": True}, strict=True)
+        self.assertTrue(f["held"], f["why"])
+        self.assertTrue(f["shortfall"]["u"]["path_limited"])
         f = F.judge(R, self.res(), {"closed": False, "why": "link X>Y: +3"}, strict=True)
         self.assertIn("the frame account did not close: link X>Y: +3", f["why"])
         # Not taken: a fault of the run when the daemons are new enough.
