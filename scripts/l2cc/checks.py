@@ -434,7 +434,7 @@ class _Inconclusive(Exception):
 def _eval_instance(text, by, selected):
     """{text, value, ok, values, why, state} of one instance: state is
     "true", "false", "error", "inconclusive" or "skipped"."""
-    res = {"expr": text, "value": None, "ok": None, "values": {}, "why": None}
+    res = {"expr": text, "value": None, "ok": None, "values": {}, "why": None, "spread": {}}
     ex = X.Expr(text)
     missing = [r.label for r in ex.refs if r.name and not r.matches(selected)]
     if missing:
@@ -449,6 +449,8 @@ def _eval_instance(text, by, selected):
                 raise _Inconclusive("point %s never held: %s" % (label, _not_held_why(row)))
             st = (row.get("metric_stats") or {}).get(ref.name) or {}
             v = st.get(ref.stat)
+            if not ref.glob and st.get("n", 0) > 1:
+                res["spread"][ref.text] = {k: st.get(k) for k in ("min", "max", "ci95", "n")}
             if v is None:
                 raise X.ExprError("%s@%s has no value (the point's status: %s%s)"
                                   % (ref.name, label, row.get("status", "not-run"),
@@ -652,8 +654,14 @@ def lines(results):
 def _md_inst(i):
     if i["state"] in ("error", "inconclusive", "skipped"):
         return "%s: %s" % (i["expr"].split(" ")[0].split("@")[-1], i["why"])
-    vals = ", ".join("%s %s" % (k, "[%s]" % ", ".join(map(_num, v)) if isinstance(v, list)
-                                else _num(v)) for k, v in i["values"].items())
+
+    def one(k, v):
+        if isinstance(v, list):
+            return "%s [%s]" % (k, ", ".join(map(_num, v)))
+        sp = (i.get("spread") or {}).get(k)
+        return "%s %s%s" % (k, _num(v), " (%s..%s)" % (_num(sp["min"]), _num(sp["max"]))
+                            if sp else "")
+    vals = ", ".join(one(k, v) for k, v in i["values"].items())
     return vals or _num(i["value"])
 
 
