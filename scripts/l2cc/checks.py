@@ -679,9 +679,15 @@ def markdown(results):
             verdict += ": %s; %s" % (r.get("measured_verdict"), r["reason"])
         elif r["why"] and r["verdict"] != OK:
             verdict += ": " + r["why"]
+        vals = [tuple(i["values"].values()) for i in r["holds"]]
+        if len(r["holds"]) > 2 and all(i["state"] == "true" for i in r["holds"]) and \
+                len(set(vals)) == 1 and len(vals[0]) == 1:
+            # Every point alike (an invariant over *): one line.
+            where = "%d points, each %s" % (len(vals), _num(vals[0][0]))
+        else:
+            where = "<br>".join(_md_inst(i) for i in r["holds"]) or "-"
         out.append("| %s | %s | %s | `%s` | %s | %s | %s |" % (
-            r["name"], r["kind"], r.get("source") or "", r["expr"],
-            "<br>".join(_md_inst(i) for i in r["holds"]) or "-",
+            r["name"], r["kind"], r.get("source") or "", r["expr"], where,
             "<br>".join(_md_inst(i) for i in r["controls"]) or "-",
             verdict.replace("|", "\\|")))
     out.append("")
