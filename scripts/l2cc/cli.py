@@ -214,6 +214,12 @@ COMMANDS = [
 ]
 
 
+def _version():
+    from . import provenance
+    g = provenance.git() or {}
+    return "l2cc-lab (l2cc) %s" % (g.get("describe") or "unknown")
+
+
 def parser():
     p = argparse.ArgumentParser(
         prog="l2cc-lab",
@@ -224,6 +230,8 @@ def parser():
     p.add_argument("--bin", metavar="DIR",
                    help="where switchd, hostd and l2ccctl are (default $L2CC_BIN, else "
                         "build/bin)")
+    p.add_argument("--version", action="version", version=_version(),
+                   help="the git describe of the tree it runs from, and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, fn, help_, adders, passthrough in COMMANDS:

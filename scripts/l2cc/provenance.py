@@ -47,6 +47,7 @@ def versions(bindir):
     for b in BINARIES:
         path = os.path.join(bindir, b) if bindir else b
         out[b] = _out([path, "--version"]) if os.path.exists(path) else None
+    out["l2cc-lab"] = "l2cc-lab (l2cc) %s" % ((git() or {}).get("describe") or "unknown")
     for name, cmd in TOOLS:
         v = _out(cmd)
         out[name] = v.splitlines()[0] if v else None
