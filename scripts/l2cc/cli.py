@@ -214,10 +214,13 @@ COMMANDS = [
 ]
 
 
-def _version():
-    from . import provenance
-    g = provenance.git() or {}
-    return "l2cc-lab (l2cc) %s" % (g.get("describe") or "unknown")
+class _Version(argparse.Action):
+    """--version, looked up only when asked (git runs three times)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from . import provenance
+        print("l2cc-lab (l2cc) %s" % ((provenance.git() or {}).get("describe") or "unknown"))
+        parser.exit()
 
 
 def parser():
@@ -230,8 +233,8 @@ def parser():
     p.add_argument("--bin", metavar="DIR",
                    help="where switchd, hostd and l2ccctl are (default $L2CC_BIN, else "
                         "build/bin)")
-    p.add_argument("--version", action="version", version=_version(),
-                   help="the git describe of the tree it runs from, and exit")
+    p.add_argument("--version", action=_Version, nargs=0,
+                   help="print the git describe of the tree it runs from, and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, fn, help_, adders, passthrough in COMMANDS:
