@@ -182,6 +182,11 @@ class TestFidelity(unittest.TestCase):
         f = F.judge(R, self.res(flows=fl), {"closed": True}, strict=True)
         self.assertTrue(f["held"], f["why"])
         self.assertTrue(f["shortfall"]["u"]["path_limited"])
+        # Sent nothing: its iperf3 test never began (the control connection
+        # starved in the fabric).
+        fl[0]["iperf3"] = {"sent_bps": 0}
+        f = F.judge(R, self.res(flows=fl), {"closed": True}, strict=True)
+        self.assertTrue(f["held"], f["why"])
         f = F.judge(R, self.res(), {"closed": False, "why": "link X>Y: +3"}, strict=True)
         self.assertIn("the frame account did not close: link X>Y: +3", f["why"])
         # Not taken: a fault of the run when the daemons are new enough.
