@@ -219,7 +219,7 @@ class _Version(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         from . import provenance
-        print("l2cc-lab (l2cc) %s" % ((provenance.git() or {}).get("describe") or "unknown"))
+        print(provenance.lab_version())
         parser.exit()
 
 

@@ -103,7 +103,7 @@ def shortfall(flows, flowgen_doc=None):
                 # dropped the rest, or its socket was held back): the
                 # generator was not what limited the flow, and offering
                 # less than asked changed nothing downstream.
-                if got is not None and got < sent * (1 - PATH_LIMITED) or sent == 0:
+                if (got is not None and got < sent * (1 - PATH_LIMITED)) or sent == 0:
                     # sent == 0: the test never began, its control
                     # connection starved in the fabric (a victim under
                     # naive marking): the network's doing, not the CPU's.

@@ -41,13 +41,19 @@ def git():
             "describe": _out(g + ["describe", "--always", "--dirty", "--abbrev=12"], REPO)}
 
 
+def lab_version():
+    """l2cc-lab's --version line: the git describe of the tree it runs from,
+    as the C binaries print theirs."""
+    return "l2cc-lab (l2cc) %s" % ((git() or {}).get("describe") or "unknown")
+
+
 def versions(bindir):
     """{binary: its --version line} (None where it is missing or has none)."""
     out = {}
     for b in BINARIES:
         path = os.path.join(bindir, b) if bindir else b
         out[b] = _out([path, "--version"]) if os.path.exists(path) else None
-    out["l2cc-lab"] = "l2cc-lab (l2cc) %s" % ((git() or {}).get("describe") or "unknown")
+    out["l2cc-lab"] = lab_version()
     for name, cmd in TOOLS:
         v = _out(cmd)
         out[name] = v.splitlines()[0] if v else None
