@@ -27,11 +27,17 @@
  * netns test before this rule).
  *
  * Thresholds. `threshold` T (A10 SwitchCongestionSetting Threshold; Gran §II.1)
- * is 0..15: 0 never marks, 1 the highest threshold, 15 the lowest. It maps
- * to thr_high = buffer * (16 - T) / 16, buffer = this port's input buffer
- * per priority in bytes (a buffer counted in frames is that many of the
- * port's largest frames; occupancy then counts every frame as one largest
- * frame too, so the comparison is in the buffer's own unit).
+ * is 0..15: 0 never marks, 1 the highest threshold, 15 the lowest. It is a
+ * fill ratio of the buffer that holds what is compared: a VOQ lives in its
+ * input's buffer, so VOQ (in, out) crosses at in's buffer * (16 - T) / 16,
+ * T being the output's. Inputs with unequal buffers get unequal
+ * thresholds; sizing them all from the output's own input buffer made a
+ * threshold unreachable for a small input and far too low for a large one.
+ * A buffer counted in frames is that many of its port's largest frames,
+ * and that input's VOQs count every frame as one largest frame too, so
+ * each comparison is in its buffer's own unit. The sum of threshold_mode
+ * common spans inputs: its threshold is taken from the smallest port's
+ * input buffer, so that any one VOQ alone can cross it (Gran §IV-C).
  *
  * Marking. Every frame sent while congested is eligible unless shorter
  * than packet_size (Packet_Size); each eligible frame is marked
@@ -75,15 +81,13 @@ struct ibcc_vl {
 	bool cong;
 	bool held;              /* flow control held it since the backlog was at thr_low */
 	uint64_t last_ns;       /* while congested: time in state counted up to here */
-	uint64_t occ_bytes;     /* the output's backlog of this priority (last hook) */
-	uint32_t occ_frames;
+	uint32_t occ_frames;    /* the output's backlog of this priority (last hook) */
 };
 
 struct ibcc_port {
-	/* From the keys and the port's buffer, at create. */
-	uint64_t thr_high, thr_low;     /* in bytes */
-	uint32_t max_frame;
-	bool frames;                    /* buffer counts frames: occupancy too */
+	/* From the keys and the inputs' buffers, at create. */
+	uint64_t thr_high[IBCC_MAX_IN], thr_low[IBCC_MAX_IN];   /* per input's VOQ, bytes */
+	uint64_t thr_high_c, thr_low_c; /* threshold_mode common: the sum's, bytes */
 	bool common, victim;
 	uint64_t mr, packet_size;
 	uint64_t rng;
@@ -98,9 +102,18 @@ struct ibcc_port {
 	uint64_t thr_high_g, thr_low_g; /* gauges of the thresholds, bytes */
 };
 
+/* An input's buffer, in the unit its VOQs are compared in. */
+struct ibcc_in {
+	uint64_t buf;                   /* bytes (frames x max_frame when counted in frames) */
+	uint32_t max_frame;
+	bool frames;                    /* buffer counts frames: its VOQs too */
+};
+
 struct cp {
 	struct cp_head h;
 	uint32_t nin;                   /* inputs: the ports and the CPU pseudo-port */
+	uint64_t min_buf;               /* the smallest port's input buffer (common mode) */
+	struct ibcc_in in[IBCC_MAX_IN];
 	struct ibcc_port port[];
 };
 
@@ -114,25 +127,37 @@ static uint64_t ibcc_rand(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
+/* The high and low thresholds in a buffer of buf bytes whose largest frame
+ * is max_frame (the hysteresis key may count frames). */
+static void ibcc_thr(const struct ibcc_cfg *k, uint64_t buf, uint32_t max_frame,
+		     uint64_t *hi, uint64_t *lo)
+{
+	uint64_t hyst;
+
+	if (!k->threshold) {
+		*hi = *lo = UINT64_MAX;
+		return;
+	}
+	*hi = buf * (16 - k->threshold) / 16;
+	/* Unset: a little over 3 frames (Gran Fig. 7: "a bit more than 3 MTU"). */
+	if (!k->hysteresis.set)
+		hyst = 7ull * max_frame / 2;
+	else
+		hyst = k->hysteresis.frames ? k->hysteresis.n * max_frame : k->hysteresis.n;
+	*lo = *hi > hyst ? *hi - hyst : 0;
+}
+
 static void ibcc_port_setup(struct cp *cp, uint32_t i)
 {
 	struct ibcc_port *op = &cp->port[i];
 	const struct ibcc_cfg *k = sw_port_cp_cfg(cp->h.s, i);
 	struct sw_port_geom g;
-	uint64_t buf, hyst;
 
 	sw_port_geom(cp->h.s, i, &g);
-	op->max_frame = g.max_frame;
-	op->frames = g.buffer_frames;
-	buf = g.buffer_frames ? g.buffer * g.max_frame : g.buffer;
-	op->thr_high = k->threshold ? buf * (16 - k->threshold) / 16 : UINT64_MAX;
-	/* Unset: a little over 3 frames (Gran Fig. 7: "a bit more than 3 MTU"). */
-	if (!k->hysteresis.set)
-		hyst = 7ull * g.max_frame / 2;
-	else
-		hyst = k->hysteresis.frames ? k->hysteresis.n * g.max_frame : k->hysteresis.n;
-	op->thr_low = op->thr_high == UINT64_MAX ? UINT64_MAX
-		      : op->thr_high > hyst ? op->thr_high - hyst : 0;
+	for (uint32_t in = 0; in < cp->nin; in++)
+		ibcc_thr(k, cp->in[in].buf, cp->in[in].max_frame, &op->thr_high[in],
+			 &op->thr_low[in]);
+	ibcc_thr(k, cp->min_buf, g.max_frame, &op->thr_high_c, &op->thr_low_c);
 	op->common = k->threshold_mode == IBCC_MODE_COMMON;
 	op->victim = k->victim_mask == IBCC_VICTIM_YES ||
 		     (k->victim_mask == IBCC_VICTIM_AUTO && g.host);
@@ -140,8 +165,10 @@ static void ibcc_port_setup(struct cp *cp, uint32_t i)
 	op->packet_size = k->packet_size;
 	op->rng = k->seed * 0x100000001b3ull + i;
 	op->last_in = UINT32_MAX;
-	op->thr_high_g = k->threshold ? op->thr_high : 0;
-	op->thr_low_g = k->threshold ? op->thr_low : 0;
+	/* Gauges: the thresholds of the smallest port buffer — the sum's in
+	 * common mode, the lowest of the inputs' in voq mode. */
+	op->thr_high_g = k->threshold ? op->thr_high_c : 0;
+	op->thr_low_g = k->threshold ? op->thr_low_c : 0;
 	/* A reload finds frames queued: start the copy from what is there. */
 	for (int p = 0; p < IBCC_NPRIO; p++)
 		for (uint32_t in = 0; in < cp->nin; in++)
@@ -157,6 +184,18 @@ static int ibcc_create(struct cp **out, struct sw *s)
 	cp->nin = sw_nports(s) + 1;
 	if (cp->nin > IBCC_MAX_IN)
 		cp->nin = IBCC_MAX_IN;
+	cp->min_buf = UINT64_MAX;
+	for (uint32_t in = 0; in < cp->nin; in++) {
+		struct sw_port_geom g;
+
+		sw_port_geom(s, in, &g);
+		cp->in[in].max_frame = g.max_frame;
+		cp->in[in].frames = g.buffer_frames;
+		cp->in[in].buf = g.buffer_frames ? g.buffer * g.max_frame : g.buffer;
+		/* The ports' buffers, not the CPU pseudo-port's (the last input). */
+		if (in + 1 < cp->nin && cp->in[in].buf < cp->min_buf)
+			cp->min_buf = cp->in[in].buf;
+	}
 	for (uint32_t i = 0; i < cp->h.nports; i++)
 		if (sw_port_scheme(s, i) == &cp_ibcc_ops)
 			ibcc_port_setup(cp, i);
@@ -164,14 +203,23 @@ static int ibcc_create(struct cp **out, struct sw *s)
 	return 0;
 }
 
+/* Where the compared occupancy stands: above the high threshold (enter),
+ * at or below the low one (leave). */
+struct ibcc_lvl {
+	bool above, low;
+};
+
 /* The input whose VOQ toward out changed by dir (+1 joined, -1 left), and
- * the largest VOQ (in the compared unit) while at it. */
-static uint32_t ibcc_scan(struct cp *cp, uint32_t out, int prio, int dir, uint64_t *max)
+ * where the occupancy compared stands while at it: each VOQ against its
+ * own input's thresholds (voq), or their sum against the sum's (common). */
+static uint32_t ibcc_scan(struct cp *cp, uint32_t out, int prio, int dir, struct ibcc_lvl *l)
 {
 	struct ibcc_port *op = &cp->port[out];
 	uint32_t found = UINT32_MAX;
-	uint64_t m = 0;
+	uint64_t sum = 0;
 
+	l->above = false;
+	l->low = true;
 	for (uint32_t in = 0; in < cp->nin; in++) {
 		uint32_t n = sw_voq_frames(cp->h.s, in, out, prio);
 		uint64_t v;
@@ -183,11 +231,18 @@ static uint32_t ibcc_scan(struct cp *cp, uint32_t out, int prio, int dir, uint64
 		}
 		if (!n)
 			continue;
-		v = op->frames ? (uint64_t)n * op->max_frame : sw_voq_bytes(cp->h.s, in, out, prio);
-		if (v > m)
-			m = v;
+		v = cp->in[in].frames ? (uint64_t)n * cp->in[in].max_frame
+				      : sw_voq_bytes(cp->h.s, in, out, prio);
+		sum += v;
+		if (v > op->thr_high[in])
+			l->above = true;
+		if (v > op->thr_low[in])
+			l->low = false;
 	}
-	*max = m;
+	if (op->common) {
+		l->above = sum > op->thr_high_c;
+		l->low = sum <= op->thr_low_c;
+	}
 	return found;
 }
 
@@ -201,20 +256,20 @@ static void ibcc_leave(struct ibcc_port *op, int prio, uint64_t now)
 }
 
 /* Enter or leave the state on the occupancy compared (Gran §II.1, §IV-B). */
-static void ibcc_eval(struct cp *cp, uint32_t out, int prio, uint64_t occ)
+static void ibcc_eval(struct cp *cp, uint32_t out, int prio, const struct ibcc_lvl *l)
 {
 	struct ibcc_port *op = &cp->port[out];
 	struct ibcc_vl *v = &op->vl[prio];
 	uint64_t now = sw_now(cp->h.s);
 
-	if (occ <= op->thr_low)
+	if (l->low)
 		v->held = false;
 	if (v->cong) {
 		op->cong_ns += now - v->last_ns;
 		v->last_ns = now;
-		if (occ <= op->thr_low)
+		if (l->low)
 			ibcc_leave(op, prio, now);
-	} else if (occ > op->thr_high &&
+	} else if (l->above &&
 		   (op->victim || (!v->held && sw_out_is_root(cp->h.s, out, prio)))) {
 		v->cong = true;
 		v->last_ns = now;
@@ -223,28 +278,20 @@ static void ibcc_eval(struct cp *cp, uint32_t out, int prio, uint64_t occ)
 	}
 }
 
-static uint64_t ibcc_common(const struct ibcc_port *op, int prio)
-{
-	const struct ibcc_vl *v = &op->vl[prio];
-
-	return op->frames ? (uint64_t)v->occ_frames * op->max_frame : v->occ_bytes;
-}
-
 static void ibcc_change(struct cp *cp, uint32_t out, int prio, const struct cp_occ *occ,
 			int dir)
 {
 	struct ibcc_port *op = &cp->port[out];
-	uint64_t vmax;
+	struct ibcc_lvl l;
 	uint32_t in;
 
 	if (prio < 0 || prio >= IBCC_NPRIO)
 		return;
-	op->vl[prio].occ_bytes = occ->bytes;
 	op->vl[prio].occ_frames = occ->frames;
-	in = ibcc_scan(cp, out, prio, dir, &vmax);
+	in = ibcc_scan(cp, out, prio, dir, &l);
 	if (dir < 0)
 		op->last_in = in;
-	ibcc_eval(cp, out, prio, op->common ? ibcc_common(op, prio) : vmax);
+	ibcc_eval(cp, out, prio, &l);
 }
 
 static void ibcc_enqueue(struct cp *cp, uint32_t out, int prio, uint32_t frame,
@@ -266,7 +313,7 @@ static void ibcc_blocked(struct cp *cp, uint32_t out, uint8_t prios)
 	struct ibcc_port *op = &cp->port[out];
 
 	for (int p = 0; p < IBCC_NPRIO; p++) {
-		uint64_t vmax;
+		struct ibcc_lvl l;
 
 		if (prios & (1u << p))
 			op->vl[p].held = true;
@@ -277,8 +324,8 @@ static void ibcc_blocked(struct cp *cp, uint32_t out, uint8_t prios)
 		}
 		if (op->vl[p].cong || !op->vl[p].occ_frames)
 			continue;
-		ibcc_scan(cp, out, p, 0, &vmax);
-		ibcc_eval(cp, out, p, op->common ? ibcc_common(op, p) : vmax);
+		ibcc_scan(cp, out, p, 0, &l);
+		ibcc_eval(cp, out, p, &l);
 	}
 }
 
@@ -325,7 +372,7 @@ static const struct cp_ctr ibcc_ctrs[] = {
 	  "Frames that came in by this port and were marked by an ibcc output",
 	  offsetof(struct ibcc_port, in_marked) },
 	{ "thr_high", "threshold_high_bytes", CP_GAUGE,
-	  "This output's high threshold, buffer*(16-threshold)/16 (0: threshold 0, never marks)",
+	  "This output's high threshold in the smallest port's input buffer, buffer*(16-threshold)/16 (0: threshold 0, never marks)",
 	  offsetof(struct ibcc_port, thr_high_g) },
 	{ "thr_low", "threshold_low_bytes", CP_GAUGE,
 	  "This output's low threshold, the high one minus hysteresis (never below 0)",
@@ -345,16 +392,18 @@ static const char *const ibcc_victim_names[] = { "auto", "no", "yes", NULL };
 
 static const struct cfg_item ibcc_keys[] = {
 	K("threshold", CFG_UINT, threshold, "8", 0, 15,
-	  "IB spec 1.2.1 A10 SwitchCongestionSetting Threshold (Gran §II.1): 0 = never mark, 1 = highest .. 15 = lowest; high "
-	  "threshold = buffer * (16 - threshold) / 16, buffer = this port's input buffer per "
-	  "priority (frames count as the port's largest frame)"),
+	  "IB spec 1.2.1 A10 SwitchCongestionSetting Threshold (Gran §II.1): 0 = never mark, 1 = highest .. 15 = lowest; a "
+	  "VOQ toward this output crosses at buffer * (16 - threshold) / 16, buffer = its input's "
+	  "buffer per priority (frames count as that port's largest frame); common: the smallest "
+	  "port buffer's"),
 	K("hysteresis", CFG_QTY, hysteresis, NULL, 0, 0,
 	  "low threshold = high threshold - hysteresis, bytes or <n>frames; 0 = one threshold "
 	  "(the unfair switch of Gran et al. 2011 §IV); unset = 3.5 of the port's largest frames "
 	  "(Gran Fig. 7: a bit more than 3 MTU)"),
 	KE("threshold_mode", threshold_mode, "voq", ibcc_mode_names,
 	   "what crosses the thresholds: voq = any one input's VOQ toward this output, common = "
-	   "the sum over inputs (Gran §III; common needs a threshold one VOQ can cross)"),
+	   "the sum over inputs (Gran §IV-C; its threshold is the smallest port buffer's, so one VOQ "
+	   "can cross it)"),
 	K("marking_rate", CFG_UINT, marking_rate, "1", 0, 65535,
 	  "IB spec 1.2.1 A10 SwitchCongestionSetting Marking_Rate: each eligible frame is marked with probability "
 	  "1/(marking_rate+1); 0 = every one (Gran: MR 1, and 10 in Fig. 12)"),

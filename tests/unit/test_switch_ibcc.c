@@ -5,7 +5,8 @@
  * test_switch_core.c), frames fed in, time moved by hand. Pinned here:
  * entering the congestion state above the high threshold and leaving it at
  * the low one (and at the single threshold with hysteresis 0), root vs
- * victim and victim_mask, threshold_mode voq vs common, packet_size, the
+ * victim and victim_mask, threshold_mode voq vs common, thresholds sized
+ * by each input's own buffer when buffers differ, packet_size, the
  * marked fraction 1/(marking_rate+1) over 1e5 eligible frames, and the
  * marks counted per input port.
  *
@@ -209,6 +210,66 @@ static void test_ibcc_threshold_mode(void)
 	}
 }
 
+/*
+ * Inputs with unequal buffers: a VOQ crosses at a fill ratio of its own
+ * input's buffer (Gran §II.1), not of the output's. p0 holds 32 frames,
+ * p3 8, the output p1 16; threshold 8 puts A's VOQ at 16 frames and C's at
+ * 4 (sized from p1's buffer both would be 8: A's crossing far too early,
+ * and with a smaller input C's reachable only after most of its buffer).
+ * common: the sum against the smallest port buffer's (8 frames: 4).
+ */
+static const char *ib_unequal_conf(const char *mode)
+{
+	static char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+		 "[switch]\nfdb_aging = 0\nmarking = ibcc\nmarking_rate = 0\n"
+		 "[port p0]\nrate = 10M\nbuffer = 32frames\n"
+		 "[port p1]\nrate = 10M\nbuffer = 16frames\n%s"
+		 "[port p2]\nrate = 10M\nbuffer = 16frames\nflow_control = credit\nrole = switch\n"
+		 "[port p3]\nrate = 10M\nbuffer = 8frames\n", mode);
+	return buf;
+}
+
+static void test_ibcc_unequal_buffers(void)
+{
+	struct swt t;
+
+	/* A's VOQ (32-frame input): not above 16 frames at 16, above at 17. */
+	swt_create(&t, ib_unequal_conf(""));
+	swt_learn(&t, ib_hosts, 4);
+	CHECK_EQ(swt_cp(&t, 1, "thr_high"), 4 * 1522);  /* the smallest buffer's */
+	ib_send(&t, 0, H_A, H_R, 16, 1500);
+	CHECK_EQ(swt_cp(&t, 1, "entries"), 0);
+	ib_send(&t, 0, H_A, H_R, 1, 1500);
+	CHECK_EQ(swt_cp(&t, 1, "entries"), 1);
+	swt_destroy(&t);
+
+	/* C's VOQ (8-frame input): above 4 frames at 5; leaves at the low
+	 * threshold, 4 - 3.5 = 0.5 frames: as its last frame is sent. */
+	swt_create(&t, ib_unequal_conf(""));
+	swt_learn(&t, ib_hosts, 4);
+	ib_send(&t, 3, H_C, H_R, 4, 1500);
+	CHECK_EQ(swt_cp(&t, 1, "entries"), 0);
+	ib_send(&t, 3, H_C, H_R, 1, 1500);
+	CHECK_EQ(swt_cp(&t, 1, "entries"), 1);
+	swt_run(&t, 200000000);
+	CHECK_EQ(swt_cp(&t, 1, "congested"), 0);
+	CHECK_EQ(swt_cp(&t, 1, "fecn_marked"), 4);      /* frames 1..4 leave >= 1 behind */
+	swt_destroy(&t);
+
+	/* common: 3 of A's and 2 of C's, 5 frames in all, above the sum's 4;
+	 * in voq mode neither VOQ is above its own threshold. */
+	for (int m = 0; m < 2; m++) {
+		swt_create(&t, ib_unequal_conf(m ? "threshold_mode = common\n" : ""));
+		swt_learn(&t, ib_hosts, 4);
+		ib_send(&t, 0, H_A, H_R, 3, 1500);
+		ib_send(&t, 3, H_C, H_R, 2, 1500);
+		CHECK_EQ(swt_cp(&t, 1, "entries"), m);
+		swt_destroy(&t);
+	}
+}
+
 /* Frames shorter than packet_size are never marked (nor eligible). */
 static void test_ibcc_packet_size(void)
 {
@@ -310,6 +371,7 @@ int main(void)
 	RUN(test_ibcc_defaults);
 	RUN(test_ibcc_root_victim);
 	RUN(test_ibcc_threshold_mode);
+	RUN(test_ibcc_unequal_buffers);
 	RUN(test_ibcc_packet_size);
 	RUN(test_ibcc_marking_rate);
 	RUN(test_ibcc_marks_per_input);
