@@ -17,6 +17,9 @@
 struct dp_sink_ops {
 	/* Frames port can take now: a full TX ring takes none. */
 	uint32_t (*space)(void *ctx, uint32_t port);
+	/* What space() is when nothing waits (a TX ring's size): size - space
+	 * is what the port has been given and the wire has not yet taken. */
+	uint32_t (*size)(void *ctx, uint32_t port);
 	/* Queue a frame the core holds on port. Call only when space() > 0. */
 	void (*put)(void *ctx, uint32_t port, uint64_t addr, uint32_t len);
 	/* The end of a pass on port: hand what was put to the wire (one
@@ -32,6 +35,11 @@ struct dp_sink {
 static inline uint32_t dp_space(const struct dp_sink *k, uint32_t port)
 {
 	return k->ops->space(k->ctx, port);
+}
+
+static inline uint32_t dp_size(const struct dp_sink *k, uint32_t port)
+{
+	return k->ops->size(k->ctx, port);
 }
 
 static inline void dp_put(const struct dp_sink *k, uint32_t port, uint64_t addr, uint32_t len)

@@ -696,6 +696,11 @@ static uint32_t xport_sink_space(void *ctx, uint32_t port)
 	return xport_tx_space(((struct xport **)ctx)[port]);
 }
 
+static uint32_t xport_sink_size(void *ctx, uint32_t port)
+{
+	return ((struct xport **)ctx)[port]->ring_size;
+}
+
 static void xport_sink_put(void *ctx, uint32_t port, uint64_t addr, uint32_t len)
 {
 	xport_tx_one(((struct xport **)ctx)[port], addr, len);
@@ -711,6 +716,7 @@ static void xport_sink_flush(void *ctx, uint32_t port)
 
 const struct dp_sink_ops xport_sink_ops = {
 	.space = xport_sink_space,
+	.size = xport_sink_size,
 	.put = xport_sink_put,
 	.flush = xport_sink_flush,
 };

@@ -793,6 +793,18 @@ const struct flow_table *np_peers(const struct hd *h) { return h->peers; }
 struct hd_peer *np_peer(struct hd *h, const struct flow *pf) { return &h->pr[pf->id]; }
 uint32_t np_max_peers(const struct hd *h) { return flow_table_max_flows(h->peers); }
 
+uint16_t np_host_backlog(const struct hd *h)
+{
+	uint64_t ring = dp_size(&h->sink, HD_PORT_HOST), space;
+
+	if (!h->link_up[HD_PORT_HOST] || !ring)
+		return 0;
+	space = dp_space(&h->sink, HD_PORT_HOST);
+	if (h->up_held || space >= ring)
+		return h->up_held ? 10000 : 0;
+	return (uint16_t)((ring - space) * 10000 / ring);
+}
+
 int np_send_to(struct hd *h, const uint8_t dst[6], const uint8_t src[6], int type,
 	       const union ctrl_msg *m)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The L2CI notification point: this host as the destination (the egress)
- * of other hosts' paths (McAlpine 2005, §6 Method 4).
+ * of other hosts' paths (McAlpine 2005, §5 Method 4).
  *  - A DISCOVER for our host is echoed at once (DISCOVER_ECHO, the body as
  *    the switches left it), so the source learns hops, path speed and RTT.
  *  - Every path whose data reaches us gets a FEEDBACK per fb_bytes of it
@@ -10,9 +10,11 @@
  *    within L2CI_IDLE_GAPS fb_max): a slow path must hear as often as a
  *    fast one, or it would climb back slower than it was cut. It leaves
  *    with our own level, which each switch on the way back raises to its
- *    own when that is higher. Ours is 0: hostd hands frames to the host as
- *    they come, with no queue of its own between the fabric and the host
- *    (a held host ring is counted as rx_holds, not as congestion).
+ *    own when that is higher. Ours is the receiver's own backlog
+ *    (McAlpine §5: the egress starts the level at its receive buffer's
+ *    fill): the host port's TX ring over its size, full while frames wait
+ *    in the uplink's ring for a host that does not take them, so a
+ *    receiver bottleneck reaches the source as a switch's would.
  * A path is the sender's flow, as the data tag names it; the spacing keys
  * are the law's ([law] prc, hostd/rp_prc.h): a lab runs one configuration.
  */
@@ -48,7 +50,8 @@ static const struct prc_law_cfg *l2ci_keys(const struct np *np)
 static void l2ci_send(struct np *np, struct hd_peer *p, uint64_t now)
 {
 	struct l2ci_peer *c = l2ci_of(p);
-	union ctrl_msg m = { .fb = { .flow = p->flow, .seq = ++c->seq, .level = 0 } };
+	union ctrl_msg m = { .fb = { .flow = p->flow, .seq = ++c->seq,
+				     .level = np_host_backlog(np->h) } };
 
 	memcpy(m.fb.setter, p->dst, 6);
 	c->bytes = 0;

@@ -2,7 +2,7 @@
 /*
  * Path Rate Control at the source: the host side of McAlpine, Wadekar,
  * Gupta, Sharma, Lakshmanan and Kwok, "Congestion control for switched
- * Ethernet" (2005), §6 Method 4 and §7. A flow is a path (granularity dst):
+ * Ethernet" (2005), §5 (Method 4) and §8. A flow is a path (granularity dst):
  *
  *  DISCOVERING  a DISCOVER goes out in front of the path's first frame
  *               (rp_emit, ahead of data) and is retried discover_tries
@@ -353,7 +353,7 @@ static const struct rp_gauge prc_gauges[] = {
 	{ "state", "Path state: 1 discovering, 2 active, 3 no-l2ci (static rate)", g_state },
 };
 
-/* PRC_ECN (McAlpine 2005 §9): a path whose queue here is backed up marks
+/* PRC_ECN (McAlpine 2005 §8): a path whose queue here is backed up marks
  * its ECN-capable packets, so TCP senders slow before the queue drops. */
 static bool prc_ce(const struct rp *rp, const struct flow *f)
 {
@@ -379,18 +379,20 @@ static int prc_check(void *cfg, char *err, size_t errlen)
 static const struct cfg_item prc_keys[] = {
 	K("target", CFG_REAL, target, "25", 0, 1000,
 	  "prc: T, the level held at the path's most congested point, percent of a port buffer "
-	  "(McAlpine 2005 §7: \"a queue depth target for equilibrium\"; higher = more queue "
+	  "(McAlpine 2005 §8: \"a queue depth target for equilibrium\"; higher = more queue "
 	  "and delay, lower = queues run dry)"),
 	K("w", CFG_REAL, w, "3", 0, 100,
 	  "prc: weight of the level's change since the last feedback, the derivative term of "
 	  "Fb = (T - L) - w (L - L')"),
 	K("gi", CFG_REAL, gi, "0.05", 0, 10,
-	  "prc: increase gain: Fb >= 0 adds gi * Fb/100 * path speed"),
+	  "prc: increase gain: Fb >= 0 adds gi * Fb/100 * this host's link rate (the rate never "
+	  "above the path speed)"),
 	K("gd", CFG_REAL, gd, "0.5", 0, 10,
 	  "prc: decrease gain: Fb < 0 cuts the rate by gd * |Fb|/100 (at most dmax)"),
 	K("dmax", CFG_REAL, dmax, "0.5", 0, 1, "prc: largest cut per feedback, 0 .. 1"),
 	K("ai", CFG_REAL, ai, "0.002", 0, 1,
-	  "prc: additive increase per tau while the level is below target, times the path speed "
+	  "prc: additive increase per tau while the level is below target, times this host's link "
+	  "rate "
 	  "(with md: what brings paths sharing a bottleneck to equal rates)"),
 	K("md", CFG_REAL, md, "0.01", 0, 1,
 	  "prc: multiplicative decrease per tau while the level is above target"),
@@ -417,7 +419,7 @@ static const struct cfg_item prc_keys[] = {
 	K("fb_timeout_rtts", CFG_UINT, fb_timeout_rtts, "8", 0, 1000,
 	  "prc: the same in min RTTs (from the discover)"),
 	K("ecn_queue", CFG_SIZE, ecn_queue, "0", 0, 1LL << 30,
-	  "prc: PRC_ECN (McAlpine 2005 §9): while a path's queue at this host holds more than "
+	  "prc: PRC_ECN (McAlpine 2005 §8): while a path's queue at this host holds more than "
 	  "this many bytes, its ECN-capable IP packets leave with CE set (the hosts' TCP must "
 	  "ask for ECN: tcp_ecn); 0 = off"),
 };

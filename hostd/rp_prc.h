@@ -20,7 +20,7 @@ struct prc_law_cfg {
 	double target;          /* T: the level held, percent of a port buffer */
 	double w;               /* weight of the level's change (the D term) */
 	double gi, gd;          /* increase and decrease gains */
-	double ai, md;          /* additive increase below target (x path speed), and
+	double ai, md;          /* additive increase below target (x the host link rate), and
 				 * multiplicative decrease above it, per tau */
 	uint64_t tau;           /* ns: the time one step's gains are for */
 	uint64_t ecn_queue;     /* PRC_ECN: CE on ECT packets of a path queued above this; 0 off */

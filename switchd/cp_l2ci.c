@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * L2CI, the switch side of McAlpine, Wadekar, Gupta, Sharma, Lakshmanan and
- * Kwok, "Congestion control for switched Ethernet" (2005), §6 "Method 4":
+ * Kwok, "Congestion control for switched Ethernet" (2005), §5 "Method 4":
  * a switch neither samples nor marks data. It only updates two kinds of
  * control frame as they pass through it (cp_ops.transit):
  *  - DISCOVER, on its way from a path's source to its destination: one more

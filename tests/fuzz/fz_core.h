@@ -121,6 +121,11 @@ static void fz_put(void *ctx, uint32_t port, uint64_t addr, uint32_t len)
 	umem_free(k->u, idx);
 }
 
+static uint32_t fz_size(void *ctx, uint32_t port)
+{
+	return ((struct fz_sink *)ctx)->cap[port];
+}
+
 static void fz_flush(void *ctx, uint32_t port)
 {
 	struct fz_sink *k = ctx;
@@ -128,8 +133,8 @@ static void fz_flush(void *ctx, uint32_t port)
 	k->queued[port] = 0;
 }
 
-static const struct dp_sink_ops fz_sink_ops = { .space = fz_space, .put = fz_put,
-						.flush = fz_flush };
+static const struct dp_sink_ops fz_sink_ops = { .space = fz_space, .size = fz_size,
+						.put = fz_put, .flush = fz_flush };
 
 /* ---- stand-in ports ----------------------------------------------------- */
 

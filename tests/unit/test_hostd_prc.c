@@ -584,6 +584,64 @@ static void test_prc_egress(void)
 }
 
 /*
+ * The egress's own level is its receiver's backlog (McAlpine §6: the
+ * level starts at the egress's receive buffer fill): frames handed to the
+ * host port and not yet taken, over what it holds; 100 % while the host
+ * ring is full and frames wait in the uplink's. A host that does not keep
+ * up is a bottleneck the source must see, as a switch's.
+ */
+static void test_prc_egress_backlog(void)
+{
+	const struct vt_frame *last = NULL;
+	struct wire_feedback fb;
+	const uint8_t *body;
+	uint32_t levels = 0, nfb = 0;
+	struct hdt t;
+	size_t blen;
+
+	hdt_create(&t, PRC_CONF);
+	t.k.cap[P_HOST] = 4;
+	/* Idle host port: level 0 on the path's first FEEDBACK. */
+	CHECK(hdt_up_data(&t, B, 9, 0, false));
+	hdt_run(&t, 0);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, &last), 1);
+	body = hdt_body(last, &blen);
+	CHECK_EQ(wire_parse_feedback(body, blen, &fb), 0);
+	CHECK_EQ(fb.level, 0);
+	/* Three frames the host port has not sent (no pass since: no flush),
+	 * then one past fb_max: its FEEDBACK leaves at 3 of 4, 75 %. */
+	hdt_set(&t, 10000000);
+	for (int i = 1; i <= 3; i++)
+		CHECK(hdt_up_data(&t, B, 9, (uint32_t)i, false));
+	hdt_set(&t, 20000000);
+	CHECK(hdt_up_data(&t, B, 9, 4, false));
+	hdt_run(&t, 20000000);
+	for (uint32_t i = 0; i < t.k.n; i++) {
+		const struct vt_frame *fr = &t.k.log[i];
+		struct eth_info e;
+
+		if (fr->port != P_UP || wire_parse_eth(fr->data, fr->len, &e) ||
+		    e.ethertype != L2CC_ETH_P_CTRL ||
+		    wire_parse_ctrl(fr->data + e.hlen, fr->len - e.hlen, &body, &blen) !=
+			    L2CC_CTRL_FEEDBACK || wire_parse_feedback(body, blen, &fb))
+			continue;
+		/* The path's first at 0, the one for frame 1 at 10 ms (an
+		 * empty port), then the one for frame 4 (three waiting). */
+		CHECK_EQ(fb.level, ++nfb == 3 ? 7500 : 0);
+		levels += fb.level;
+	}
+	CHECK_EQ(levels, 7500);
+	CHECK_EQ(nfb, 3);
+	/* Full: a fifth frame waits in the uplink's ring; 100 %. */
+	hdt_set(&t, 30000000);
+	for (int i = 5; i <= 8; i++)
+		CHECK(hdt_up_data(&t, B, 9, (uint32_t)i, false));
+	CHECK(!hdt_up_data(&t, B, 9, 9, false));
+	CHECK_EQ(np_host_backlog(t.h), 10000);
+	hdt_destroy(&t);
+}
+
+/*
  * test_hostd_prc --trace N T [ai md w gi gd]: the fluid model's run as CSV
  * (t, level %, the N rates) on stdout, the defaults' gains unless given:
  * what docs/l2ci.md's step response plot is drawn from.
@@ -615,5 +673,6 @@ int main(int argc, char **argv)
 	RUN(test_prc_persistent);
 	RUN(test_prc_ecn);
 	RUN(test_prc_egress);
+	RUN(test_prc_egress_backlog);
 	return check_summary();
 }

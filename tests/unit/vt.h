@@ -50,6 +50,11 @@ static uint32_t vt_space(void *ctx, uint32_t port)
 	return k->cap[port] - k->queued[port];
 }
 
+static uint32_t vt_size(void *ctx, uint32_t port)
+{
+	return ((struct vt_sink *)ctx)->cap[port];
+}
+
 static void vt_put(void *ctx, uint32_t port, uint64_t addr, uint32_t len)
 {
 	struct vt_sink *k = ctx;
@@ -80,6 +85,7 @@ static void vt_flush(void *ctx, uint32_t port)
 
 static const struct dp_sink_ops vt_sink_ops = {
 	.space = vt_space,
+	.size = vt_size,
 	.put = vt_put,
 	.flush = vt_flush,
 };
