@@ -408,8 +408,9 @@ static const struct cfg_item ibcc_keys[] = {
 	  "IB spec 1.2.1 A10 SwitchCongestionSetting Marking_Rate: each eligible frame is marked with probability "
 	  "1/(marking_rate+1); 0 = every one (Gran: MR 1, and 10 in Fig. 12)"),
 	K("packet_size", CFG_SIZE, packet_size, "0", 0, 65535,
-	  "IB spec 1.2.1 A10 SwitchCongestionSetting Packet_Size, in bytes here (the spec counts 64-byte units): "
-	  "shorter frames are never marked; 0 = any"),
+	  "IB spec 1.2.1 A10 SwitchCongestionSetting Packet_Size, in bytes here: shorter frames are "
+	  "never marked; 0 = any. The spec and opensm.conf (cc_sw_cong_setting_packet_size) count "
+	  "64-byte credits: multiply a value copied from there by 64 (8 there = 512 here)"),
 	KE("victim_mask", victim_mask, "auto", ibcc_victim_names,
 	   "IB spec 1.2.1 A10 SwitchCongestionSetting Victim_Mask (Gran §II.1): yes = enter the congestion state also while flow "
 	   "control holds this output (a victim); auto = yes on role = host ports, which face "
