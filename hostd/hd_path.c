@@ -795,14 +795,17 @@ uint32_t np_max_peers(const struct hd *h) { return flow_table_max_flows(h->peers
 
 uint16_t np_host_backlog(const struct hd *h)
 {
-	uint64_t ring = dp_size(&h->sink, HD_PORT_HOST), space;
+	uint64_t ring = dp_size(&h->sink, HD_PORT_HOST), used;
 
 	if (!h->link_up[HD_PORT_HOST] || !ring)
 		return 0;
-	space = dp_space(&h->sink, HD_PORT_HOST);
-	if (h->up_held || space >= ring)
-		return h->up_held ? 10000 : 0;
-	return (uint16_t)((ring - space) * 10000 / ring);
+	if (h->up_held)
+		return 10000;
+	/* What this pass put and has not flushed yet is on its way, not
+	 * waiting: only what the kernel has been given and not taken counts. */
+	used = ring - dp_space(&h->sink, HD_PORT_HOST);
+	used = used > h->host_unflushed ? used - h->host_unflushed : 0;
+	return (uint16_t)(used * 10000 / ring);
 }
 
 int np_send_to(struct hd *h, const uint8_t dst[6], const uint8_t src[6], int type,
@@ -1236,6 +1239,7 @@ bool hd_rx_up_frame(struct hd *h, uint64_t addr, uint32_t len)
 		hd_rx_tagged(h, &ei, &t, len);
 	}
 	dp_put(&h->sink, HD_PORT_HOST, addr, len);
+	h->host_unflushed++;
 	h->hst.tx_frames++;
 	h->hst.tx_bytes += len;
 	return true;
@@ -1531,6 +1535,7 @@ bool hd_pass(struct hd *h)
 	work = h->link_up[HD_PORT_UP] && hd_tx_up(h);
 	dp_flush(&h->sink, HD_PORT_UP);
 	dp_flush(&h->sink, HD_PORT_HOST);
+	h->host_unflushed = 0;
 	return work;
 }
 

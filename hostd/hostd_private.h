@@ -178,6 +178,7 @@ struct hd {
 	uint8_t held_paused, held_refused;
 	uint64_t held_grants;
 	bool up_held;               /* the last RX pass left frames in the uplink ring */
+	uint32_t host_unflushed;    /* frames put on the host port since its last flush */
 	/* Credit receiver side: what we counted from the switch, so our CREDIT
 	 * messages carry a sent count it can reconcile to (we grant unlimited:
 	 * everything goes on to the host at once). */

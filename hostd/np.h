@@ -93,8 +93,8 @@ const struct flow_table *np_peers(const struct hd *h);
 struct hd_peer *np_peer(struct hd *h, const struct flow *pf);
 uint32_t np_max_peers(const struct hd *h);
 /* How full the way to the host is, in 0.01 % units: what the host port
- * was given and has not yet sent (its TX ring) over what it holds; 10000
- * while it is full and frames wait in the uplink's ring for it. */
+ * was given in earlier passes and has not yet sent (its TX ring) over what
+ * it holds; 10000 while frames wait in the uplink's ring for it. */
 uint16_t np_host_backlog(const struct hd *h);
 /* Send a message of type (L2CC_CTRL_CNP, _ACK, ...) to peer p, ahead of
  * data: counted on success, a notify_drop otherwise. 0 or -errno. */

@@ -27,6 +27,7 @@ MUTANTS=(
 "prc_ecn_never@@hostd/rp_prc.c@@s/return rp->k->ecn_queue && f->q.bytes > rp->k->ecn_queue;/return false;/@@test_hostd_prc@@test_prc_ecn"
 "pure_ack_with_fin@@daemon/wire.c@@s/\(tcp\[13\] & 0x17\) == 0x10/(tcp[13] \& 0x10) == 0x10/@@test_wire@@test_tcp_pure_ack"
 "flow_prio_fifo_only@@hostd/flow.c@@s/q->head = q->lh\[flow_top\(q\)\];\n\tq->frames\+\+;/if (q->frames == 0) q->head = frame;\n\tq->frames++;/@@test_hostd_flow@@test_queue_priorities"
+"l2ci_egress_counts_unflushed@@hostd/hd_path.c@@s/used = used > h->host_unflushed \? used - h->host_unflushed : 0;//@@test_hostd_prc@@test_prc_egress_backlog"
 "l2ci_egress_level_zero@@hostd/np_l2ci.c@@s/\.level = np_host_backlog\(np->h\)/.level = 0/@@test_hostd_prc@@test_prc_egress_backlog"
 "l2ci_discover_no_min@@daemon/wire.c@@s/if \(egress_bps && egress_bps < bps\)/if (0)/@@test_wire@@test_l2ci_transit"
 "l2ci_feedback_overwrites@@daemon/wire.c@@s/if \(level <= get_be16\(body \+ offsetof\(struct l2cc_feedback, level\)\)\)/if (0)/@@test_wire@@test_l2ci_transit"

@@ -583,60 +583,67 @@ static void test_prc_egress(void)
 	hdt_destroy(&t);
 }
 
+/* The FEEDBACKs sent toward the uplink so far, in order. */
+static int prc_feedbacks(struct hdt *t, struct wire_feedback *out, int max)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < t->k.n && n < max; i++) {
+		const struct vt_frame *fr = &t->k.log[i];
+		const uint8_t *body;
+		struct eth_info e;
+		size_t blen;
+
+		if (fr->port != P_UP || wire_parse_eth(fr->data, fr->len, &e) ||
+		    e.ethertype != L2CC_ETH_P_CTRL ||
+		    wire_parse_ctrl(fr->data + e.hlen, fr->len - e.hlen, &body, &blen) !=
+			    L2CC_CTRL_FEEDBACK)
+			continue;
+		if (!wire_parse_feedback(body, blen, &out[n]))
+			n++;
+	}
+	return n;
+}
+
 /*
- * The egress's own level is its receiver's backlog (McAlpine §6: the
+ * The egress's own level is its receiver's backlog (McAlpine §5: the
  * level starts at the egress's receive buffer fill): frames handed to the
- * host port and not yet taken, over what it holds; 100 % while the host
- * ring is full and frames wait in the uplink's. A host that does not keep
- * up is a bottleneck the source must see, as a switch's.
+ * host port in earlier passes and not yet taken, over what it holds;
+ * 100 % while frames wait in the uplink's ring for it. A host that does
+ * not keep up is a bottleneck the source must see, as a switch's.
  */
 static void test_prc_egress_backlog(void)
 {
-	const struct vt_frame *last = NULL;
-	struct wire_feedback fb;
-	const uint8_t *body;
-	uint32_t levels = 0, nfb = 0;
+	struct wire_feedback fb[8];
 	struct hdt t;
-	size_t blen;
+	int n;
 
 	hdt_create(&t, PRC_CONF);
 	t.k.cap[P_HOST] = 4;
 	/* Idle host port: level 0 on the path's first FEEDBACK. */
 	CHECK(hdt_up_data(&t, B, 9, 0, false));
 	hdt_run(&t, 0);
-	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, &last), 1);
-	body = hdt_body(last, &blen);
-	CHECK_EQ(wire_parse_feedback(body, blen, &fb), 0);
-	CHECK_EQ(fb.level, 0);
-	/* Three frames the host port has not sent (no pass since: no flush),
-	 * then one past fb_max: its FEEDBACK leaves at 3 of 4, 75 %. */
+	/* Frames this pass put and has not flushed are on their way, not
+	 * waiting: frame 4's FEEDBACK (fb_max after frame 1's) says 0 with
+	 * three of them put. */
 	hdt_set(&t, 10000000);
 	for (int i = 1; i <= 3; i++)
 		CHECK(hdt_up_data(&t, B, 9, (uint32_t)i, false));
 	hdt_set(&t, 20000000);
 	CHECK(hdt_up_data(&t, B, 9, 4, false));
 	hdt_run(&t, 20000000);
-	for (uint32_t i = 0; i < t.k.n; i++) {
-		const struct vt_frame *fr = &t.k.log[i];
-		struct eth_info e;
-
-		if (fr->port != P_UP || wire_parse_eth(fr->data, fr->len, &e) ||
-		    e.ethertype != L2CC_ETH_P_CTRL ||
-		    wire_parse_ctrl(fr->data + e.hlen, fr->len - e.hlen, &body, &blen) !=
-			    L2CC_CTRL_FEEDBACK || wire_parse_feedback(body, blen, &fb))
-			continue;
-		/* The path's first at 0, the one for frame 1 at 10 ms (an
-		 * empty port), then the one for frame 4 (three waiting). */
-		CHECK_EQ(fb.level, ++nfb == 3 ? 7500 : 0);
-		levels += fb.level;
-	}
-	CHECK_EQ(levels, 7500);
-	CHECK_EQ(nfb, 3);
-	/* Full: a fifth frame waits in the uplink's ring; 100 %. */
+	/* The kernel has not taken three frames flushed before: 3 of 4. */
+	t.k.queued[P_HOST] = 3;
 	hdt_set(&t, 30000000);
-	for (int i = 5; i <= 8; i++)
-		CHECK(hdt_up_data(&t, B, 9, (uint32_t)i, false));
-	CHECK(!hdt_up_data(&t, B, 9, 9, false));
+	CHECK(hdt_up_data(&t, B, 9, 5, false));
+	hdt_run(&t, 30000000);
+	n = prc_feedbacks(&t, fb, 8);
+	CHECK_EQ(n, 4);
+	for (int i = 0; i < n && i < 8; i++)
+		CHECK_EQ(fb[i].level, i == 3 ? 7500 : 0);
+	/* Full: the next frame waits in the uplink's ring; 100 %. */
+	t.k.queued[P_HOST] = 4;
+	CHECK(!hdt_up_data(&t, B, 9, 6, false));
 	CHECK_EQ(np_host_backlog(t.h), 10000);
 	hdt_destroy(&t);
 }
