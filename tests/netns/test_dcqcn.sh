@@ -60,7 +60,7 @@ h1_released() {
 }
 
 t_dcqcn() {
-	local j m1 m2 m3 rc_low cnp marked per dur=3 maxcnp d out
+	local j m1 m2 m3 rc_low r i cnp marked per dur=3 maxcnp d out
 	# Recovery at R_AI = 5M (not the paper's 100k at 100M) so the test
 	# sees it within seconds.
 	restart_all "kmin = 10K
@@ -74,8 +74,18 @@ rpg_ai_rate = 5M"
 	iperf_client_bg h1 2 5201 "$L2T_DIR/c1.json" -u -b 100M -l 1400 -t "$dur"
 	c=$CLI_PID
 	iperf_client_bg h3 2 5202 "$L2T_DIR/c3.json" -u -b 100M -l 1400 -t "$dur"
-	sleep 1.5
-	rc_low=$(law_field h1 h2 rc_bps) || fail "h1's flow has no dcqcn state"
+	# Rc saw-tooths between cuts and recovery steps: one instant can catch
+	# it high. The lowest of ten readings over the congested second and
+	# a half is what the cut must have taken below 80M.
+	sleep 0.5
+	rc_low=
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		r=$(law_field h1 h2 rc_bps) || fail "h1's flow has no dcqcn state"
+		if [ -z "$rc_low" ] || [ "$r" -lt "$rc_low" ]; then
+			rc_low=$r
+		fi
+		sleep 0.15
+	done
 	wait "$c" "$CLI_PID"
 	measure_unlock
 	wait_drained S h1 h2 h3
@@ -87,7 +97,7 @@ rpg_ai_rate = 5M"
 	per=$(jget "$(ctl h2 peers)" "[p['cnp_out'] for p in d['peers']]")
 	cnp=$(jget "$(ctl h2 counters)" 'd["cnp_tx"]')
 	info "red_marked p1 $m1 p2 $m2 p3 $m3 (FECN set $marked); CNPs from h2 $cnp, per flow $per;" \
-		"h1's Rc at 1.5 s $(mbps "$rc_low") Mbit/s"
+		"h1's lowest Rc over 0.5-2 s $(mbps "$rc_low") Mbit/s"
 	assert_ge "$m2" 1 "frames RED chose at the congested output p2"
 	assert_eq "$m2" "$marked" "RED's choices at p2 are the FECN marks set there"
 	assert_eq "$((m1 + m3))" 0 "frames chosen at the uncongested outputs p1, p3"
