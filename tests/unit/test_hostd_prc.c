@@ -484,6 +484,32 @@ out:
 	hdt_destroy(&t);
 }
 
+/* The FEEDBACKs sent toward the uplink so far, in order, and when (at,
+ * when not NULL). */
+static int prc_feedbacks(struct hdt *t, struct wire_feedback *out, uint64_t *at, int max)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < t->k.n && n < max; i++) {
+		const struct vt_frame *fr = &t->k.log[i];
+		const uint8_t *body;
+		struct eth_info e;
+		size_t blen;
+
+		if (fr->port != P_UP || wire_parse_eth(fr->data, fr->len, &e) ||
+		    e.ethertype != L2CC_ETH_P_CTRL ||
+		    wire_parse_ctrl(fr->data + e.hlen, fr->len - e.hlen, &body, &blen) !=
+			    L2CC_CTRL_FEEDBACK)
+			continue;
+		if (wire_parse_feedback(body, blen, &out[n]))
+			continue;
+		if (at)
+			at[n] = fr->t;
+		n++;
+	}
+	return n;
+}
+
 /* As the egress of B's path to us. */
 static void test_prc_egress(void)
 {
@@ -548,24 +574,14 @@ static void test_prc_egress(void)
 	 * fb_max without data; idle, nothing more. */
 	hdt_run(&t, 80000000);
 	{
-		uint64_t last = 0, gap = 0;
-		int fbs = 0;
+		static struct wire_feedback fbs_[64];
+		static uint64_t at[64];
+		uint64_t gap = 0;
+		int fbs = prc_feedbacks(&t, fbs_, at, 64);
 
-		for (uint32_t i = 0; i < t.k.n; i++) {
-			const struct vt_frame *fr = &t.k.log[i];
-			const uint8_t *bd;
-			struct eth_info e;
-			size_t bl;
-
-			if (fr->port != P_UP || wire_parse_eth(fr->data, fr->len, &e) ||
-			    e.ethertype != L2CC_ETH_P_CTRL ||
-			    wire_parse_ctrl(fr->data + e.hlen, fr->len - e.hlen, &bd, &bl) !=
-				    L2CC_CTRL_FEEDBACK)
-				continue;
-			if (fbs++ && fr->t - last > gap)
-				gap = fr->t - last;
-			last = fr->t;
-		}
+		for (int i = 1; i < fbs; i++)
+			if (at[i] - at[i - 1] > gap)
+				gap = at[i] - at[i - 1];
 		printf("    %d feedbacks to 80 ms, largest gap %.2f ms\n", fbs, gap / 1e6);
 		CHECK(gap <= 5000000);
 		CHECK(fbs >= 3 + 75 / 5);
@@ -581,28 +597,6 @@ static void test_prc_egress(void)
 	hdt_run(&t, 500000000);
 	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_FEEDBACK, NULL), n + 1);
 	hdt_destroy(&t);
-}
-
-/* The FEEDBACKs sent toward the uplink so far, in order. */
-static int prc_feedbacks(struct hdt *t, struct wire_feedback *out, int max)
-{
-	int n = 0;
-
-	for (uint32_t i = 0; i < t->k.n && n < max; i++) {
-		const struct vt_frame *fr = &t->k.log[i];
-		const uint8_t *body;
-		struct eth_info e;
-		size_t blen;
-
-		if (fr->port != P_UP || wire_parse_eth(fr->data, fr->len, &e) ||
-		    e.ethertype != L2CC_ETH_P_CTRL ||
-		    wire_parse_ctrl(fr->data + e.hlen, fr->len - e.hlen, &body, &blen) !=
-			    L2CC_CTRL_FEEDBACK)
-			continue;
-		if (!wire_parse_feedback(body, blen, &out[n]))
-			n++;
-	}
-	return n;
 }
 
 /*
@@ -637,7 +631,7 @@ static void test_prc_egress_backlog(void)
 	hdt_set(&t, 30000000);
 	CHECK(hdt_up_data(&t, B, 9, 5, false));
 	hdt_run(&t, 30000000);
-	n = prc_feedbacks(&t, fb, 8);
+	n = prc_feedbacks(&t, fb, NULL, 8);
 	CHECK_EQ(n, 4);
 	for (int i = 0; i < n && i < 8; i++)
 		CHECK_EQ(fb[i].level, i == 3 ? 7500 : 0);
