@@ -796,7 +796,9 @@ mbps() { calc "'%.2f' % (float('$1') / 1e6)"; }
 # field: run-queue delay in ns). A rate check that comes up short is tried
 # once more; if it is short again and one of the processes on the path
 # waited for a CPU at least as long as the shortfall lasted (shortfall /
-# expected x window), the test is a SKIP that gives the figures. A shortfall
+# expected x window) — its run-queue wait plus the time the hypervisor
+# stole from each vCPU meanwhile (steal, which the guest's scheduler counts
+# as running) — the test is a SKIP that gives the figures. A shortfall
 # that no wait explains still FAILs, busy machine or not: a pacer that runs
 # at half speed is caught whenever its process waited less than half the
 # window (t_rate_breakage in test_switch_rate.sh checks exactly that). The
@@ -815,6 +817,12 @@ run_delay_ns() {
 	echo "$s"
 }
 
+# steal_ticks: the machine's steal time so far (/proc/stat, all CPUs, in
+# clock ticks): time the hypervisor ran something else on our vCPUs. A
+# process on a stolen vCPU is "running" for the guest's scheduler, so its
+# run-queue delay does not show it.
+steal_ticks() { awk '/^cpu /{print $9; exit}' /proc/stat; }
+
 # starve_begin NAME=PID...: start a window over these processes (a daemon's
 # name and PID, an iperf3 client's label and PID).
 starve_begin() {
@@ -824,14 +832,17 @@ starve_begin() {
 		_starve+=("$x")
 		_starve_d0+=("$(run_delay_ns "${x#*=}")")
 	done
+	_starve_steal0=$(steal_ticks)
 	_starve_t0=$(date +%s%N)
 }
 
 # starve_end: end the window; sets STARVE_S (the longest wait of one of the
-# processes, in s), STARVE_WHO (which), STARVE_WIN (the window, s) and
-# STARVE_TXT (every process's wait, for the log).
+# processes, plus what the hypervisor took of each vCPU meanwhile, in s),
+# STARVE_WHO (which), STARVE_WIN (the window, s) and STARVE_TXT (every
+# process's wait and the steal, for the log). Steal is added, not compared:
+# a process loses its run-queue wait and its vCPU's stolen time both.
 starve_end() {
-	local i d best=0 who=- txt=
+	local i d best=0 who=- txt= steal
 	for i in "${!_starve[@]}"; do
 		d=$(($(run_delay_ns "${_starve[$i]#*=}") - ${_starve_d0[$i]}))
 		[ "$d" -lt 0 ] && d=0
@@ -839,9 +850,11 @@ starve_end() {
 		[ "$d" -gt "$best" ] && best=$d who=${_starve[$i]%%=*}
 	done
 	STARVE_WIN=$(calc "'%.3f' % (($(date +%s%N) - $_starve_t0) / 1e9)")
-	STARVE_S=$(calc "'%.3f' % ($best / 1e9)")
+	# Per vCPU, in s: ticks over all CPUs / CLK_TCK / CPUs.
+	steal=$(calc "'%.3f' % (max(0, $(steal_ticks) - $_starve_steal0) / $(getconf CLK_TCK) / $(nproc))")
+	STARVE_S=$(calc "'%.3f' % ($best / 1e9 + $steal)")
 	STARVE_WHO=$who
-	STARVE_TXT="waited for a CPU in ${STARVE_WIN} s:${txt:- nothing measured}"
+	STARVE_TXT="waited for a CPU in ${STARVE_WIN} s:${txt:- nothing measured}; the hypervisor took ${steal} s of each vCPU (steal)"
 }
 
 # starved EXPECTED ACTUAL: true when the last window's longest wait covers
@@ -857,7 +870,7 @@ short_or_starved() {
 	local short
 	short=$(calc "'%.3f' % ((1 - float('$3') / float('$2')) * $STARVE_WIN)")
 	if starved "$2" "$3"; then
-		skip "$1: $3 short of $2 by ${short} s of ${STARVE_WIN} s, and $STARVE_WHO waited ${STARVE_S} s for a CPU (the machine is busy; $STARVE_TXT)"
+		skip "$1: $3 short of $2 by ${short} s of ${STARVE_WIN} s, and $STARVE_WHO waited ${STARVE_S} s for a CPU, steal included (the machine is busy; $STARVE_TXT)"
 	fi
-	fail "$1: $3 short of $2 by ${short} s of ${STARVE_WIN} s, more than any process waited for a CPU (longest: $STARVE_WHO ${STARVE_S} s; $STARVE_TXT)"
+	fail "$1: $3 short of $2 by ${short} s of ${STARVE_WIN} s, more than any process waited for a CPU, steal included (longest: $STARVE_WHO ${STARVE_S} s; $STARVE_TXT)"
 }
