@@ -185,9 +185,12 @@ def _point_fidelity(rs):
     lost = [f.get("wire_lost_max_fraction") for f in fids
             if f.get("wire_lost_max_fraction") is not None]
     delay = [f.get("run_delay_max_s") for f in fids if f.get("run_delay_max_s") is not None]
+    steal = [(r.get("fidelity") or {}).get("machine_steal_fraction") for r in ran]
+    steal = [x for x in steal if x is not None]
     return {"held": len(held), "ran": len(ran),
             "wire_lost_max_fraction": max(lost) if lost else None,
             "run_delay_max_s": max(delay) if delay else None,
+            "steal_max_fraction": max(steal) if steal else None,
             "not_held": [{"result_dir": r["result_dir"],
                           "why": (r.get("fidelity") or {}).get("why") or r.get("error")}
                          for r in rs if r["status"] == "not-held"]}

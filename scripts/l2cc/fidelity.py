@@ -22,7 +22,8 @@ wrong, so a run is judged only if
   was received, dropped with a cause, or is still queued.
 
 The daemons' run delay (the time they were runnable but waited for a CPU)
-is not itself a criterion; it is reported beside, as the likely cause.
+and the machine's steal (CPU time the hypervisor gave to others) are not
+criteria themselves; they are reported beside, as the likely cause.
 """
 
 import numpy as np
@@ -32,6 +33,10 @@ DEFAULTS = {"max_wire_lost": 0.01, "max_shortfall": 0.02}
 #: A flow whose receiver got less than this fraction below what its sender
 #: sent was limited by the path, not by its generator.
 PATH_LIMITED = 0.05
+#: A run that did not hold names the hypervisor's steal when it took at
+#: least this share of the machine's CPU time: the likely cause, beside the
+#: run delay (which steal does not show).
+STEAL_NOTED = 0.01
 
 
 def _over(t, x, a, b):
@@ -185,6 +190,9 @@ def judge(R, res, account=None, strict=False):
     if why and cpu.get("run_delay_max_s") is not None and cpu.get("wall_s"):
         why.append("%s waited %.2f s of %.1f s for a CPU"
                    % (cpu.get("run_delay_max_daemon"), cpu["run_delay_max_s"], cpu["wall_s"]))
+    if why and (cpu.get("machine_steal_fraction") or 0) >= STEAL_NOTED:
+        why.append("the hypervisor took %.0f%% of the machine's CPU time (steal)"
+                   % (100 * cpu["machine_steal_fraction"]))
     return {"held": not why, "why": "; ".join(why) if why else None, "notes": notes,
             "limits": lim, "window_s": [R.window[0], R.window[1]],
             "spans": [n for n, _, _ in spans(R)],
@@ -202,6 +210,7 @@ def judge(R, res, account=None, strict=False):
             "account_closed": closed,
             "run_delay_max_s": cpu.get("run_delay_max_s"),
             "run_delay_max_daemon": cpu.get("run_delay_max_daemon"),
+            "machine_steal_fraction": cpu.get("machine_steal_fraction"),
             "definition": "held = every backlogged output and paced flow lost at most "
                           "max_wire_lost of the window, of each phase and of the whole run to "
                           "its daemon running late (the daemons' wire_lost_ns, "

@@ -1453,6 +1453,7 @@ def _cpu(c):
             "per_daemon_pct_one_core": {k: pct(v) for k, v in
                                         (c.get("daemons_cpu_s") or {}).items()},
             "machine_pct_one_core": c.get("machine_pct_one_core"),
+            "machine_steal_fraction": c.get("machine_steal_fraction"),
             "daemons_run_delay_s": {k: round(v, 4) if v is not None else None for k, v in
                                     (c.get("daemons_run_delay_s") or {}).items()},
             "run_delay_max_s": max((v for v in (c.get("daemons_run_delay_s") or {}).values()
@@ -1467,7 +1468,10 @@ def _cpu(c):
                           "tick-sampled and may read below the per-process figures (those "
                           "come from the scheduler's exact run time); run delay: the time a "
                           "daemon's threads were runnable but waited for a CPU over the same "
-                          "span (/proc/PID/task/*/schedstat), what a busy machine costs it"}
+                          "span (/proc/PID/task/*/schedstat), what a busy machine costs it; "
+                          "steal: the share of the machine's CPU time the hypervisor gave to "
+                          "others while the VM had work (/proc/stat), which the guest counts "
+                          "as running"}
 
 
 # ---- output ----------------------------------------------------------------------------------
@@ -1678,6 +1682,8 @@ def summary_text(res):
             L[-1] += "; the longest wait for a CPU: %s %.3f s (%.1f%% of the run)" % (
                 c["run_delay_max_daemon"], c["run_delay_max_s"],
                 100.0 * c["run_delay_max_s"] / c["wall_s"])
+        if c.get("machine_steal_fraction"):
+            L[-1] += "; steal (the hypervisor's) %.1f%%" % (100.0 * c["machine_steal_fraction"])
     fi = res.get("fidelity")
     if fi:
         L.append("  fidelity: %s; wire time lost at most %s%s%s" % (

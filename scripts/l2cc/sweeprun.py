@@ -66,14 +66,16 @@ def _stat_cell(st, rate):
 
 def _held_cell(r, repeat):
     """The point's fidelity column: held runs of the repeats asked, the
-    worst wire time lost among them (% of the window), and the tries that
-    did not hold."""
+    worst wire time lost among them (% of the window), the tries that did
+    not hold, and the most CPU time the hypervisor took in a run (steal)."""
     f = r.get("fidelity") or {}
     cell = "%d/%d" % (f.get("held", 0), repeat)
     if f.get("wire_lost_max_fraction") is not None:
         cell += " lost %.2g%%" % (100 * f["wire_lost_max_fraction"])
     if f.get("not_held"):
         cell += " (%d retried)" % len(f["not_held"])
+    if (f.get("steal_max_fraction") or 0) >= 0.01:
+        cell += " steal %.0f%%" % (100 * f["steal_max_fraction"])
     return cell
 
 
@@ -145,14 +147,15 @@ def write_tables(sw, out, runs, meta, selected):
     wr = csv.writer(buf, lineterminator="\n")
     cols = _columns(sw)
     wr.writerow(cols + ["repeat", "try", "status", "held", "wire_lost_max_fraction",
-                        "run_delay_max_s"] + [m.name for m in sw.metrics] +
+                        "run_delay_max_s", "steal_fraction"] + [m.name for m in sw.metrics] +
                 ["error", "result_dir"])
     for r in runs:
         f = r.get("fidelity") or {}
         wr.writerow([r["label"]] + ([r["point"]] if "point" in cols else []) +
                     [_vstr(r["axes"][a.name]) for a in sw.axes] +
                     [r["repeat"], r.get("try", 1), r["status"], _vstr(f.get("held")),
-                     _vstr(f.get("wire_lost_max_fraction")), _vstr(f.get("run_delay_max_s"))] +
+                     _vstr(f.get("wire_lost_max_fraction")), _vstr(f.get("run_delay_max_s")),
+                     _vstr(f.get("machine_steal_fraction"))] +
                     ["" if r["metrics"].get(m.name) is None else _vstr(r["metrics"][m.name])
                      for m in sw.metrics] + [r["error"] or "", r["result_dir"] or ""])
     atomic("sweep.csv", "".join(buf))
@@ -325,7 +328,7 @@ def _collect(sw, pt, res, row):
     row["fidelity"] = {k: f.get(k) for k in ("held", "why", "wire_lost_max_fraction",
                                               "wire_lost_max_port", "run_delay_max_s",
                                               "run_delay_max_daemon", "shortfall_max",
-                                              "account_closed")}
+                                              "account_closed", "machine_steal_fraction")}
     for m in sw.metrics:
         try:
             row["metrics"][m.name] = metric_of(m, doc, pt.docs)

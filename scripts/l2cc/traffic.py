@@ -119,12 +119,15 @@ def _read_run_delay(pid):
 
 
 def _read_proc_stat():
-    """(busy, total) jiffies of the machine, from /proc/stat's cpu line."""
+    """(busy, total, steal) jiffies of the machine, from /proc/stat's cpu
+    line. Steal is time the hypervisor ran something else while this VM's
+    vCPUs had work: the guest's scheduler counts it as running, so a daemon
+    starved by it shows little run delay but still runs late."""
     with open("/proc/stat") as f:
         v = [int(x) for x in f.readline().split()[1:]]
     total = sum(v[:8])          # guest time is already in user
     idle = v[3] + (v[4] if len(v) > 4 else 0)
-    return total - idle, total
+    return total - idle, total, (v[7] if len(v) > 7 else 0)
 
 
 def _children_cpu():
@@ -588,6 +591,8 @@ class Traffic:
                 "daemons_run_delay_s": waits,
                 "daemons_s": dsum, "traffic_s": traffic, "lab_s": dsum + traffic,
                 "machine_busy_fraction": busy / total if total else None,
+                "machine_steal_fraction": ((b["machine"][2] - a["machine"][2]) / total
+                                           if total else None),
                 "machine_pct_one_core": 100.0 * ncpu * busy / total if total else None}
 
     # ---- 6. collect ------------------------------------------------------------------------

@@ -157,6 +157,21 @@ class TestFidelity(unittest.TestCase):
         self.assertIn("B:c lost 44 ms (2.2% of the window)", f["why"])
         self.assertIn("l2ccd waited 4.40 s of 10.8 s for a CPU", f["why"])
 
+    def test_steal_named(self):
+        # A run that did not hold names the hypervisor's steal, when it took
+        # a share worth naming; a held run does not (and it is no criterion).
+        R = _Run([0, 0, 0, 0, 0, 44e6, 44e6, 44e6, 44e6, 44e6, 44e6])
+        res = self.res()
+        res["cpu"]["machine_steal_fraction"] = 0.23
+        f = F.judge(R, res, {"closed": True}, strict=True)
+        self.assertIn("the hypervisor took 23% of the machine's CPU time (steal)", f["why"])
+        self.assertEqual(f["machine_steal_fraction"], 0.23)
+        res["cpu"]["machine_steal_fraction"] = 0.005
+        f = F.judge(R, res, {"closed": True}, strict=True)
+        self.assertNotIn("steal", f["why"])
+        f = F.judge(_Run([0] * 11), res, {"closed": True}, strict=True)
+        self.assertTrue(f["held"])
+
     def test_lost_outside_the_window(self):
         # 150 ms lost at 1-2 s: nothing in the window, 1.5% of the run.
         R = _Run([0, 0, 150e6] + [150e6] * 8)
