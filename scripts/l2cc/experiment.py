@@ -50,6 +50,7 @@ POISSON_KEYS = ("rate", "size")
 RR_KEYS = ("rate", "req", "resp")
 RR_DEFAULT_SIZE = 64        # bytes of UDP payload, request and response alike
 RR_MIN_SIZE = 48            # l2cc-flowgen's header
+FLOWGEN_STAMP_LEN = 32      # l2cc-flowgen's stream datagram header (FG_DG_STREAM_LEN)
 PLOT_KEYS = ("links", "rate_window")
 PROTOS = ("tcp", "udp")
 
@@ -418,8 +419,11 @@ class _Parser:
             self.err(fm.kline(kinds[1]), "%s: %s exclude each other" % (where, " and ".join(kinds)))
         if kinds:
             f.kind = kinds[0]
+            # An ON/OFF flow chooses its transport (proto) and, over UDP,
+            # its datagram size (len): many slow streams need small
+            # datagrams to be sampled often enough for their delay variation.
             for k in ("proto", "parallel", "len", "iperf_args", "window"):
-                if k in fm and not (k == "proto" and f.kind == "onoff"):
+                if k in fm and not (k in ("proto", "len") and f.kind == "onoff"):
                     self.err(fm.kline(k), "%s: %s is for iperf3 flows, not %s (l2cc-flowgen "
                              "chooses its transport)" % (where, k, f.kind))
 
@@ -493,6 +497,13 @@ class _Parser:
             if n is None or n > 65507:
                 self.err(m.vline("len"), "%s: len \"%s\", %s, at most 65507" % (where, m["len"],
                                                                                  SIZE_HINT))
+            elif f.kind == "onoff" and "len" in fm and f.proto != "udp":
+                self.err(fm.kline("len"), "%s: len is for UDP ON/OFF flows (proto: udp); a "
+                         "TCP one writes what its rate allows" % where)
+            elif f.kind == "onoff" and n < FLOWGEN_STAMP_LEN:
+                self.err(m.vline("len"), "%s: len %d, at least %d: a datagram carries its "
+                         "%d-byte stamp (sequence, send time)"
+                         % (where, n, FLOWGEN_STAMP_LEN, FLOWGEN_STAMP_LEN))
             else:
                 f.len = n
         if "port" in fm:

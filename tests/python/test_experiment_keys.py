@@ -106,6 +106,30 @@ class TestRrAndPrio(unittest.TestCase):
         self.assertEqual([TR.tos_of(p) >> 5 for p in range(8)], list(range(8)))
 
 
+    def test_onoff_udp_len(self):
+        # An ON/OFF UDP flow's datagram size reaches l2cc-flowgen's --chunk;
+        # without len it is the path's MTU less 28.
+        e = load(HEAD + """\
+          - {name: v, src: c1, dst: srv, onoff: {on: 1000, off: 0.001}, proto: udp, rate: 40k, len: 64}
+          - {name: w, src: c1, dst: srv, onoff: {on: 1000, off: 0.001}, proto: udp, rate: 40k}
+        """)
+        t = FakeTraffic(e)
+        t.flowgen = sys.executable
+        t.make_plan()
+        c = t.cmd("v")
+        self.assertEqual(c[c.index("--chunk") + 1], "64")
+        c = t.cmd("w")
+        self.assertGreater(int(c[c.index("--chunk") + 1]), 1000)
+        msg = errors(HEAD + """\
+          - {name: a, src: c1, dst: srv, onoff: {on: 1, off: 1}, len: 64}
+          - {name: b, src: c1, dst: srv, onoff: {on: 1, off: 1}, proto: udp, len: 16}
+          - {name: c, src: c1, dst: srv, poisson: {rate: 1, size: {fixed: 1K}}, len: 64}
+        """)
+        for want in ('flow "a": len is for UDP ON/OFF flows', 'flow "b": len 16, at least 32',
+                     'flow "c": len is for iperf3 flows'):
+            self.assertIn(want, msg)
+
+
 class TestHostMtu(unittest.TestCase):
     class Node:
         def __init__(self, hostd, keys):
