@@ -197,6 +197,7 @@ static void hd_flow_init(struct hd *h, struct flow *f)
 	h->rpo->init(h->rp, f, &o);
 	/* The pacer's slot is fresh (idle, unpaced): force the first apply. */
 	h->hf[f->id].out.rate_bps = o.rate_bps + 1;
+	pacer_set_own_gap(h->pacer, f->id, h->rpo->pace_own_gap, h->now);
 	hd_apply_out(h, f, &o);
 }
 
@@ -1383,6 +1384,10 @@ void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 	}
 	if (was_idle)
 		pacer_wake(h->pacer, f->id, h->now, len);
+	else if (h->rpo->pace_own_gap)
+		/* A higher priority may have overtaken the head: in own-gap
+		 * mode it waits for its own gap, not the old head's. */
+		pacer_head(h->pacer, f->id, h->now, flow_frame_len(h->flows, flow_head(f)));
 	return;
 drop:
 	h->hst.drop[why]++;

@@ -37,9 +37,11 @@ struct pflow {
 	uint64_t burst_ns;
 	uint64_t lost_ns;       /* pacing time lost to late noticing (pacer_lost_ns) */
 	uint32_t burst_bytes;
+	uint32_t head_len;      /* own-gap mode: the next frame's bytes */
 	uint32_t next, prev;    /* list links */
 	uint16_t list;          /* wheel slot index, LIST_READY or LIST_NONE */
 	uint8_t state;
+	bool own_gap;           /* a frame waits for its own gap (pacer_set_own_gap) */
 };
 
 struct plist {
@@ -69,6 +71,8 @@ static void flow_reset(struct pflow *f)
 	f->burst_ns = 0;
 	f->lost_ns = 0;
 	f->burst_bytes = 0;
+	f->head_len = 0;
+	f->own_gap = false;
 	f->next = f->prev = NIL;
 	f->list = LIST_NONE;
 	f->state = F_IDLE;
@@ -165,9 +169,31 @@ static void list_unlink(struct pacer *p, uint32_t id)
 	f->next = f->prev = NIL;
 }
 
-static uint64_t flow_elig_ns(const struct pflow *f)
+/* One frame's gap in ns, rounded up (for an eligible time, not a charge). */
+static uint64_t flow_gap_ns(const struct pflow *f, uint32_t overhead, uint32_t len)
 {
-	return f->t_next + (f->rem != 0);
+	unsigned __int128 num;
+
+	if (!f->den)
+		return 0;
+	num = (unsigned __int128)f->mult * ((uint64_t)len + overhead) * 8 * 1000000000ull;
+	return (uint64_t)((num + f->den - 1) / f->den);
+}
+
+/*
+ * When the flow's next frame may start. The clock t_next has been charged
+ * with every frame sent; in own-gap mode the next frame also waits for its
+ * own gap, as in a token bucket (a frame goes when the credit for it is
+ * there), so over a backlog frame k starts at t0 + the gaps of frames
+ * 0..k, the same long-run rate as charging after.
+ */
+static uint64_t flow_elig(const struct pacer *p, const struct pflow *f)
+{
+	uint64_t e = f->t_next + (f->rem != 0);
+
+	if (f->own_gap)
+		e += flow_gap_ns(f, p->overhead, f->head_len);
+	return e;
 }
 
 /* File a flow by its eligible time: the ready FIFO if due (true), else the wheel. */
@@ -179,7 +205,7 @@ static bool wheel_file(struct pacer *p, uint32_t id)
 
 	if (f->den) {
 		/* Round up: the slot must not start before the eligible time. */
-		ns = flow_elig_ns(f);
+		ns = flow_elig(p, f);
 		e = ns / p->slot_ns + (ns % p->slot_ns != 0);
 	}
 	if (e <= p->cur) {
@@ -212,7 +238,9 @@ static bool wheel_insert(struct pacer *p, uint32_t id)
  */
 static void flow_noticed(struct pacer *p, struct pflow *f, uint64_t now)
 {
-	uint64_t lag = f->burst_ns + p->slot_ns, due = flow_elig_ns(f);
+	/* In own-gap mode due includes the head's gap, and pacer_done()
+	 * forgives it with the burst: the same allowance from the clock. */
+	uint64_t lag = f->burst_ns + p->slot_ns, due = flow_elig(p, f);
 
 	if (f->den && due + lag < now) {
 		f->lost_ns += now - lag - due;
@@ -285,6 +313,12 @@ static void flow_charge(struct pacer *p, struct pflow *f, uint32_t len)
 	f->rem = (uint64_t)(num % f->den);
 }
 
+/* In own-gap mode, the gap a frame of len bytes waits for itself; else 0. */
+static uint64_t flow_own_gap_ns(const struct pacer *p, const struct pflow *f, uint32_t len)
+{
+	return f->own_gap ? flow_gap_ns(f, p->overhead, len) : 0;
+}
+
 /* Credit older than now - lag is forfeit, as in wclock_ready(). */
 static void flow_pull_up(struct pflow *f, uint64_t now, uint64_t lag)
 {
@@ -299,6 +333,21 @@ static void flow_set_burst_ns(struct pflow *f)
 	unsigned __int128 num = (unsigned __int128)f->mult * f->burst_bytes * 8 * 1000000000ull;
 
 	f->burst_ns = f->den ? (uint64_t)(num / f->den) : 0;
+}
+
+/* A flow waiting in the wheel whose eligible time changed: file it again.
+ * One already in the ready FIFO stays (it is due; the clock keeps its rate). */
+static void flow_refile(struct pacer *p, uint32_t id, uint64_t now)
+{
+	struct pflow *f = &p->f[id];
+
+	if (f->state == F_QUEUED && f->list != LIST_READY) {
+		/* It was waiting for its deadline: due already, it is noticed now. */
+		list_unlink(p, id);
+		wheel_advance(p, now);
+		if (wheel_insert(p, id))
+			flow_noticed(p, f, now);
+	}
 }
 
 static int flow_set_pace(struct pacer *p, uint32_t id, uint64_t den, uint64_t mult, uint64_t now)
@@ -317,13 +366,7 @@ static int flow_set_pace(struct pacer *p, uint32_t id, uint64_t den, uint64_t mu
 	f->den = den;
 	f->mult = mult;
 	flow_set_burst_ns(f);
-	if (f->state == F_QUEUED && f->list != LIST_READY) {
-		/* It was waiting for its deadline: due already, it is noticed now. */
-		list_unlink(p, id);
-		wheel_advance(p, now);
-		if (wheel_insert(p, id))
-			flow_noticed(p, f, now);
-	}
+	flow_refile(p, id, now);
 	return 0;
 }
 
@@ -351,6 +394,32 @@ int pacer_set_burst(struct pacer *p, uint32_t flow, uint32_t burst_bytes)
 	return 0;
 }
 
+int pacer_set_own_gap(struct pacer *p, uint32_t flow, bool on, uint64_t now)
+{
+	if (flow >= p->max_flows)
+		return -EINVAL;
+	if (p->f[flow].own_gap != on) {
+		p->f[flow].own_gap = on;
+		flow_refile(p, flow, now);
+	}
+	return 0;
+}
+
+int pacer_head(struct pacer *p, uint32_t flow, uint64_t now, uint32_t head_len)
+{
+	struct pflow *f;
+
+	if (flow >= p->max_flows || !head_len)
+		return -EINVAL;
+	f = &p->f[flow];
+	if (f->state != F_QUEUED || f->head_len == head_len)
+		return 0;
+	f->head_len = head_len;
+	if (f->own_gap)
+		flow_refile(p, flow, now);
+	return 0;
+}
+
 uint64_t pacer_rate(const struct pacer *p, uint32_t flow)
 {
 	if (flow >= p->max_flows)
@@ -362,7 +431,7 @@ uint64_t pacer_eligible(const struct pacer *p, uint32_t flow)
 {
 	if (flow >= p->max_flows)
 		return PACER_NEVER;
-	return flow_elig_ns(&p->f[flow]);
+	return flow_elig(p, &p->f[flow]);
 }
 
 /* ---- data path ----------------------------------------------------------- */
@@ -376,8 +445,11 @@ int pacer_wake(struct pacer *p, uint32_t flow, uint64_t now, uint32_t next_len)
 	f = &p->f[flow];
 	if (f->state != F_IDLE)
 		return 0;
-	/* After idle the flow is owed nothing beyond its burst. */
-	flow_pull_up(f, now, f->burst_ns);
+	f->head_len = next_len;
+	/* After idle the flow is owed nothing beyond its burst (in own-gap
+	 * mode plus the frame's own gap, so that it goes at once as it
+	 * would when charged after). */
+	flow_pull_up(f, now, f->burst_ns + flow_own_gap_ns(p, f, next_len));
 	wheel_advance(p, now);
 	f->state = F_QUEUED;
 	p->st.backlogged++;
@@ -398,8 +470,9 @@ int pacer_done(struct pacer *p, uint32_t flow, uint64_t now, uint32_t sent_len,
 	 * gap after that eligible time, not after `now`, so the slot rounding
 	 * (and lateness up to the burst) costs no rate.
 	 */
-	flow_pull_up(f, now, f->burst_ns + p->slot_ns);
+	flow_pull_up(f, now, f->burst_ns + p->slot_ns + flow_own_gap_ns(p, f, sent_len));
 	flow_charge(p, f, sent_len);
+	f->head_len = next_len;
 	if (!next_len) {
 		f->state = F_IDLE;
 		p->st.backlogged--;

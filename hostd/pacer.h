@@ -52,6 +52,7 @@
 #ifndef L2CC_HOSTD_PACER_H
 #define L2CC_HOSTD_PACER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define PACER_NEVER UINT64_MAX
@@ -98,6 +99,26 @@ int pacer_set_ipd(struct pacer *p, uint32_t flow, uint32_t ipd, uint64_t link_bp
  * one frame). A backlogged flow served late keeps this much plus one slot.
  */
 int pacer_set_burst(struct pacer *p, uint32_t flow, uint32_t burst_bytes);
+
+/*
+ * Own-gap mode (default off): a frame waits for its own gap before it
+ * starts, as in a token bucket, instead of the gap of the frame before it.
+ * The long-run rate is the same; what changes is who waits: a short frame
+ * that overtakes a long one in the flow's queue (a higher priority, an
+ * ACK) waits for its own few bytes' worth, not for the long frame's time
+ * (McAlpine 2005 §8: the video "cleanly stole bandwidth" from the DB
+ * traffic of its path). After idle the allowance is the burst plus the
+ * frame's own gap, so the first frame still goes at once.
+ */
+int pacer_set_own_gap(struct pacer *p, uint32_t flow, bool on, uint64_t now);
+
+/*
+ * The backlogged flow's next frame is now head_len bytes (another frame
+ * overtook its head). In own-gap mode a flow waiting for its deadline is
+ * filed again by the new frame's gap; one already due stays due. -EINVAL
+ * for a bad flow or head_len 0.
+ */
+int pacer_head(struct pacer *p, uint32_t flow, uint64_t now, uint32_t head_len);
 
 /* The flow's rate in bit/s (link/(1+ipd) rounded down in IPD mode), 0 if unpaced. */
 uint64_t pacer_rate(const struct pacer *p, uint32_t flow);

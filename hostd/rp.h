@@ -151,6 +151,10 @@ struct rp_ops {
 	/* The law's flows are paths to a destination: granularity must be dst
 	 * (checked when the configuration loads). */
 	bool per_path;
+	/* The pacer's own-gap mode for the law's flows (pacer.h): a frame waits
+	 * for its own gap, so a higher priority that overtakes a path's long
+	 * frame does not wait out that frame's time at the path's rate. */
+	bool pace_own_gap;
 	/* Optional: true to leave the flow's next frame with IP CE set when it
 	 * is an ECN-capable packet (PRC_ECN: a backed-up path tells its TCP
 	 * senders); hostd sets it, keeping the IPv4 checksum valid. */

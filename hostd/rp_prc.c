@@ -446,5 +446,10 @@ const struct rp_ops rp_prc_ops = {
 	.ngauges = sizeof(prc_gauges) / sizeof(prc_gauges[0]),
 	.np = "l2ci",
 	.per_path = true,
+	/* §8: within a path the video and IPC "cleanly stole bandwidth" from
+	 * the DB traffic: a video frame does not wait out the gap of the DB
+	 * frame sent before it (a frame at a slow path's rate, tens of ms at
+	 * the lab's scale), only its own. */
+	.pace_own_gap = true,
 	.ce = prc_ce,
 };

@@ -24,6 +24,9 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"; [ -n "${KEEP:-}" ] && echo "kept $TMP
 
 # name @@ file @@ perl substitution (must match once) @@ test binary @@ test that must fail
 MUTANTS=(
+"pacer_own_gap_ignored@@hostd/pacer.c@@s/\tif \(f->own_gap\)\n\t\te \+= flow_gap_ns/\tif (0)\n\t\te += flow_gap_ns/@@test_hostd_pacer@@test_pacer_own_gap"
+"prc_charged_after@@hostd/rp_prc.c@@s/\.pace_own_gap = true,/.pace_own_gap = false,/@@test_hostd_prc@@test_prc_priority_own_gap"
+"own_gap_head_ignored@@hostd/hd_path.c@@s/\telse if \(h->rpo->pace_own_gap\)/\telse if (0)/@@test_hostd_prc@@test_prc_priority_own_gap"
 "prc_ecn_never@@hostd/rp_prc.c@@s/return rp->k->ecn_queue && f->q.bytes > rp->k->ecn_queue;/return false;/@@test_hostd_prc@@test_prc_ecn"
 "pure_ack_with_fin@@daemon/wire.c@@s/\(tcp\[13\] & 0x17\) == 0x10/(tcp[13] \& 0x10) == 0x10/@@test_wire@@test_tcp_pure_ack"
 "flow_prio_fifo_only@@hostd/flow.c@@s/q->head = q->lh\[flow_top\(q\)\];\n\tq->frames\+\+;/if (q->frames == 0) q->head = frame;\n\tq->frames++;/@@test_hostd_flow@@test_queue_priorities"
@@ -165,7 +168,7 @@ MUTANTS=(
 "sw_backlog_when_idle@@switchd/switch.c@@s/wclock_backlog\(&p->wc, backlog\);/wclock_backlog(\&p->wc, true);/@@test_switch_core@@test_core_wire_lost"
 "sw_hold_not_over_lost@@switchd/switch.c@@s/\t\tif \(!sw_hold_over\(p, open\)\)\n\t\t\twclock_backlog\(&p->wc, false\);\n//@@test_switch_core@@test_core_wire_lost_hold"
 "hd_backlog_flows_not_due@@hostd/hd_path.c@@s/backlog = t != UINT64_MAX \|\| h->held_refused;/backlog = true;/@@test_hostd_core@@test_hd_core_wire_lost"
-"pace_lost_after_idle@@hostd/pacer.c@@s/\tflow_pull_up\(f, now, f->burst_ns\);\n/\tflow_noticed(p, f, now);\n\tflow_pull_up(f, now, f->burst_ns);\n/@@test_hostd_pacer@@test_pacer_lost"
+"pace_lost_after_idle@@hostd/pacer.c@@s/\tflow_pull_up\(f, now, f->burst_ns \+ flow_own_gap_ns\(p, f, next_len\)\);\n/\tflow_noticed(p, f, now);\n\tflow_pull_up(f, now, f->burst_ns + flow_own_gap_ns(p, f, next_len));\n/@@test_hostd_pacer@@test_pacer_lost"
 "pace_lost_behind_wire@@hostd/pacer.c@@s/\tp->f\[id\].state = F_SERVING;/\tflow_noticed(p, \&p->f[id], now);\n\tp->f[id].state = F_SERVING;/@@test_hostd_pacer@@test_pacer_lost"
 "acct_flood_unsent_uncounted@@switchd/switch.c@@s/\t\tp->st.flood_unsent\+\+;\n//@@test_switch_account@@test_account_closes"
 "acct_void_ctrl_as_data@@switchd/switch.c@@s/\tp->st.ctrl_rx_frames\+\+;\n\tif \(!p->link_up\)\n\t\treturn;/\tif (!p->link_up)\n\t\treturn;\n\tp->st.ctrl_rx_frames++;/@@test_switch_account@@test_account_closes"

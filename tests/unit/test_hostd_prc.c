@@ -643,6 +643,84 @@ static void test_prc_egress_backlog(void)
 }
 
 /*
+ * Priorities inside a path (McAlpine 2005 §8: the video "cleanly stole
+ * bandwidth" from the DB traffic): the path paced at 1M, a backlog of
+ * 1500-byte DB frames (priority 0) leaving a frame every 12.4 ms; a
+ * 100-byte video frame at priority 5 that arrives just after one of them
+ * left goes within its own gap (~1 ms), not after the DB frame's 12 ms;
+ * and the DB frames keep the path's rate.
+ */
+static void prc_host_prio(struct hdt *t, uint32_t len, int prio)
+{
+	struct vt_eth e = { .dst = B, .src = ME, .prio = prio, .len = len };
+	uint32_t l;
+	uint64_t addr = vt_frame_make(t->u, &e, &l);
+
+	hd_rx_host_frame(t->h, addr, l);
+}
+
+static void test_prc_priority_own_gap(void)
+{
+	const struct vt_frame *disc = NULL;
+	uint64_t now = 0, t_in = 0, t_video = 0, t_db0 = 0, t_dbn = 0, bits = 0;
+	uint32_t seen = 0, db = 0;
+	struct hdt t;
+	struct flow *f;
+
+	hdt_create(&t, PRC_CONF);
+	hdt_host(&t, B, 1000);
+	hdt_run(&t, 1000000);
+	CHECK_EQ(hdt_ctrl(&t, 0, L2CC_CTRL_DISCOVER, &disc), 1);
+	if (!disc)
+		goto out;
+	prc_echo(&t, B, disc, 2, 1000000);
+	f = prc_flow(&t, B);
+	CHECK(f != NULL);
+	CHECK_EQ(prc_rate(&t, f), 1000000);
+	t.k.n = 0;
+	for (int i = 0; i < 40; i++)
+		prc_host_prio(&t, 1500, -1);
+	/* Past the burst, step until a DB frame has just left, and the video
+	 * comes right behind it. */
+	now = 100000000;
+	hdt_run(&t, now);
+	seen = t.k.n;
+	while (t.k.n == seen && now < 200000000) {
+		now += 50000;
+		hdt_run(&t, now);
+	}
+	t_in = t.h->now;
+	prc_host_prio(&t, 100, 5);
+	hdt_run(&t, 600000000);
+	for (uint32_t i = 0; i < t.k.n; i++) {
+		const struct vt_frame *fr = &t.k.log[i];
+
+		if (fr->port != P_UP || vt_ethertype(fr) == L2CC_ETH_P_CTRL)
+			continue;
+		if (fr->len < 400) {
+			t_video = fr->t;
+			continue;
+		}
+		if (!db++)
+			t_db0 = fr->t;
+		else            /* what the path carried after the first one */
+			bits += (fr->len + 24ull) * 8;
+		t_dbn = fr->t;
+	}
+	printf("    video left %.2f ms after it came (a DB frame's gap is 12.4 ms); "
+	       "%u DB frames at %.3f Mbit/s\n", (double)(t_video - t_in) / 1e6, db,
+	       t_dbn > t_db0 ? (double)bits * 1e3 / (double)(t_dbn - t_db0) : 0.0);
+	CHECK(t_video > t_in);
+	CHECK(t_video - t_in < 2000000);
+	/* The DB frames, video and all, at the path's 1M (within 2 %: the
+	 * video's 100 bytes ride on it). */
+	CHECK(db > 30);
+	CHECK(t_dbn > t_db0 && (double)bits * 1e3 / (double)(t_dbn - t_db0) < 1.02);
+out:
+	hdt_destroy(&t);
+}
+
+/*
  * test_hostd_prc --trace N T [ai md w gi gd]: the fluid model's run as CSV
  * (t, level %, the N rates) on stdout, the defaults' gains unless given:
  * what docs/l2ci.md's step response plot is drawn from.
@@ -675,5 +753,6 @@ int main(int argc, char **argv)
 	RUN(test_prc_ecn);
 	RUN(test_prc_egress);
 	RUN(test_prc_egress_backlog);
+	RUN(test_prc_priority_own_gap);
 	return check_summary();
 }
