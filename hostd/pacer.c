@@ -169,15 +169,19 @@ static void list_unlink(struct pacer *p, uint32_t id)
 	f->next = f->prev = NIL;
 }
 
-/* One frame's gap in ns, rounded up (for an eligible time, not a charge). */
-static uint64_t flow_gap_ns(const struct pflow *f, uint32_t overhead, uint32_t len)
+/* bytes at the flow's pace, in ns times den (divide by den for ns). */
+static unsigned __int128 flow_ns_num(const struct pflow *f, uint64_t bytes)
 {
-	unsigned __int128 num;
+	return (unsigned __int128)f->mult * bytes * 8 * 1000000000ull;
+}
 
-	if (!f->den)
+/* In own-gap mode, the gap a frame of len bytes waits for itself, rounded
+ * up (an eligible time, not a charge); else 0. */
+static uint64_t flow_own_gap_ns(const struct pacer *p, const struct pflow *f, uint32_t len)
+{
+	if (!f->own_gap || !f->den)
 		return 0;
-	num = (unsigned __int128)f->mult * ((uint64_t)len + overhead) * 8 * 1000000000ull;
-	return (uint64_t)((num + f->den - 1) / f->den);
+	return (uint64_t)((flow_ns_num(f, (uint64_t)len + p->overhead) + f->den - 1) / f->den);
 }
 
 /*
@@ -189,11 +193,7 @@ static uint64_t flow_gap_ns(const struct pflow *f, uint32_t overhead, uint32_t l
  */
 static uint64_t flow_elig(const struct pacer *p, const struct pflow *f)
 {
-	uint64_t e = f->t_next + (f->rem != 0);
-
-	if (f->own_gap)
-		e += flow_gap_ns(f, p->overhead, f->head_len);
-	return e;
+	return f->t_next + (f->rem != 0) + flow_own_gap_ns(p, f, f->head_len);
 }
 
 /* File a flow by its eligible time: the ready FIFO if due (true), else the wheel. */
@@ -307,16 +307,9 @@ static void flow_charge(struct pacer *p, struct pflow *f, uint32_t len)
 
 	if (!f->den)
 		return;
-	num = (unsigned __int128)f->mult * ((uint64_t)len + p->overhead) * 8 * 1000000000ull
-	      + f->rem;
+	num = flow_ns_num(f, (uint64_t)len + p->overhead) + f->rem;
 	f->t_next += (uint64_t)(num / f->den);
 	f->rem = (uint64_t)(num % f->den);
-}
-
-/* In own-gap mode, the gap a frame of len bytes waits for itself; else 0. */
-static uint64_t flow_own_gap_ns(const struct pacer *p, const struct pflow *f, uint32_t len)
-{
-	return f->own_gap ? flow_gap_ns(f, p->overhead, len) : 0;
 }
 
 /* Credit older than now - lag is forfeit, as in wclock_ready(). */
@@ -330,9 +323,7 @@ static void flow_pull_up(struct pflow *f, uint64_t now, uint64_t lag)
 
 static void flow_set_burst_ns(struct pflow *f)
 {
-	unsigned __int128 num = (unsigned __int128)f->mult * f->burst_bytes * 8 * 1000000000ull;
-
-	f->burst_ns = f->den ? (uint64_t)(num / f->den) : 0;
+	f->burst_ns = f->den ? (uint64_t)(flow_ns_num(f, f->burst_bytes) / f->den) : 0;
 }
 
 /* A flow waiting in the wheel whose eligible time changed: file it again.

@@ -24,7 +24,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"; [ -n "${KEEP:-}" ] && echo "kept $TMP
 
 # name @@ file @@ perl substitution (must match once) @@ test binary @@ test that must fail
 MUTANTS=(
-"pacer_own_gap_ignored@@hostd/pacer.c@@s/\tif \(f->own_gap\)\n\t\te \+= flow_gap_ns/\tif (0)\n\t\te += flow_gap_ns/@@test_hostd_pacer@@test_pacer_own_gap"
+"pacer_own_gap_ignored@@hostd/pacer.c@@s/\tif \(!f->own_gap \|\| !f->den\)/\tif (1)/@@test_hostd_pacer@@test_pacer_own_gap"
 "prc_charged_after@@hostd/rp_prc.c@@s/\.pace_own_gap = true,/.pace_own_gap = false,/@@test_hostd_prc@@test_prc_priority_own_gap"
 "own_gap_head_ignored@@hostd/hd_path.c@@s/\telse if \(h->rpo->pace_own_gap\)/\telse if (0)/@@test_hostd_prc@@test_prc_priority_own_gap"
 "prc_ecn_never@@hostd/rp_prc.c@@s/return rp->k->ecn_queue && f->q.bytes > rp->k->ecn_queue;/return false;/@@test_hostd_prc@@test_prc_ecn"
