@@ -175,6 +175,12 @@ def point_rows(runs, metrics):
     return rows
 
 
+#: Steal worth naming: a run whose hypervisor took at least this share of
+#: the machine's CPU time (the likely cause of a run that did not hold,
+#: beside the run delay, which steal does not show).
+STEAL_NOTED = 0.01
+
+
 def _point_fidelity(rs):
     """The point's fidelity: runs that held of those that ran to their
     end, the worst wire time lost and run delay among the held, and why the

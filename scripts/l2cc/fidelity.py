@@ -28,15 +28,13 @@ criteria themselves; they are reported beside, as the likely cause.
 
 import numpy as np
 
+from . import checks as C
+
 #: The limits when the experiment names none (experiment.FIDELITY_DEFAULTS).
 DEFAULTS = {"max_wire_lost": 0.01, "max_shortfall": 0.02}
 #: A flow whose receiver got less than this fraction below what its sender
 #: sent was limited by the path, not by its generator.
 PATH_LIMITED = 0.05
-#: A run that did not hold names the hypervisor's steal when it took at
-#: least this share of the machine's CPU time: the likely cause, beside the
-#: run delay (which steal does not show).
-STEAL_NOTED = 0.01
 
 
 def _over(t, x, a, b):
@@ -190,7 +188,7 @@ def judge(R, res, account=None, strict=False):
     if why and cpu.get("run_delay_max_s") is not None and cpu.get("wall_s"):
         why.append("%s waited %.2f s of %.1f s for a CPU"
                    % (cpu.get("run_delay_max_daemon"), cpu["run_delay_max_s"], cpu["wall_s"]))
-    if why and (cpu.get("machine_steal_fraction") or 0) >= STEAL_NOTED:
+    if why and (cpu.get("machine_steal_fraction") or 0) >= C.STEAL_NOTED:
         why.append("the hypervisor took %.0f%% of the machine's CPU time (steal)"
                    % (100 * cpu["machine_steal_fraction"]))
     return {"held": not why, "why": "; ".join(why) if why else None, "notes": notes,

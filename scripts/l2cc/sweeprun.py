@@ -74,7 +74,7 @@ def _held_cell(r, repeat):
         cell += " lost %.2g%%" % (100 * f["wire_lost_max_fraction"])
     if f.get("not_held"):
         cell += " (%d retried)" % len(f["not_held"])
-    if (f.get("steal_max_fraction") or 0) >= 0.01:
+    if (f.get("steal_max_fraction") or 0) >= C.STEAL_NOTED:
         cell += " steal %.0f%%" % (100 * f["steal_max_fraction"])
     return cell
 
