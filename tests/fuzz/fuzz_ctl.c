@@ -24,6 +24,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -285,6 +286,32 @@ static size_t unix_request(const char *req, size_t len, char *buf, size_t cap)
 	return n;
 }
 
+/* Connect without blocking: libFuzzer's SIGALRM (the -timeout watchdog, no
+ * SA_RESTART) fails a blocking connect() with EINTR when a busy machine
+ * leaves the loopback handshake to ksoftirqd. */
+static void tcp_connect(int fd, const struct sockaddr_in *sa)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int err = 0, r;
+	socklen_t elen = sizeof(err);
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	if (!connect(fd, (const struct sockaddr *)sa, sizeof(*sa)))
+		return;
+	if (errno != EINPROGRESS) {
+		fprintf(stderr, "connect 127.0.0.1:%d: %s\n", ntohs(sa->sin_port), strerror(errno));
+		fz_check(0);
+	}
+	do
+		r = poll(&pfd, 1, 5000);
+	while (r < 0 && errno == EINTR);
+	fz_check(r == 1);
+	fz_check(getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) == 0);
+	if (err)
+		fprintf(stderr, "connect 127.0.0.1:%d: %s\n", ntohs(sa->sin_port), strerror(err));
+	fz_check(err == 0);
+}
+
 static void http_request(int port, const char *req, size_t len)
 {
 	static char buf[1 << 21];
@@ -297,7 +324,7 @@ static void http_request(int port, const char *req, size_t len)
 	bool head;
 
 	fz_check(fd >= 0);
-	fz_check(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	tcp_connect(fd, &sa);
 	n = exchange(fd, req, len, buf, sizeof(buf));
 	close(fd);
 	/* A client may see a reset instead of the reply when it sent more

@@ -88,8 +88,15 @@ t_tcp() {
 	assert_ge "$((f1 - f0))" 1000 "frames of h1 forwarded in XDP during iperf3"
 	# The control connection's first frames and ARP refreshes at most.
 	assert_le "$((r1 - r0))" 20 "frames of p1 that reached switchd during iperf3"
+	# h2 has an XDP program, so its veth takes redirected frames: the
+	# trap would lose every one. A few may still find h2's ring (256
+	# frames) full when its NAPI waits for a CPU on a busy machine -- TCP
+	# resends those -- so the check is a share: at most 1% of what p1
+	# forwarded (a quiet run loses none; a CI run under steal lost 1082
+	# of about 750 000).
 	e=$(counter p2 xdp_redirect_errors)
-	assert_eq "$e" 0 "redirect errors toward p2 (h2 has an XDP program)"
+	info "redirect errors toward p2 (its ring full): $e of $((f1 - f0)) frames forwarded from p1"
+	assert_le "$((e * 100))" "$((f1 - f0))" "redirect errors toward p2 x 100 (h2 has an XDP program; at most 1% of p1's forwarded frames)"
 }
 
 t_veth_trap() {

@@ -7,10 +7,12 @@
 #
 #  - quiet: 3 s of that on a paced port: wire_lost_ns grows by at most 1%
 #    of the run (the issue asks for zero; the figure is printed, and 1% keeps
-#    a busy CI machine from making the check flaky).
+#    a busy CI machine from making the check flaky); more is a SKIP when
+#    switchd waited for a CPU at least that long (steal included).
 #  - stall: switchd stopped (SIGSTOP) for 200 ms while p2 is backlogged:
 #    wire_lost_ns grows by about 200 ms less the burst (2.4 ms at 10M),
-#    asserted within 150..300 ms; the time series carries the counters.
+#    asserted within 150..300 ms (above 300 ms a SKIP when switchd's wait
+#    for a CPU covers the excess); the time series carries the counters.
 . "$(dirname "$0")/lib.sh"
 
 UDP_LEN=1400
@@ -70,6 +72,12 @@ t_quiet() {
 	win=$((t1 - t0))
 	info "quiet paced port, 10M backlogged by 30M UDP: wire_lost_ns +$lost ns in $((win / 1000000)) ms" \
 		"($((e1 - e0)) late events, largest ever $(p2_ctr wire_lost_max_ns) ns); $STARVE_TXT"
+	# More than 1%, but no more than switchd waited for a CPU (steal
+	# included): the machine was busy, not the pacer late (lib.sh's rule).
+	if [ "$lost" -gt "$((win / 100))" ] && calc "$lost / 1e9 <= $STARVE_S" | grep -q True; then
+		skip "wire time lost on a quiet backlogged port: $lost ns of $win, more than 1%," \
+			"and switchd waited $STARVE_S s for a CPU, steal included ($STARVE_TXT)"
+	fi
 	assert_le "$lost" "$((win / 100))" "wire time lost on a quiet backlogged port (ns, at most 1% of the window)"
 }
 
@@ -84,6 +92,7 @@ t_stall() {
 	l0=$(p2_ctr wire_lost_ns) || fail "counters"
 	e0=$(p2_ctr wire_late_events) || fail "counters"
 	pid=$(sw_pid s)
+	starve_begin "switchd=$pid"
 	# Stopped and continued from one process: the stop lasts 200 ms, not
 	# 200 ms plus two fork/execs; the time it really lasted is printed.
 	stopped=$("$PY" -c '
@@ -97,13 +106,20 @@ print(int((time.monotonic() - t) * 1e9))' "$pid") || { kill -CONT "$pid"; fail "
 	sleep 0.5
 	l1=$(p2_ctr wire_lost_ns) || fail "counters"
 	e1=$(p2_ctr wire_late_events) || fail "counters"
+	starve_end
 	wait "$CLI_PID"
 	measure_unlock
 	iperf_server_wait h2 5302
 	lost=$((l1 - l0))
 	info "switchd stopped $((stopped / 1000)) us with p2 backlogged: wire_lost_ns +$lost ns" \
-		"($((e1 - e0)) late events; stop - burst = $(((stopped - burst) / 1000)) us, burst $burst ns)"
+		"($((e1 - e0)) late events; stop - burst = $(((stopped - burst) / 1000)) us, burst $burst ns); $STARVE_TXT"
 	assert_ge "$lost" 150000000 "wire time lost over a 200 ms stop (ns)"
+	# Beyond 300 ms by no more than switchd waited for a CPU besides the
+	# stop (steal included; a stopped process waits in no run queue): busy.
+	if [ "$lost" -gt 300000000 ] && calc "($lost - $stopped) / 1e9 <= $STARVE_S" | grep -q True; then
+		skip "wire time lost over a 200 ms stop: $lost ns, above 300 ms by less than" \
+			"switchd waited for a CPU ($STARVE_S s, steal included; $STARVE_TXT)"
+	fi
 	assert_le "$lost" 300000000 "wire time lost over a 200 ms stop (ns)"
 	assert_ge "$((e1 - e0))" 1 "late events over the stop"
 	# The time series carries them per port (CTR_TS).
