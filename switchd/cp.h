@@ -184,6 +184,10 @@ struct sw_port_geom {
 	uint64_t rate_bps;      /* its emulated link rate; 0 = none (as fast as it goes) */
 };
 void sw_port_geom(const struct sw *s, uint32_t port, struct sw_port_geom *g);
+/* Bytes of the frames sent on port whose emulated wire time has not yet
+ * run (the wire clock ahead of now, at the port's rate, per-frame overhead
+ * included): what a real port would still be serializing. 0 without a rate. */
+uint64_t sw_port_wire_bytes(const struct sw *s, uint32_t port);
 /* The frames of VOQ (in, out, prio), head first: first, then next until
  * SW_FRAME_NONE. */
 #define SW_FRAME_NONE UINT32_MAX

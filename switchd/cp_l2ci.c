@@ -17,8 +17,9 @@
  * the port's buffer that frames waiting for it take (it can pass 100 % when
  * the inputs' buffers are shared), summed over priorities since a switch
  * sees its queues as a whole (`level_prios` picks which), in 0.01 % units.
- * It is instantaneous, as the paper has it: the source's controller does
- * the filtering (hostd/rp_prc.c).
+ * It is instantaneous, as the paper has it (the source's controller does
+ * the filtering, hostd/rp_prc.c), and counts the frame still on the wire
+ * (l2ci_level says why).
  *
  * Tests and operators may pin a port's level (`l2ccctl cp PORT level P`):
  * the spec's line check forces 10/70/30 % on three switches.
@@ -93,17 +94,36 @@ static int l2ci_create(struct cp **out, struct sw *s)
 	return 0;
 }
 
-/* The level of output o in 0.01 % of its buffer, saturating at 16 bits. */
-static uint16_t l2ci_level(const struct l2ci_port *p)
+/* The level of output `out` in 0.01 % of its buffer, saturating at 16 bits:
+ * its queues, and the frame its emulated wire is still sending. A frame
+ * leaves a real port's buffer as it is serialized, not all at once when it
+ * starts; counted at the start instead, the level drops a frame at each
+ * departure and climbs back with arrivals, and a FEEDBACK that an egress
+ * sends on a path's own data (per fb_bytes) passes here just after one of
+ * that path's frames left: it read the level about half a frame (0.3 % of a
+ * 256K buffer) below the FEEDBACKs sent on the egress's timer. That was
+ * enough to hold one of four equal paths at 36M and the others at 21M
+ * (docs/l2ci.md, "Equilibrium"): the path fast enough to hear per bytes
+ * heard less congestion. The wire's part is continuous in time, so where
+ * in a frame's departure a FEEDBACK passes no longer matters. */
+static uint16_t l2ci_level(const struct cp *cp, uint32_t out)
 {
-	uint64_t used = 0, l;
+	const struct l2ci_port *p = &cp->port[out];
+	uint64_t used = 0, wire, l;
 
 	if (p->pin >= 0)
 		return (uint16_t)p->pin;
 	for (int q = 0; q < L2CC_NPRIO; q++)
 		if (p->prios & (1u << q))
 			used += p->base_frames ? p->frames[q] : p->bytes[q];
-	l = used * 10000 / p->base;
+	wire = sw_port_wire_bytes(cp->h.s, out) * 10000;
+	if (p->base_frames) {
+		struct sw_port_geom g;
+
+		sw_port_geom(cp->h.s, out, &g);
+		wire /= g.max_frame ? g.max_frame : 1;
+	}
+	l = (used * 10000 + wire) / p->base;
 	return l > L2CC_L2CI_LEVEL_MAX ? L2CC_L2CI_LEVEL_MAX : (uint16_t)l;
 }
 
@@ -113,7 +133,7 @@ static void l2ci_occ(struct cp *cp, uint32_t out, int prio, const struct cp_occ 
 
 	p->bytes[prio] = occ->bytes;
 	p->frames[prio] = occ->frames;
-	p->level = l2ci_level(p);
+	p->level = l2ci_level(cp, out);
 }
 
 static void l2ci_enqueue(struct cp *cp, uint32_t out, int prio, uint32_t frame,
@@ -142,7 +162,7 @@ static void l2ci_transit(struct cp *cp, uint32_t in, uint32_t out, int type, uin
 	} else if (type == L2CC_CTRL_FEEDBACK) {
 		/* A port of another scheme (or the CPU) has no level to give:
 		 * the hop still counts, so hop numbers stay positions. */
-		uint16_t level = l2ci_ours(cp, in) ? l2ci_level(&cp->port[in]) : 0;
+		uint16_t level = l2ci_ours(cp, in) ? l2ci_level(cp, in) : 0;
 		int r = wire_feedback_transit(body, len, level,
 					      sw_port_mac(cp->h.s, in < cp->h.nports ? in : out));
 
@@ -178,7 +198,7 @@ static int l2ci_ctl(struct cp *cp, uint32_t port, const char *args, struct jw *w
 		p->pin = (int32_t)(pct * 100 + 0.5);
 	}
 	p->forced = p->pin >= 0;
-	p->level = l2ci_level(p);
+	p->level = l2ci_level(cp, port);
 	jw_u64(w, "level", p->level);
 	jw_bool(w, "forced", p->forced);
 	return 0;

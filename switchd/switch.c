@@ -1131,6 +1131,15 @@ void sw_port_geom(const struct sw *s, uint32_t port, struct sw_port_geom *g)
 	g->rate_bps = p->cfg->rate;
 }
 
+uint64_t sw_port_wire_bytes(const struct sw *s, uint32_t port)
+{
+	const struct wclock *c = &s->ports[port].wc;
+
+	if (!c->rate_bps || c->t_free <= s->now)
+		return 0;
+	return (uint64_t)((double)(c->t_free - s->now) * (double)c->rate_bps / 8e9);
+}
+
 uint32_t sw_voq_first(const struct sw *s, uint32_t in, uint32_t out, int prio)
 {
 	return voq_head(s->voq, in, out, prio);

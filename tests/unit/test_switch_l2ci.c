@@ -53,10 +53,17 @@ static int l2_last_ctrl(struct swt *t, int p, const uint8_t **body, size_t *blen
 	return -ENOENT;
 }
 
+/* The control frame arrives on p at `at` ns since the start. */
+static void l2_rx_ctrl_at(struct swt *t, int p, const uint8_t *frame, int len, uint64_t at)
+{
+	swt_run(t, at);
+	swt_rx_raw(t, p, frame, len);
+	swt_run(t, at);
+}
+
 static void l2_rx_ctrl(struct swt *t, int p, const uint8_t *frame, int len)
 {
-	swt_rx_raw(t, p, frame, len);
-	swt_run(t, 0);
+	l2_rx_ctrl_at(t, p, frame, len, 0);
 }
 
 static void test_l2ci_discover(void)
@@ -94,8 +101,9 @@ static void test_l2ci_discover(void)
 	swt_destroy(&t);
 }
 
-/* A FEEDBACK from R about the path A -> R arrives on p1: R's egress here. */
-static int l2_feedback(struct swt *t, uint16_t level, struct wire_feedback *got)
+/* A FEEDBACK from R about the path A -> R arrives on p1 (R's egress here)
+ * at `at` ns since the start. */
+static int l2_feedback_at(struct swt *t, uint16_t level, uint64_t at, struct wire_feedback *got)
 {
 	struct wire_feedback fb = { .flow = 3, .level = level };
 	uint8_t a[6], r[6], buf[64];
@@ -108,11 +116,16 @@ static int l2_feedback(struct swt *t, uint16_t level, struct wire_feedback *got)
 	vt_mac(r, H_R);
 	memcpy(fb.setter, r, 6);
 	len = wire_build_feedback(buf, sizeof(buf), a, r, &fb);
-	l2_rx_ctrl(t, 1, buf, len);
+	l2_rx_ctrl_at(t, 1, buf, len, at);
 	if (l2_last_ctrl(t, 0, &body, &blen, &ei) != L2CC_CTRL_FEEDBACK)
 		return -ENOENT;
 	CHECK_EQ(ei.prio, L2CC_L2CI_PCP);
 	return wire_parse_feedback(body, blen, got);
+}
+
+static int l2_feedback(struct swt *t, uint16_t level, struct wire_feedback *got)
+{
+	return l2_feedback_at(t, level, 0, got);
 }
 
 static void test_l2ci_feedback_level(void)
@@ -138,9 +151,9 @@ static void test_l2ci_feedback_level(void)
 		CHECK(swt_rx(&t, 2, (struct vt_eth){ .dst = H_R, .src = H_C, .prio = -1,
 						      .len = 1000 }));
 	swt_run(&t, 0);
-	backlog = t.s->voq->out_total_bytes[1];
+	/* Queued, and the frame on the wire (test_l2ci_level_wire). */
+	backlog = t.s->voq->out_total_bytes[1] + sw_port_wire_bytes(t.s, 1);
 	CHECK(backlog >= 30000);
-	CHECK_EQ(swt_cp(&t, 1, "l2ci_level"), (int64_t)(backlog * 10000 / 102400));
 	CHECK_EQ(l2_feedback(&t, 500, &got), 0);
 	CHECK_EQ(got.level, backlog * 10000 / 102400);
 	CHECK_EQ(got.max_hop, 1);
@@ -153,6 +166,41 @@ static void test_l2ci_feedback_level(void)
 	/* Once the queue drains, the level falls back to 0. */
 	swt_run(&t, 100000000);
 	CHECK_EQ(swt_cp(&t, 1, "l2ci_level"), 0);
+	swt_destroy(&t);
+}
+
+/* A frame leaves the level as its wire time runs, not when it starts: at
+ * 10M (no wire_overhead here) a 1000-byte frame takes 800 us. Twelve wait
+ * for p1; once its burst is spent, one leaves every 800 us. While one is on
+ * the wire, with Q bytes queued behind it, a FEEDBACK 200 us into it reads
+ * Q + 750 bytes of 100K, at 400 us Q + 500, at its end Q -- not Q
+ * throughout, which made a path whose egress answers its own frames read
+ * half a frame less than the others (cp_l2ci.c, l2ci_level). */
+static void test_l2ci_level_wire(void)
+{
+	const uint64_t t0 = 10000000, wire_ns = 800000;
+	struct wire_feedback got;
+	uint64_t ts, q;
+	struct swt t;
+
+	l2_start(&t, l2_conf);
+	swt_run(&t, t0);                /* the learning broadcasts are off the wire */
+	CHECK_EQ(sw_port_wire_bytes(t.s, 1), 0);
+	for (int i = 0; i < 12; i++)
+		CHECK(swt_rx(&t, 2, (struct vt_eth){ .dst = H_R, .src = H_C, .prio = -1,
+						      .len = 1000 }));
+	swt_run(&t, t0 + 3000000);
+	/* The frame on the wire started at ts (ns since the start). */
+	ts = t.s->ports[1].wc.t_free - wire_ns - t.s->start_ns;
+	q = t.s->voq->out_total_bytes[1];
+	CHECK(ts <= t0 + 3000000 && q >= 3000);
+	CHECK_EQ(l2_feedback_at(&t, 0, ts + 200000, &got), 0);
+	CHECK_EQ(got.level, (q + 750) * 10000 / 102400);
+	CHECK_EQ(l2_feedback_at(&t, 0, ts + 400000, &got), 0);
+	CHECK_EQ(got.level, (q + 500) * 10000 / 102400);
+	CHECK_EQ(l2_feedback_at(&t, 0, ts + wire_ns - 1, &got), 0);
+	CHECK_EQ(got.level, q * 10000 / 102400);
+	CHECK_EQ(t.s->voq->out_total_bytes[1], q);      /* the next one waits */
 	swt_destroy(&t);
 }
 
@@ -228,6 +276,7 @@ int main(void)
 	log_set_level(LOG_LVL_WARN);
 	RUN(test_l2ci_discover);
 	RUN(test_l2ci_feedback_level);
+	RUN(test_l2ci_level_wire);
 	RUN(test_l2ci_level_prios);
 	RUN(test_l2ci_pinned);
 	return check_summary();
