@@ -103,7 +103,7 @@ static int l2ci_create(struct cp **out, struct sw *s)
  * that path's frames left: it read the level about half a frame (0.3 % of a
  * 256K buffer) below the FEEDBACKs sent on the egress's timer. That was
  * enough to hold one of four equal paths at 36M and the others at 21M
- * (docs/l2ci.md, "Equilibrium"): the path fast enough to hear per bytes
+ * (docs/l2ci.md, "Equilibrium at N = 4"): the path fast enough to hear per bytes
  * heard less congestion. The wire's part is continuous in time, so where
  * in a frame's departure a FEEDBACK passes no longer matters. */
 static uint16_t l2ci_level(const struct cp *cp, uint32_t out)
