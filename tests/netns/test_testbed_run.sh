@@ -11,8 +11,9 @@
 #  - testbed_run: the run (incast3.yaml with two phases added) exits 0 and
 #    results.json is sane: every flow has a rate > 0, the bottleneck S>h3
 #    runs at 0.8..1.05 of its rate, the fabric drops nothing (flow control
-#    is on), Jain's index is in (0, 1]; the two UDP flows get 0.8..1.2 of
-#    their max-min fair share (half of S>h3 each, within 0.6..1.4: how much
+#    is on), Jain's index is in (0, 1]; the two UDP flows get 0.6..1.4 of
+#    their max-min fair share (half of S>h3 each; one short and the other
+#    over is one shortfall, judged against S's wait for a CPU; how much
 #    the TCP flow h3 -> h1 gets, reported, depends on whether its ACKs
 #    catch h1's paused uplink, which moves the UDP split too); S:p3's
 #    output queue holds something, and in every line of S's time series
@@ -197,12 +198,20 @@ fl = {f["name"]: f for f in r["flows"]}
 # whether its ACKs from h1 catch h1's paused uplink (a bistable head-of-line
 # case: 4.7 to 89 Mbit/s of its 98M share over four runs), so that is
 # reported, not judged, and the UDP split moves with it.
-for n in ("u1", "u2"):
-    f = fl[n]
-    check(f["fair_limit"] == "S>h3" and 0.6 <= (f["rate_over_fair"] or 0) <= 1.4,
-          "flow %s: %.2f Mbit/s of a fair share of %.2f (held by %s)"
-          % (n, (f["mean_rate_bps"] or 0) / 1e6, (f["fair_bps"] or 0) / 1e6, f["fair_limit"]),
-          rate=(0.6, f["rate_over_fair"] or 0) if f["fair_limit"] == "S>h3" else None)
+# The split is one check on the pair: a flow that comes up short leaves its
+# share to the other, so one above 1.4 with the other below 0.6 is a single
+# shortfall (judged against S's wait like any rate); above 1.4 with the other
+# at 0.6 or more is a wrong split.
+us = [fl[n] for n in ("u1", "u2")]
+ratios = [f["rate_over_fair"] or 0 for f in us]
+lo, hi = min(ratios), max(ratios)
+held = all(f["fair_limit"] == "S>h3" for f in us)
+check(held and 0.6 <= lo and hi <= 1.4,
+      "UDP split, Mbit/s of a fair share: %s (held by %s), within 0.6..1.4" % (
+          ", ".join("%s %.2f of %.2f" % (f["name"], (f["mean_rate_bps"] or 0) / 1e6,
+                                                (f["fair_bps"] or 0) / 1e6) for f in us),
+          "/".join(sorted({str(f["fair_limit"]) for f in us}))),
+      rate=(0.6, lo) if held and lo < 0.6 else None)
 b = fl["back"]
 check(b["fair_bps"] and b["fair_bps"] > 80e6 and (b["mean_rate_bps"] or 0) > 0,
       "flow back: %.2f Mbit/s of a fair share of %.2f" % ((b["mean_rate_bps"] or 0) / 1e6,
