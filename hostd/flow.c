@@ -198,6 +198,13 @@ static uint32_t flow_hash(const struct flow_key *k)
 	return (uint32_t)(h >> 32);
 }
 
+uint32_t flow_key_hash(const struct flow_key *k)
+{
+	uint32_t h = flow_hash(k);
+
+	return h ? h : 1;
+}
+
 int flow_table_create(struct flow_table **out, const struct flow_table_config *cfg)
 {
 	struct flow_table *t;
@@ -426,20 +433,52 @@ static inline int flow_top(const struct flow_queue *q)
 	return 31 - __builtin_clz(q->lmask);
 }
 
-int flow_enqueue_lane(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len,
-		      int lane)
+/* The slot of connection `key` in q: its own while it has bytes queued,
+ * else the first empty one (claimed), else the last, which the connections
+ * beyond FLOW_SUBS - 1 share. */
+static unsigned flow_sub_slot(struct flow_queue *q, uint32_t key)
+{
+	unsigned i, empty = FLOW_SUBS;
+
+	for (i = 0; i < FLOW_SUBS; i++) {
+		if (!q->sub_bytes[i]) {
+			if (empty == FLOW_SUBS)
+				empty = i;
+		} else if (q->sub_key[i] == key) {
+			return i;
+		}
+	}
+	if (empty == FLOW_SUBS)
+		return FLOW_SUBS - 1;
+	q->sub_key[empty] = key;
+	return empty;
+}
+
+int flow_enqueue_sub(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len,
+		     int lane, uint32_t sub)
 {
 	struct flow_queue *q = &f->q;
+	unsigned slot = FLOW_SUB_NONE;
 
-	if (frame >= t->nframes || lane < 0 || lane >= FLOW_LANES)
+	if (frame >= t->nframes || lane < 0 || lane >= FLOW_LANES || len > UINT16_MAX)
 		return -EINVAL;
 	if (q->bytes + len > q->limit) {
 		f->cnt.drops++;
 		f->cnt.drop_bytes += len;
 		return -ENOBUFS;
 	}
+	if (sub) {
+		slot = flow_sub_slot(q, sub);
+		if (q->sub_bytes[slot] + len > FLOW_SUB_ALPHA * (q->limit - q->bytes)) {
+			f->cnt.drops++;
+			f->cnt.drop_bytes += len;
+			return -EDQUOT;
+		}
+		q->sub_bytes[slot] += len;
+	}
 	t->frames[frame].next = FLOW_FRAME_NONE;
-	t->frames[frame].len = len;
+	t->frames[frame].len = (uint16_t)len;
+	t->frames[frame].sub = (uint8_t)slot;
 	if (q->lmask & (1u << lane))
 		t->frames[q->lt[lane]].next = frame;
 	else
@@ -452,6 +491,12 @@ int flow_enqueue_lane(struct flow_table *t, struct flow *f, uint32_t frame, uint
 	f->cnt.frames_in++;
 	f->cnt.bytes_in += len;
 	return 0;
+}
+
+int flow_enqueue_lane(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len,
+		      int lane)
+{
+	return flow_enqueue_sub(t, f, frame, len, lane, 0);
 }
 
 int flow_enqueue(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len)
@@ -476,6 +521,8 @@ uint32_t flow_dequeue(struct flow_table *t, struct flow *f, uint64_t now, uint32
 		q->head = q->lmask ? q->lh[flow_top(q)] : FLOW_FRAME_NONE;
 	}
 	l = t->frames[frame].len;
+	if (t->frames[frame].sub != FLOW_SUB_NONE)
+		f->q.sub_bytes[t->frames[frame].sub] -= l;
 	f->q.frames--;
 	f->q.bytes -= l;
 	f->cnt.frames_out++;

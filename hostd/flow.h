@@ -93,7 +93,8 @@ int flow_key_from_frame(enum flow_granularity g, const uint8_t *frame, uint32_t 
 struct flow_counters {
 	uint64_t frames_in, bytes_in;   /* queued from the host stack */
 	uint64_t frames_out, bytes_out; /* taken from the queue toward the uplink */
-	uint64_t drops, drop_bytes;     /* refused: queue at its byte limit (host edge), or
+	uint64_t drops, drop_bytes;     /* refused: queue at its byte limit or the
+					 * connection at its share of it (host edge), or
 					 * dropped from it as the uplink went down */
 	uint64_t marks;                 /* congestion marks learnt of (CNP, ACK ECE) */
 	uint64_t cnp_in, cnp_out;
@@ -108,6 +109,19 @@ struct flow_counters {
  * priority the ACKs of the other direction's connections do not wait
  * behind a rate-limited window of data. */
 #define FLOW_LANES 16
+/* A flow that aggregates connections (granularity dst or prio) can share its
+ * queue among them (flow_enqueue_sub): each of the first FLOW_SUBS - 1
+ * connections with frames queued has a slot counting its bytes, the rest
+ * share the last one. */
+#define FLOW_SUBS 8
+#define FLOW_SUB_NONE 0xff      /* a frame queued without a connection slot */
+/* A connection may hold at most FLOW_SUB_ALPHA times the queue's free bytes
+ * (Choudhury-Hahne's dynamic threshold, as hostd's frame pool): alone it
+ * fills half the queue; n backlogged ones settle at an equal 1/(n + 1)
+ * each. A larger alpha leaves less free and lets the connection whose
+ * frames arrive first after each departure win the last slot more often
+ * (alpha 4: 0.42 against 0.58 when one always arrives first, alpha 1: 0.50). */
+#define FLOW_SUB_ALPHA 1
 struct flow_queue {
 	uint32_t head;          /* the frame to send next; meaningful when frames > 0 */
 	uint32_t frames;
@@ -115,6 +129,8 @@ struct flow_queue {
 	uint64_t limit;         /* bytes; flow_enqueue refuses what would exceed it */
 	uint16_t lmask;         /* bit l: lane l has frames */
 	uint32_t lh[FLOW_LANES], lt[FLOW_LANES];        /* per lane: head and tail */
+	uint32_t sub_key[FLOW_SUBS];    /* a connection's key (flow_enqueue_sub), while */
+	uint32_t sub_bytes[FLOW_SUBS];  /*   its slot has bytes queued */
 };
 
 struct flow {
@@ -144,7 +160,9 @@ struct flow_table;
 struct flow_frame {
 	uint64_t addr;
 	uint32_t next;
-	uint32_t len;
+	uint16_t len;           /* a UMEM frame holds at most 4096 bytes */
+	uint8_t sub;            /* its connection's slot in its flow's queue, FLOW_SUB_NONE */
+	uint8_t pad;
 };
 
 struct flow_table_config {
@@ -208,6 +226,18 @@ int flow_enqueue(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t 
  * behind the frames of its lane, ahead of every lower lane's. */
 int flow_enqueue_lane(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len,
 		      int lane);
+/* The same, sharing f's queue among the connections in it: `sub` names the
+ * frame's connection (a hash of its 5-tuple, flow_key_hash; 0 = no sharing,
+ * as flow_enqueue_lane). -EDQUOT (counted as a drop too) when the
+ * connection already holds FLOW_SUB_ALPHA times the queue's free bytes, so
+ * backlogged connections get about equal shares of the queue, and a FIFO
+ * serves them equally, instead of first come, first served: an HCA serves
+ * the QPs of one SL in turn under the SL's one rate (IB CC at SL level,
+ * Gran et al. 2011 §II). */
+int flow_enqueue_sub(struct flow_table *t, struct flow *f, uint32_t frame, uint32_t len,
+		     int lane, uint32_t sub);
+/* A key's hash (never 0): flow_enqueue_sub's name for a connection. */
+uint32_t flow_key_hash(const struct flow_key *k);
 /* Take the head of f's queue, its highest priority's oldest frame (FLOW_FRAME_NONE if empty), its length in *len if
  * len is not NULL. Refreshes last_seen_ns: a flow that was paused for long is
  * not forgotten the moment its queue drains. */

@@ -126,6 +126,11 @@ static const struct cfg_item hd_items[] = {
 	H("ack_first", CFG_BOOL, ack_first, "yes", 1, 0,
 	  "a flow sends pure TCP ACKs ahead of the data of their priority waiting in its queue, "
 	  "so the other direction's connections are not clocked by this one's rate limit", LIVE),
+	H("subflow_share", CFG_BOOL, subflow_share, "no", 1, 0,
+	  "a flow holding several connections (granularity dst or prio) shares its queue among "
+	  "them: a connection (5-tuple) may hold at most as many bytes as the queue has free, so "
+	  "backlogged connections are served about equally, as an HCA serves the QPs of one SL "
+	  "in turn under the SL's rate (IB CC at SL level); no = first come, first served", LIVE),
 	HE("mode", mode, "unreliable", mode_names,
 	   "congestion feedback: unreliable (receivers send CNPs for marked frames) or reliable "
 	   "(receivers send ACKs echoing the marks)", RESTART),

@@ -51,6 +51,7 @@ const char *const hd_drop_names[HD_DROP_MAX] = {
 	[HD_DROP_BAD_CTRL] = "bad_ctrl",
 	[HD_DROP_UNSUPPORTED] = "unsupported",
 	[HD_DROP_LINK_DOWN] = "link_down",
+	[HD_DROP_SUBFLOW_SHARE] = "subflow_share",
 };
 
 /* ---- small fixed containers -------------------------------------------- */
@@ -1284,6 +1285,18 @@ static bool hd_pcp_from_dscp(struct hd *h, uint32_t idx, const struct eth_info *
 	return true;
 }
 
+/* The frame's connection for flow_enqueue_sub: 0 (no sharing) unless
+ * subflow_share is on and a flow can hold several connections. */
+static uint32_t hd_subflow(const struct hd *h, const uint8_t *frame, uint32_t len)
+{
+	struct flow_key k;
+
+	if (!h->cfg->subflow_share || h->cfg->granularity == FLOW_BY_5TUPLE ||
+	    flow_key_from_frame(FLOW_BY_5TUPLE, frame, len, &k))
+		return 0;
+	return flow_key_hash(&k);
+}
+
 /* ARP, IPv6 neighbour discovery, broadcast and multicast bypass the flows. */
 static bool hd_is_pass(const struct eth_info *ei, const uint8_t *frame, uint32_t len)
 {
@@ -1377,9 +1390,11 @@ void hd_rx_host_frame(struct hd *h, uint64_t addr, uint32_t len)
 		goto drop;
 	}
 	was_idle = !f->q.frames;
-	if (flow_enqueue_lane(h->flows, f, idx, len,
-			      2 * ei.prio + (h->cfg->ack_first && wire_tcp_pure_ack(frame, len)))) {
-		why = HD_DROP_QUEUE_FULL;
+	r = flow_enqueue_sub(h->flows, f, idx, len,
+			     2 * ei.prio + (h->cfg->ack_first && wire_tcp_pure_ack(frame, len)),
+			     hd_subflow(h, frame, len));
+	if (r) {
+		why = r == -EDQUOT ? HD_DROP_SUBFLOW_SHARE : HD_DROP_QUEUE_FULL;
 		goto drop;
 	}
 	if (was_idle)

@@ -61,6 +61,7 @@ struct hd_cfg {
 	bool tag;                   /* tag data frames (every peer runs hostd) */
 	bool pcp_from_dscp;         /* untagged IP frames with a DSCP class get an 802.1p tag */
 	bool ack_first;             /* pure TCP ACKs ahead of their priority's data in a flow */
+	bool subflow_share;         /* a flow's connections share its queue (flow_enqueue_sub) */
 	int mode;                   /* enum hd_mode */
 	uint64_t cnp_interval;      /* ns; 0 = one CNP per marked frame */
 	uint64_t ack_every;         /* reliable: an ACK per this many frames ... */

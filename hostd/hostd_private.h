@@ -46,6 +46,8 @@ enum hd_drop {
 	HD_DROP_LINK_DOWN,      /* host: queued for (or sent toward) an uplink that is down;
 				 * up: for a host port that is down; either: left in the
 				 * RX ring of a port that is down */
+	HD_DROP_SUBFLOW_SHARE,  /* host edge: its connection holds its share of the flow's
+				 * queue (subflow_share) */
 	HD_DROP_MAX
 };
 extern const char *const hd_drop_names[HD_DROP_MAX];

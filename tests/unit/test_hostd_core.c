@@ -990,6 +990,70 @@ static void test_hd_core_notify_peer_by_prio(void)
 	hdt_destroy(&t);
 }
 
+/* A UDP/IPv4 frame from the host to dst, its connection named by sport. */
+static void hdt_host_udp(struct hdt *t, int dst, uint32_t len, uint16_t sport)
+{
+	struct vt_eth e = { .dst = (uint8_t)dst, .src = ME, .prio = -1, .len = len };
+	uint32_t l;
+	uint64_t addr = vt_frame_make(t->u, &e, &l);
+	uint8_t *ip = umem_data(t->u, addr) + 14;
+
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)((len - 14) >> 8);
+	ip[3] = (uint8_t)(len - 14);
+	ip[8] = 64;
+	ip[9] = 17;
+	ip[12] = 10, ip[15] = 1;
+	ip[16] = 10, ip[19] = 2;
+	ip[20] = (uint8_t)(sport >> 8), ip[21] = (uint8_t)sport;
+	ip[22] = 0x12, ip[23] = 0xb7;
+	hd_rx_host_frame(t->h, addr, l);
+}
+
+/* One SL's flow (granularity prio) at 8M with a 20000-byte queue: 20
+ * frames of one connection, then 5 of another. First come, first served,
+ * the first fills the queue and the second's are dropped (queue_full);
+ * with subflow_share the first holds at most what is free (half the
+ * queue, `subflow_share` drops) and the second gets in beside it. */
+static void test_hd_core_subflow_share(void)
+{
+	static const char *const conf[] = {
+		"granularity = prio\nqueue = 20000\n[law]\nrate = 8M\n",
+		"granularity = prio\nqueue = 20000\nsubflow_share = yes\n[law]\nrate = 8M\n",
+	};
+	struct hdt t;
+
+	for (int share = 0; share < 2; share++) {
+		struct flow *f;
+
+		hdt_create(&t, conf[share]);
+		for (int i = 0; i < 20; i++)
+			hdt_host_udp(&t, B, 1000, 1000);
+		for (int i = 0; i < 5; i++)
+			hdt_host_udp(&t, B, 1000, 2000);
+		f = flow_by_id(t.h->flows, 1);
+		CHECK(f != NULL);
+		if (f) {
+			/* What the flow's burst sent at once left room behind it. */
+			uint64_t sent = f->cnt.frames_out, queued = f->q.frames;
+
+			CHECK_EQ(sent + queued + f->cnt.drops, 25);
+			CHECK_EQ(t.h->hst.drop[HD_DROP_SUBFLOW_SHARE] + t.h->hst.drop[HD_DROP_QUEUE_FULL],
+				 f->cnt.drops);
+			if (share) {
+				CHECK_EQ(t.h->hst.drop[HD_DROP_QUEUE_FULL], 0);
+				CHECK_EQ(t.h->hst.drop[HD_DROP_SUBFLOW_SHARE], 10 - sent);
+				CHECK_EQ(queued, 15 - sent);
+			} else {
+				CHECK_EQ(t.h->hst.drop[HD_DROP_SUBFLOW_SHARE], 0);
+				CHECK_EQ(t.h->hst.drop[HD_DROP_QUEUE_FULL], 5);
+				CHECK_EQ(queued, 20);
+			}
+		}
+		hdt_destroy(&t);
+	}
+}
+
 /* An ACK counts for no more frames than are in flight, and one for a
  * frame not yet sent is ignored: a forged count of 2^32 - 1 once made an
  * AIMD flow with rmin_div 65536 step for seconds. */
@@ -1211,6 +1275,7 @@ int main(void)
 	RUN(test_hd_core_qcn_events);
 	RUN(test_hd_core_ctrl_senders);
 	RUN(test_hd_core_notify_peer_by_prio);
+	RUN(test_hd_core_subflow_share);
 	RUN(test_hd_core_ack_clamp);
 	RUN(test_hd_core_link_down);
 	RUN(test_hd_core_uplink_ctrl);
