@@ -156,10 +156,13 @@ struct l2cc_discover {
 
 /*
  * FEEDBACK body: the path's egress (the destination's hostd) sends it to
- * the source every few KB of the path's data with its own level; every
- * switch on the way back adds one hop and, if its level for the output the
- * frame arrived on (the path's forward egress) is higher, writes its level,
- * max_hop = its hop and setter = that port's MAC: max-aggregation.
+ * the source every few KB of the path's data with its own level and link
+ * speed; every switch on the way back adds one hop and, if its level for
+ * the output the frame arrived on (the path's forward egress) is higher,
+ * writes its level, max_hop = its hop, setter = that port's MAC and
+ * speed = that port's rate: max-aggregation. The source's rate law takes
+ * its increase in units of speed, so every path through one congested port
+ * climbs alike whatever its own links (0: not given, the source's link).
  */
 struct l2cc_feedback {
 	__be16 flow;            /* the source's flow id for the path */
@@ -169,7 +172,8 @@ struct l2cc_feedback {
 	__be16 level;           /* congestion level, units of 0.01 % of a port's
 				 * buffer, saturating at 65535 (levels over 100 %
 				 * pass intact up to 655.35 %) */
-	__be16 reserved;
+	__be16 speed;           /* rate of the port (or egress host link) that set
+				 * level, Mbit/s, saturating at 65535; 0 = not given */
 	__u8   setter[6];       /* MAC of the port (or egress host) that set level */
 } __attribute__((packed));
 

@@ -611,7 +611,7 @@ int wire_build_feedback(void *buf, size_t buflen, const uint8_t dst[6], const ui
 	b[offsetof(struct l2cc_feedback, max_hop)] = f->max_hop;
 	put_be32(b + offsetof(struct l2cc_feedback, seq), f->seq);
 	put_be16(b + offsetof(struct l2cc_feedback, level), f->level);
-	/* reserved stays zero */
+	put_be16(b + offsetof(struct l2cc_feedback, speed), f->speed_mbps);
 	memcpy(b + offsetof(struct l2cc_feedback, setter), f->setter, L2CC_ETH_ALEN);
 	return (int)n;
 }
@@ -632,6 +632,7 @@ int wire_parse_feedback(const uint8_t *body, size_t len, struct wire_feedback *f
 	f->max_hop = max_hop;
 	f->seq = get_be32(body + offsetof(struct l2cc_feedback, seq));
 	f->level = get_be16(body + offsetof(struct l2cc_feedback, level));
+	f->speed_mbps = get_be16(body + offsetof(struct l2cc_feedback, speed));
 	memcpy(f->setter, body + offsetof(struct l2cc_feedback, setter), L2CC_ETH_ALEN);
 	return 0;
 }
@@ -652,7 +653,8 @@ int wire_discover_transit(uint8_t *body, size_t len, uint64_t egress_bps)
 	return 0;
 }
 
-int wire_feedback_transit(uint8_t *body, size_t len, uint16_t level, const uint8_t mac[6])
+int wire_feedback_transit(uint8_t *body, size_t len, uint16_t level, const uint8_t mac[6],
+			  uint64_t port_bps)
 {
 	uint8_t *hop;
 
@@ -666,6 +668,7 @@ int wire_feedback_transit(uint8_t *body, size_t len, uint16_t level, const uint8
 		return 0;
 	put_be16(body + offsetof(struct l2cc_feedback, level), level);
 	body[offsetof(struct l2cc_feedback, max_hop)] = *hop;
+	put_be16(body + offsetof(struct l2cc_feedback, speed), wire_speed_mbps(port_bps));
 	memcpy(body + offsetof(struct l2cc_feedback, setter), mac, L2CC_ETH_ALEN);
 	return 1;
 }

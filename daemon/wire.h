@@ -217,8 +217,18 @@ struct wire_feedback {
 	uint8_t  max_hop;       /* <= hop */
 	uint32_t seq;
 	uint16_t level;         /* 0.01 % units */
+	uint16_t speed_mbps;    /* of the setter's port, Mbit/s; 0 = not given */
 	uint8_t  setter[6];
 };
+
+/* A link rate as FEEDBACK's speed: Mbit/s rounded, at least 1 for a rate
+ * above 0, saturating at 65535; 0 for 0 (no rate of its own). */
+static inline uint16_t wire_speed_mbps(uint64_t bps)
+{
+	uint64_t m = (bps + 500000) / 1000000;
+
+	return !bps ? 0 : !m ? 1 : m > UINT16_MAX ? UINT16_MAX : (uint16_t)m;
+}
 
 /*
  * Build a DISCOVER (type L2CC_CTRL_DISCOVER) or DISCOVER_ECHO, or a
@@ -240,12 +250,14 @@ int wire_parse_feedback(const uint8_t *body, size_t len, struct wire_feedback *f
  *  - discover: one more hop (saturating), path_bps lowered to egress_bps
  *    when that is lower (0 = the port has no rate of its own: unchanged);
  *  - feedback: one more hop (saturating); when level is above the frame's,
- *    it becomes the frame's with max_hop = this hop and setter = mac.
- *    Returns 1 when it replaced the level, 0 when not.
+ *    it becomes the frame's with max_hop = this hop, setter = mac and speed
+ *    = wire_speed_mbps(port_bps). Returns 1 when it replaced the level, 0
+ *    when not.
  * -EINVAL on a short or malformed body (left untouched).
  */
 int wire_discover_transit(uint8_t *body, size_t len, uint64_t egress_bps);
-int wire_feedback_transit(uint8_t *body, size_t len, uint16_t level, const uint8_t mac[6]);
+int wire_feedback_transit(uint8_t *body, size_t len, uint16_t level, const uint8_t mac[6],
+			  uint64_t port_bps);
 
 /* What an ACK tells a rate law (Santos/Turner reliable mode): of the frames it
  * covers, how many count as marked (at most one, even if several carried FECN)

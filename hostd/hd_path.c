@@ -1053,6 +1053,7 @@ static void hd_rx_path(struct hd *h, const struct eth_info *ei, int type,
 		fb.kind = RP_FB_L2CI;
 		fb.seq = m->fb.seq;
 		fb.level = m->fb.level;
+		fb.speed_bps = (uint64_t)m->fb.speed_mbps * 1000000;
 		fb.hop = m->fb.hop;
 		fb.max_hop = m->fb.max_hop;
 	} else {

@@ -51,7 +51,8 @@ static void l2ci_send(struct np *np, struct hd_peer *p, uint64_t now)
 {
 	struct l2ci_peer *c = l2ci_of(p);
 	union ctrl_msg m = { .fb = { .flow = p->flow, .seq = ++c->seq,
-				     .level = np_host_backlog(np->h) } };
+				     .level = np_host_backlog(np->h),
+				     .speed_mbps = wire_speed_mbps(np_cfg(np->h)->link_rate) } };
 
 	memcpy(m.fb.setter, p->dst, 6);
 	c->bytes = 0;

@@ -81,6 +81,7 @@ struct rp_fb {
 	uint16_t level;         /* L2CI FEEDBACK: the highest level on the path, 0.01 % */
 	uint8_t hop, max_hop;   /* ... hops it travelled back, and the one that set level
 				 * (0 = the egress host) */
+	uint64_t speed_bps;     /* ... the rate of the port that set it; 0 = not given */
 	uint8_t hops;           /* L2CI echo: switches on the path; seq: its DISCOVER's */
 	uint64_t path_bps;      /* L2CI echo: the path's slowest link */
 	uint64_t rtt_ns;        /* L2CI echo: now - the DISCOVER's send time */

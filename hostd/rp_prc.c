@@ -22,11 +22,13 @@
  * congested point's level at the target T, the paper's one stated knob
  * ("a queue depth target for equilibrium"), with a P+D step per feedback,
  *   Fb = (T - L) - w (L - L'),
- *   Fb >= 0: R += Gi (Fb/100) U (to path_bps at most; U our link rate),
+ *   Fb >= 0: R += Gi (Fb/100) U (to path_bps at most; U the speed of the
+ *            port that set L, as the FEEDBACK says, else our link rate),
  *   Fb <  0: R *= 1 - min(Dmax, Gd |Fb|/100) (to path_bps/rmin_div at least),
  * the shape of BCN's (Bergamasco 2005) and QCN's feedback Fb = -(Q_off +
- * w Q_delta), in levels rather than bytes. Additive increase scaled by the
- * path's speed and multiplicative decrease make paths that share a
+ * w Q_delta), in levels rather than bytes. Additive increase in one unit
+ * for every path through the congested port (its speed, whatever each
+ * path's own links) and multiplicative decrease make paths that share a
  * bottleneck converge to equal rates (Chiu and Jain); the derivative term
  * damps the overshoot a feedback delay of an RTT brings. Every gain is a
  * key; docs/l2ci.md has the step response behind the defaults.
@@ -66,6 +68,7 @@ struct prc_flow {
 	uint8_t max_hop;        /* of the last feedback: who set its level */
 	uint64_t rate;          /* bit/s */
 	uint64_t path_bps;
+	uint64_t unit_bps;      /* U: the last feedback's setter's speed, else our link */
 	uint64_t min_rtt_ns;
 	uint64_t last_fb_ns;
 	uint64_t fb_gap_ns;     /* mean gap between feedbacks (EWMA 1/8) */
@@ -188,8 +191,8 @@ static void prc_step_level(struct rp *rp, struct flow *f, struct prc_flow *s, ui
 	s->level = level;
 	if (f->pinned)
 		return;
-	s->rate = prc_step(rp->k, s->rate, s->path_bps, rp->env.link_bps, s->level / 100.0,
-			   s->prev / 100.0, dt_ns);
+	s->rate = prc_step(rp->k, s->rate, s->path_bps, s->unit_bps ? s->unit_bps : rp->env.link_bps,
+			   s->level / 100.0, s->prev / 100.0, dt_ns);
 }
 
 static void prc_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb *fb,
@@ -227,6 +230,7 @@ static void prc_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb *f
 		s->fb_seq = fb->seq;
 		s->last_fb_ns = now;
 		s->max_hop = fb->max_hop;
+		s->unit_bps = fb->speed_bps;
 		prc_step_level(rp, f, s, fb->level, gap);
 		if (rp->env.h) {
 			s->fb_armed = true;
@@ -288,6 +292,7 @@ static void prc_describe(const struct rp *rp, const struct flow *f, struct jw *w
 	jw_str(w, "state", prc_state_names[s->state < 4 ? s->state : 0]);
 	jw_u64(w, "hops", s->hops);
 	jw_u64(w, "path_bps", s->path_bps);
+	jw_u64(w, "unit_bps", s->unit_bps ? s->unit_bps : rp->env.link_bps);
 	jw_u64(w, "rate_bps", s->state == PRC_NO_L2CI && rp->env.h ?
 				      rp_current(rp->env.h, f)->rate_bps : s->rate);
 	jw_double(w, "min_rtt_us", s->min_rtt_ns / 1e3);

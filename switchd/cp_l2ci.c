@@ -163,8 +163,13 @@ static void l2ci_transit(struct cp *cp, uint32_t in, uint32_t out, int type, uin
 		/* A port of another scheme (or the CPU) has no level to give:
 		 * the hop still counts, so hop numbers stay positions. */
 		uint16_t level = l2ci_ours(cp, in) ? l2ci_level(cp, in) : 0;
-		int r = wire_feedback_transit(body, len, level,
-					      sw_port_mac(cp->h.s, in < cp->h.nports ? in : out));
+		int r;
+
+		g.rate_bps = 0;
+		if (level)
+			sw_port_geom(cp->h.s, in, &g);
+		r = wire_feedback_transit(body, len, level,
+					  sw_port_mac(cp->h.s, in < cp->h.nports ? in : out), g.rate_bps);
 
 		if (r >= 0 && in < cp->h.nports) {
 			cp->port[in].feedback++;

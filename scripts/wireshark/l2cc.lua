@@ -61,7 +61,7 @@ local f = {
 	fb_max_hop    = ProtoField.uint8("l2cc.fb.max_hop", "Set at hop", base.DEC),
 	fb_seq        = ProtoField.uint32("l2cc.fb.seq", "Seq", base.DEC),
 	fb_level      = ProtoField.uint16("l2cc.fb.level", "Level (0.01 %)", base.DEC),
-	fb_reserved   = ProtoField.uint16("l2cc.fb.reserved", "Reserved", base.HEX),
+	fb_speed      = ProtoField.uint16("l2cc.fb.speed", "Speed of the setter (Mbit/s)", base.DEC),
 	fb_setter     = ProtoField.ether("l2cc.fb.setter", "Set by"),
 	padding   = ProtoField.bytes("l2cc.padding", "Padding"),
 }
@@ -227,13 +227,16 @@ local function dissect_feedback(tvb, pinfo, tree)
 	end
 	tree:add(f.fb_seq, tvb(4, 4))
 	tree:add(f.fb_level, tvb(8, 2)):append_text(string.format(" = %.2f %%", level / 100))
-	tree:add(f.fb_reserved, tvb(10, 2))
+	local si = tree:add(f.fb_speed, tvb(10, 2))
+	if tvb(10, 2):uint() == 0 then
+		si:append_text(" (not given)")
+	end
 	tree:add(f.fb_setter, tvb(12, 6))
 	if tvb:len() > FB_LEN then
 		tree:add(f.body, tvb(FB_LEN))
 	end
-	pinfo.cols.info:append(string.format(" path %d, level %.2f %% at hop %d of %d",
-		tvb(0, 2):uint(), level / 100, tvb(3, 1):uint(), tvb(2, 1):uint()))
+	pinfo.cols.info:append(string.format(" path %d, level %.2f %% at hop %d of %d, %d Mbit/s",
+		tvb(0, 2):uint(), level / 100, tvb(3, 1):uint(), tvb(2, 1):uint(), tvb(10, 2):uint()))
 end
 
 function l2cc.dissector(tvb, pinfo, tree)

@@ -36,6 +36,8 @@ MUTANTS=(
 "l2ci_egress_counts_unflushed@@hostd/hd_path.c@@s/used = used > h->host_unflushed \? used - h->host_unflushed : 0;//@@test_hostd_prc@@test_prc_egress_backlog"
 "l2ci_egress_level_zero@@hostd/np_l2ci.c@@s/\.level = np_host_backlog\(np->h\)/.level = 0/@@test_hostd_prc@@test_prc_egress_backlog"
 "l2ci_discover_no_min@@daemon/wire.c@@s/if \(egress_bps && egress_bps < bps\)/if (0)/@@test_wire@@test_l2ci_transit"
+"l2ci_feedback_no_speed@@daemon/wire.c@@s/put_be16\(body \+ offsetof\(struct l2cc_feedback, speed\), wire_speed_mbps\(port_bps\)\);//@@test_wire@@test_l2ci_transit"
+"prc_unit_own_link@@hostd/rp_prc.c@@s/s->unit_bps = fb->speed_bps;//@@test_hostd_prc@@test_prc_feedback_unit"
 "l2ci_feedback_overwrites@@daemon/wire.c@@s/if \(level <= get_be16\(body \+ offsetof\(struct l2cc_feedback, level\)\)\)/if (0)/@@test_wire@@test_l2ci_transit"
 "l2ci_level_of_out@@switchd/cp_l2ci.c@@s/l2ci_ours\(cp, in\) \? l2ci_level\(cp, in\) : 0/l2ci_ours(cp, out) ? l2ci_level(cp, out) : 0/@@test_switch_l2ci@@test_l2ci_feedback_level"
 "l2ci_level_no_wire@@switchd/cp_l2ci.c@@s/wire = sw_port_wire_bytes\(cp->h.s, out\) \* 10000;/wire = 0;/@@test_switch_l2ci@@test_l2ci_level_wire"

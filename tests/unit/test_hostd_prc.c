@@ -90,6 +90,20 @@ static void prc_echo(struct hdt *t, int from, const struct vt_frame *disc, uint8
 					       L2CC_CTRL_DISCOVER_ECHO, &d));
 }
 
+/* A FEEDBACK from host `from`, its level set by a port of speed_mbps (0:
+ * not given). */
+static void prc_feedback_speed(struct hdt *t, int from, uint16_t flow, uint32_t seq,
+			       uint16_t level, uint16_t speed_mbps)
+{
+	struct wire_feedback fb = { .flow = flow, .seq = seq, .level = level, .hop = 3,
+				    .max_hop = 2, .speed_mbps = speed_mbps };
+	uint8_t buf[128], me[6], src[6];
+
+	vt_mac(me, ME);
+	vt_mac(src, (uint8_t)from);
+	hdt_up_raw(t, buf, wire_build_feedback(buf, sizeof(buf), me, src, &fb));
+}
+
 static void prc_feedback(struct hdt *t, int from, uint16_t flow, uint32_t seq, uint16_t level)
 {
 	struct wire_feedback fb = { .flow = flow, .seq = seq, .level = level, .hop = 3,
@@ -364,6 +378,40 @@ static void test_prc_feedback(void)
 	CHECK_EQ(t.h->st.path_msg_unknown, 1);
 	CHECK_EQ(prc_rate(&t, f), r1 / 100 * 89);
 	CHECK_EQ(t.h->st.feedback_rx, 3);
+out:
+	hdt_destroy(&t);
+}
+
+/* The increase is in units of the speed of the port that set the level
+ * (the FEEDBACK's speed), so paths through one congested port climb alike
+ * whatever their own links (l2ci-pathspeed: 50M hosts got 0.44 of the 100M
+ * hosts' rate when each climbed in units of its own link); a FEEDBACK
+ * without a speed leaves our link rate (100M). At a steady 0 % (target 25:
+ * Fb = 25) a step adds (Gi 0.05 x 0.25 + ai 0.002) U: 1.45M at 100M, 145k
+ * at 10M. */
+static void test_prc_feedback_unit(void)
+{
+	uint64_t r;
+	struct hdt t;
+	struct flow *f;
+
+	hdt_create(&t, PRC_CONF);
+	f = prc_active(&t);
+	if (!f)
+		goto out;
+	prc_feedback(&t, B, f->id, 1, 4500);            /* cut to 25M, level 45 % */
+	prc_feedback(&t, B, f->id, 2, 0);               /* level 0 after 45 (D term) */
+	r = prc_rate(&t, f);
+	prc_feedback_speed(&t, B, f->id, 3, 0, 0);
+	CHECK_EQ(prc_rate(&t, f) - r, 1450000);
+	CHECK_EQ(prc_law(&t, f, "unit_bps"), 100000000);
+	r = prc_rate(&t, f);
+	prc_feedback_speed(&t, B, f->id, 4, 0, 10);
+	CHECK_EQ(prc_rate(&t, f) - r, 145000);
+	CHECK_EQ(prc_law(&t, f, "unit_bps"), 10000000);
+	r = prc_rate(&t, f);
+	prc_feedback_speed(&t, B, f->id, 5, 0, 1000);
+	CHECK_EQ(prc_rate(&t, f) - r, 14500000);
 out:
 	hdt_destroy(&t);
 }
@@ -749,6 +797,7 @@ int main(int argc, char **argv)
 	RUN(test_prc_step);
 	RUN(test_prc_step_response);
 	RUN(test_prc_feedback);
+	RUN(test_prc_feedback_unit);
 	RUN(test_prc_feedback_timeout);
 	RUN(test_prc_persistent);
 	RUN(test_prc_ecn);

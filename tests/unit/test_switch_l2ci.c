@@ -105,7 +105,7 @@ static void test_l2ci_discover(void)
  * at `at` ns since the start. */
 static int l2_feedback_at(struct swt *t, uint16_t level, uint64_t at, struct wire_feedback *got)
 {
-	struct wire_feedback fb = { .flow = 3, .level = level };
+	struct wire_feedback fb = { .flow = 3, .level = level, .speed_mbps = 1000 };
 	uint8_t a[6], r[6], buf[64];
 	const uint8_t *body;
 	struct eth_info ei;
@@ -137,11 +137,13 @@ static void test_l2ci_feedback_level(void)
 
 	l2_start(&t, l2_conf);
 	vt_mac(r, H_R);
-	/* Nothing queued: the egress's 5 % stays, set at hop 0. */
+	/* Nothing queued: the egress's 5 % stays, set at hop 0, with its
+	 * speed (l2_feedback_at sends 1000 Mbit/s). */
 	CHECK_EQ(l2_feedback(&t, 500, &got), 0);
 	CHECK_EQ(got.hop, 1);
 	CHECK_EQ(got.max_hop, 0);
 	CHECK_EQ(got.level, 500);
+	CHECK_EQ(got.speed_mbps, 1000);
 	CHECK_MEM(got.setter, r, 6);
 	CHECK_EQ(swt_cp(&t, 1, "l2ci_feedback"), 1);
 	CHECK_EQ(swt_cp(&t, 1, "l2ci_feedback_set"), 0);
@@ -158,6 +160,7 @@ static void test_l2ci_feedback_level(void)
 	CHECK_EQ(got.level, backlog * 10000 / 102400);
 	CHECK_EQ(got.max_hop, 1);
 	CHECK_MEM(got.setter, t.s->ports[1].mac, 6);
+	CHECK_EQ(got.speed_mbps, 10);   /* the setter's rate: the path's increase unit */
 	CHECK_EQ(swt_cp(&t, 1, "l2ci_feedback_set"), 1);
 	/* A higher level from further on wins over this switch's. */
 	CHECK_EQ(l2_feedback(&t, 9000, &got), 0);

@@ -1085,7 +1085,7 @@ static const uint8_t fb_frame[60] = {
 	0x02,                                 /* Set at hop: 2 */
 	0x00, 0x00, 0x00, 0x2a,               /* Seq: 42 */
 	0x1b, 0x58,                           /* Level: 7000 = 70.00 % */
-	0x00, 0x00,                           /* Reserved */
+	0x00, 0x64,                           /* Speed: 100 Mbit/s (of the setter) */
 	0x02, 0x00, 0x00, 0x00, 0x02, 0x01,   /* Set by */
 	/* 20 bytes of padding */
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -1128,7 +1128,7 @@ static void test_l2ci_round_trip(void)
 	const struct wire_discover d = { .flow = 7, .hops = 3, .seq = 1, .path_bps = 10000000,
 					 .t_tx = 123456789 };
 	const struct wire_feedback fb = { .flow = 7, .hop = 3, .max_hop = 2, .seq = 42,
-					  .level = 7000,
+					  .level = 7000, .speed_mbps = 100,
 					  .setter = { 0x02, 0, 0, 0, 0x02, 0x01 } };
 	struct wire_discover gd;
 	struct wire_feedback gf;
@@ -1180,7 +1180,14 @@ static void test_l2ci_round_trip(void)
 	CHECK_EQ(gf.max_hop, 2);
 	CHECK_EQ(gf.seq, 42);
 	CHECK_EQ(gf.level, 7000);
+	CHECK_EQ(gf.speed_mbps, 100);
 	CHECK_MEM(gf.setter, fb.setter, 6);
+	/* Speeds as Mbit/s: rounded, at least 1, saturating; 0 stays 0. */
+	CHECK_EQ(wire_speed_mbps(0), 0);
+	CHECK_EQ(wire_speed_mbps(1), 1);
+	CHECK_EQ(wire_speed_mbps(10000000), 10);
+	CHECK_EQ(wire_speed_mbps(2500000), 3);
+	CHECK_EQ(wire_speed_mbps(400000000000ull), 65535);
 }
 
 static void test_l2ci_invalid(void)
@@ -1215,7 +1222,7 @@ static void test_l2ci_invalid(void)
 	memcpy(f, fb_frame, sizeof(f));
 	f[25] = 4;
 	CHECK_EQ(wire_parse_feedback(f + 22, 18, &gf), -EINVAL);
-	CHECK_EQ(wire_feedback_transit(f + 22, 18, 9000, src_mac), -EINVAL);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 9000, src_mac, 100000000), -EINVAL);
 	CHECK_EQ(f[24], 3);     /* left untouched */
 }
 
@@ -1225,7 +1232,7 @@ static void test_l2ci_transit(void)
 	static const uint8_t s1[6] = { 2, 0, 0, 0, 1, 1 }, s2[6] = { 2, 0, 0, 0, 2, 1 },
 			     s3[6] = { 2, 0, 0, 0, 3, 1 };
 	struct wire_discover d = { .flow = 9, .path_bps = 1000000000, .t_tx = 5 };
-	struct wire_feedback fb = { .flow = 9, .level = 500 };
+	struct wire_feedback fb = { .flow = 9, .level = 500, .speed_mbps = 1000 };
 	struct wire_discover gd;
 	struct wire_feedback gf;
 	uint8_t f[64];
@@ -1241,36 +1248,40 @@ static void test_l2ci_transit(void)
 	CHECK_EQ(gd.path_bps, 10000000);
 	CHECK_EQ(gd.t_tx, 5);
 
-	/* Levels 10/70/30 % at S1/S2/S3 (the feedback passes S3 first), egress 5 %:
-	 * the source sees 70 % set at hop 2 by S2. */
+	/* Levels 10/70/30 % at S1/S2/S3 (the feedback passes S3 first), egress 5 %
+	 * on a 1G link; the ports 100M, 50M, 10M: the source sees 70 % set at hop
+	 * 2 by S2, a 50M port. */
 	CHECK_EQ(wire_build_feedback(f, sizeof(f), src_mac, dst_mac, &fb), 60);
-	CHECK_EQ(wire_feedback_transit(f + 22, 18, 3000, s3), 1);
-	CHECK_EQ(wire_feedback_transit(f + 22, 18, 7000, s2), 1);
-	CHECK_EQ(wire_feedback_transit(f + 22, 18, 1000, s1), 0);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 3000, s3, 10000000), 1);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 7000, s2, 50000000), 1);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 1000, s1, 100000000), 0);
 	CHECK_EQ(wire_parse_feedback(f + 22, 18, &gf), 0);
 	CHECK_EQ(gf.level, 7000);
 	CHECK_EQ(gf.hop, 3);
 	CHECK_EQ(gf.max_hop, 2);
+	CHECK_EQ(gf.speed_mbps, 50);
 	CHECK_MEM(gf.setter, s2, 6);
 	/* Egress at 90 %: no switch is higher, the egress stays the setter. */
 	fb.level = 9000;
 	memcpy(fb.setter, dst_mac, 6);
 	CHECK_EQ(wire_build_feedback(f, sizeof(f), src_mac, dst_mac, &fb), 60);
-	CHECK_EQ(wire_feedback_transit(f + 22, 18, 3000, s3), 0);
-	CHECK_EQ(wire_feedback_transit(f + 22, 18, 7000, s2), 0);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 3000, s3, 10000000), 0);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 7000, s2, 50000000), 0);
 	CHECK_EQ(wire_parse_feedback(f + 22, 18, &gf), 0);
 	CHECK_EQ(gf.level, 9000);
 	CHECK_EQ(gf.max_hop, 0);
+	CHECK_EQ(gf.speed_mbps, 1000);
 	CHECK_MEM(gf.setter, dst_mac, 6);
 	/* Over 100 % passes intact (a shared buffer can hold more than a port's). */
-	CHECK_EQ(wire_feedback_transit(f + 22, 18, 25000, s1), 1);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 25000, s1, 0), 1);
 	CHECK_EQ(wire_parse_feedback(f + 22, 18, &gf), 0);
 	CHECK_EQ(gf.level, 25000);
 	CHECK_EQ(gf.max_hop, 3);
+	CHECK_EQ(gf.speed_mbps, 0);     /* a port without a rate of its own */
 	/* Hops saturate rather than wrap. */
 	f[24] = 255;
 	f[25] = 3;
-	CHECK_EQ(wire_feedback_transit(f + 22, 18, 65535, s1), 1);
+	CHECK_EQ(wire_feedback_transit(f + 22, 18, 65535, s1, 100000000), 1);
 	CHECK_EQ(f[24], 255);
 	CHECK_EQ(f[25], 255);
 }
