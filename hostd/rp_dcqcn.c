@@ -46,30 +46,61 @@
 
 struct dcqcn_preset_vals {
 	double ref_bps;                 /* the link rate the values are for */
-	double g;
+	double g, alpha0;
 	uint64_t alpha_timer, cnp_interval, time_reset;        /* ns */
 	uint64_t byte_reset;            /* bytes; 0 = no byte counter */
 	uint32_t threshold;
 	double ai, hai, rmin;           /* bit/s */
+	uint64_t dec_interval;          /* ns; 0 = a cut per CNP, at once */
+	bool clamp, alpha_periodic, alpha_before_cut;
+	bool stage_before, hai_by_stage, halve_in_hyper;
 };
 
-/* ../shared/specs/bcn-qcn-dcqcn.md, "DCQCN"; where a column has no value
- * the choice is said (docs/dcqcn.md, "Presets"). */
+/* ../shared/specs/bcn-qcn-dcqcn.md, "DCQCN", and each source as cited;
+ * where a column has no value the choice is said (docs/dcqcn.md,
+ * "Presets", which maps every name). */
 static const struct dcqcn_preset_vals dcqcn_presets[] = {
-	/* Zhu et al. 2015 at 40G: R_HAI and Rmin are not in the paper (the
-	 * authors' ns-3 code's), 10 MB byte counter. */
-	[DCQCN_PAPER] = { 40e9, 1.0 / 256, 55000, 50000, 55000, 10000000, 5, 40e6, 200e6, 100e6 },
-	/* The authors' ns-3 code (ns3-rdma), 40G. */
-	[DCQCN_NS3] = { 40e9, 1.0 / 256, 55000, 50000, 60000, 300000, 5, 40e6, 200e6, 100e6 },
-	/* The HPCC simulator's DCQCN at 25G: R_AI = 5 bw/25, R_HAI = 50 bw/25
-	 * Mb/s; no byte counter; a CNP for every marked frame (its ACKs). */
-	[DCQCN_HPCC] = { 25e9, 1.0 / 256, 1000, 0, 900000, 0, 1, 5e6, 50e6, 100e6 },
-	/* Mellanox NIC defaults, taken at 40G; byte counter 32767 x 64 B; no
-	 * CNP interval of its own: the paper's 50 us. */
-	[DCQCN_NIC] = { 40e9, 1.0 / 1024, 1000, 50000, 300000, 32767ull * 64, 1, 5e6, 50e6, 1e6 },
+	/* Zhu et al. 2015 §3.3 at 40G: every CNP cuts, Rt <- Rc, then alpha
+	 * takes the CNP; R_HAI and Rmin are not in the paper (the authors'
+	 * ns-3 code's), 10 MB byte counter. */
+	[DCQCN_PAPER] = { .ref_bps = 40e9, .g = 1.0 / 256, .alpha0 = 1.0, .alpha_timer = 55000,
+			  .cnp_interval = 50000, .time_reset = 55000, .byte_reset = 10000000,
+			  .threshold = 5, .ai = 40e6, .hai = 200e6, .rmin = 100e6, .clamp = true },
+	/* The authors' ns-3 code (bobzhuyb/ns3-rdma, mix/config.txt and
+	 * qbb-net-device.cc), 40G: alpha 0.5 at start and updated before the
+	 * cut, BYTE_COUNTER 300 000 000, RP_TIMER 60 us, CLAMP_TARGET_RATE 1,
+	 * hyper-active steps of R_HAI x (min(stages) - F + 1) with B and T
+	 * halved while hyper-active. */
+	[DCQCN_NS3] = { .ref_bps = 40e9, .g = 1.0 / 256, .alpha0 = 0.5, .alpha_timer = 55000,
+			.cnp_interval = 50000, .time_reset = 60000, .byte_reset = 300000000,
+			.threshold = 5, .ai = 40e6, .hai = 200e6, .rmin = 100e6, .clamp = true,
+			.alpha_before_cut = true, .hai_by_stage = true, .halve_in_hyper = true },
+	/* The HPCC simulator's DCQCN (alibaba-edu/High-Precision-Congestion-
+	 * Control, simulation/run.py `--cc dcqcn` and rdma-hw.cc's *Mlx) at
+	 * 25G: alpha on a 1 us clock, a cut at most every 4 us
+	 * (RATE_DECREASE_INTERVAL), CLAMP_TARGET_RATE 0, RP_TIMER 300 us, no
+	 * byte counter, F = 1 compared before the count, R_AI 5 and R_HAI 50
+	 * Mb/s at 25G (5 bw/25, 50 bw/25), MIN_RATE 1000 Mb/s, a CNP for
+	 * every marked frame (its ACKs). */
+	[DCQCN_HPCC] = { .ref_bps = 25e9, .g = 1.0 / 256, .alpha0 = 1.0, .alpha_timer = 1000,
+			 .cnp_interval = 0, .time_reset = 300000, .byte_reset = 0, .threshold = 1,
+			 .ai = 5e6, .hai = 50e6, .rmin = 1000e6, .dec_interval = 4000,
+			 .alpha_periodic = true, .stage_before = true },
+	/* NVIDIA/Mellanox ConnectX defaults, taken at 40G: dce_tcp_g 1019 is
+	 * the weight alpha keeps (g = 5/1024), alpha updated every dce_tcp_rtt
+	 * (1 us), rate_reduce_monitor_period 4 us, clamp_tgt_rate 0 with
+	 * clamp_tgt_rate_after_time_inc 1 (Rt <- Rc after an increase),
+	 * initial_alpha_value 1023/1024, rpg_time_reset 300 us, rpg_byte_reset
+	 * 32767 x 64 B, rpg_threshold 1, AI/HAI 5/50 Mb/s, rpg_min_rate 1 Mb/s;
+	 * no CNP interval of its own: the paper's 50 us. */
+	[DCQCN_NIC] = { .ref_bps = 40e9, .g = 5.0 / 1024, .alpha0 = 1023.0 / 1024, .alpha_timer = 1000,
+			.cnp_interval = 50000, .time_reset = 300000, .byte_reset = 32767ull * 64,
+			.threshold = 1, .ai = 5e6, .hai = 50e6, .rmin = 1e6, .dec_interval = 4000,
+			.alpha_periodic = true },
 };
 
 static const char *const dcqcn_preset_names[] = { "paper", "ns3-rdma", "hpcc", "nic", NULL };
+static const char *const dcqcn_clamp_names[] = { "preset", "yes", "no", NULL };
 
 /* ---- keys --------------------------------------------------------------------- */
 
@@ -104,6 +135,18 @@ static const struct cfg_item dcqcn_keys[] = {
 	  "dcqcn: rate added per hyper-active step (R_HAI); 0 = the preset's, scaled"),
 	K("rpg_min_rate", CFG_RATE, rpg_min_rate, "0", 0, 400000000000LL,
 	  "dcqcn: the lowest rate a cut leaves (Rmin); 0 = the preset's, scaled"),
+	K("rate_decrease_interval", CFG_DURATION, rate_decrease_interval, "0", 0, 60000000000LL,
+	  "dcqcn: at most one cut per interval, at its end, if a CNP came in it (the HPCC "
+	  "simulator's RATE_DECREASE_INTERVAL, the NIC's rate_reduce_monitor_period); 0 = the "
+	  "preset's, scaled (paper, ns3-rdma: none, a cut per CNP)"),
+	{ .key = "clamp_target_rate", .type = CFG_ENUM, .off = offsetof(struct dcqcn_cfg, clamp_target_rate),
+	  .def = "preset", .names = dcqcn_clamp_names, .reload = CFG_LIVE,
+	  .help = "dcqcn: yes = every cut sets the target rate to the current (Zhu et al. §3.3); "
+		  "no = only when an increase step came since the last cut (the HPCC simulator's "
+		  "CLAMP_TARGET_RATE 0, the NIC's clamp_tgt_rate 0); preset = the preset's" },
+	K("rate_on_first_cnp", CFG_RATE, rate_on_first_cnp, "0", 0, 400000000000LL,
+	  "dcqcn: the current and target rate a flow's first CNP sets before its cut (the NIC's "
+	  "rate_to_set_on_first_cnp); 0 = the rate is kept (every preset)"),
 };
 #undef K
 
@@ -139,8 +182,15 @@ static void dcqcn_resolve(struct dcqcn_params *r, const struct dcqcn_cfg *k, uin
 
 	r->scale = s;
 	r->g = k->g > 0 ? k->g : p->g;
+	r->alpha0 = p->alpha0;
 	r->alpha_timer = dcqcn_dur(k->alpha_timer, p->alpha_timer, s);
 	r->cnp_interval = dcqcn_dur(k->cnp_interval, p->cnp_interval, s);
+	r->rate_decrease_interval = dcqcn_dur(k->rate_decrease_interval, p->dec_interval, s);
+	r->clamp = k->clamp_target_rate == DCQCN_CLAMP_PRESET ? p->clamp
+		   : k->clamp_target_rate == DCQCN_CLAMP_YES;
+	r->rate_on_first_cnp = (double)k->rate_on_first_cnp;
+	r->alpha_periodic = p->alpha_periodic;
+	r->alpha_before_cut = p->alpha_before_cut;
 	r->inc = (struct qcn_inc_cfg){
 		.rpg_time_reset = dcqcn_dur(k->rpg_time_reset, p->time_reset, s),
 		.rpg_byte_reset = k->rpg_byte_reset ? k->rpg_byte_reset : p->byte_reset,
@@ -149,10 +199,12 @@ static void dcqcn_resolve(struct dcqcn_params *r, const struct dcqcn_cfg *k, uin
 		.rpg_hai_rate = dcqcn_rate(k->rpg_hai_rate, p->hai, s),
 		.rpg_min_rate = dcqcn_rate(k->rpg_min_rate, p->rmin, s),
 		.max_rate = (double)link_bps,
-		/* DCQCN keeps B and T after fast recovery, and adds R_HAI
-		 * per hyper-active step, as its simulators do. */
+		/* DCQCN keeps B and T after fast recovery (the ns-3 code
+		 * halves them while hyper-active). */
 		.halve_after_fr = false,
-		.hai_by_stage = false,
+		.hai_by_stage = p->hai_by_stage,
+		.halve_in_hyper = p->halve_in_hyper,
+		.stage_before = p->stage_before,
 	};
 }
 
@@ -204,15 +256,35 @@ static void dcqcn_init(struct rp *rp, struct flow *f, struct rp_out *o)
 	memset(d, 0, sizeof(*d));
 	d->magic = DCQCN_MAGIC;
 	qcn_inc_init(&d->inc, r);
-	d->alpha = 1.0;
+	d->alpha = rp->p.alpha0;
 	dcqcn_arm(rp, f, DCQCN_T_RATE, 0);
 	dcqcn_arm(rp, f, DCQCN_T_ALPHA, 0);
+	dcqcn_arm(rp, f, DCQCN_T_DEC, 0);
 	dcqcn_out(d, o);
+}
+
+static void dcqcn_alpha_arm(struct rp *rp, struct flow *f, struct dcqcn *d)
+{
+	d->alpha_armed = 1;
+	dcqcn_arm(rp, f, DCQCN_T_ALPHA, rp->p.alpha_timer);
+}
+
+/* The cut (Zhu et al. §3.3) with alpha as it is: Rt <- Rc (always, or
+ * only after an increase step since the last cut: clamp), Rc <-
+ * max(Rmin, Rc (1 - alpha / 2)); the increase starts over. */
+static void dcqcn_cut(struct rp *rp, struct flow *f, struct dcqcn *d)
+{
+	bool clamp = rp->p.clamp || d->inc.byte_stage + d->inc.time_stage > 0;
+
+	qcn_inc_decrease(&rp->p.inc, &d->inc, d->inc.rc * (1.0 - d->alpha / 2.0), clamp);
+	d->cuts++;
+	dcqcn_arm(rp, f, DCQCN_T_RATE, qcn_inc_period(&rp->p.inc, &d->inc));
 }
 
 static void dcqcn_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb *fb,
 			      struct rp_out *o)
 {
+	const struct dcqcn_params *p = &rp->p;
 	struct dcqcn *d = dcqcn_of(f);
 
 	if (fb->kind != RP_FB_CNP || d->magic != DCQCN_MAGIC)
@@ -220,12 +292,43 @@ static void dcqcn_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb 
 	d->cnps++;
 	if (f->pinned)
 		return;
-	/* Zhu et al. §3.3: the cut uses alpha as it was, then alpha moves
-	 * toward 1. One cut per CNP, however many marks it stands for. */
-	qcn_inc_decrease(&rp->p.inc, &d->inc, d->inc.rc * (1.0 - d->alpha / 2.0), true);
-	d->alpha = (1.0 - rp->p.g) * d->alpha + rp->p.g;
-	dcqcn_arm(rp, f, DCQCN_T_RATE, qcn_inc_period(&rp->p.inc, &d->inc));
-	dcqcn_arm(rp, f, DCQCN_T_ALPHA, rp->p.alpha_timer);
+	if (d->cnps == 1 && p->rate_on_first_cnp > 0) {
+		double r = p->rate_on_first_cnp < p->inc.max_rate ? p->rate_on_first_cnp
+								  : p->inc.max_rate;
+
+		d->inc.rc = d->inc.rt = r;
+	}
+	if (p->alpha_periodic) {
+		/* Alpha moves on its clock; the first CNP only starts it
+		 * (rdma-hw.cc cnp_received_mlx). */
+		d->alpha_cnp = d->cnps > 1;
+		if (!d->alpha_armed)
+			dcqcn_alpha_arm(rp, f, d);
+	} else if (p->alpha_before_cut) {
+		d->alpha = (1.0 - p->g) * d->alpha + p->g;
+	}
+	if (p->rate_decrease_interval) {
+		/* At most one cut per interval, at its end (the HPCC
+		 * simulator's CheckRateDecreaseMlx, the NIC's
+		 * rate_reduce_monitor_period). */
+		d->dec_pending = 1;
+		if (!d->dec_armed) {
+			d->dec_armed = 1;
+			dcqcn_arm(rp, f, DCQCN_T_DEC, p->rate_decrease_interval);
+		}
+		dcqcn_out(d, o);
+		return;
+	}
+	/* One cut per CNP, however many marks it stands for. */
+	dcqcn_cut(rp, f, d);
+	if (!p->alpha_periodic) {
+		/* Zhu et al. §3.3: the cut used alpha as it was; now alpha
+		 * moves toward 1, and decays only after a period without a
+		 * CNP. */
+		if (!p->alpha_before_cut)
+			d->alpha = (1.0 - p->g) * d->alpha + p->g;
+		dcqcn_alpha_arm(rp, f, d);
+	}
 	dcqcn_out(d, o);
 }
 
@@ -237,6 +340,8 @@ static void dcqcn_on_tx(struct rp *rp, struct flow *f, uint32_t seq, uint32_t le
 	if (d->magic != DCQCN_MAGIC || f->pinned)
 		return;
 	if (qcn_inc_bytes(&rp->p.inc, &d->inc, len)) {
+		/* The timer runs on (the counters are independent) unless the
+		 * step released the flow. */
 		if (d->inc.stage == QCN_LINE_RATE)
 			dcqcn_arm(rp, f, DCQCN_T_RATE, 0);
 		dcqcn_out(d, o);
@@ -245,19 +350,32 @@ static void dcqcn_on_tx(struct rp *rp, struct flow *f, uint32_t seq, uint32_t le
 
 static void dcqcn_on_timer(struct rp *rp, struct flow *f, unsigned timer, struct rp_out *o)
 {
+	const struct dcqcn_params *p = &rp->p;
 	struct dcqcn *d = dcqcn_of(f);
 
 	if (d->magic != DCQCN_MAGIC || f->pinned)
 		return;
 	if (timer == DCQCN_T_RATE) {
-		qcn_inc_timer(&rp->p.inc, &d->inc);
-		dcqcn_arm(rp, f, DCQCN_T_RATE, qcn_inc_period(&rp->p.inc, &d->inc));
+		qcn_inc_timer(&p->inc, &d->inc);
+		dcqcn_arm(rp, f, DCQCN_T_RATE, qcn_inc_period(&p->inc, &d->inc));
 		dcqcn_out(d, o);
 	} else if (timer == DCQCN_T_ALPHA) {
-		d->alpha *= 1.0 - rp->p.g;
+		d->alpha_armed = 0;
+		d->alpha = (1.0 - p->g) * d->alpha + (d->alpha_cnp ? p->g : 0.0);
+		d->alpha_cnp = 0;
 		d->alpha_decays++;
-		if (d->inc.stage != QCN_LINE_RATE || d->alpha > DCQCN_ALPHA_FLOOR)
-			dcqcn_arm(rp, f, DCQCN_T_ALPHA, rp->p.alpha_timer);
+		if (d->inc.stage != QCN_LINE_RATE || d->alpha > DCQCN_ALPHA_FLOOR || d->dec_pending)
+			dcqcn_alpha_arm(rp, f, d);
+	} else if (timer == DCQCN_T_DEC) {
+		d->dec_armed = 0;
+		if (!d->dec_pending)
+			return;
+		d->dec_pending = 0;
+		dcqcn_cut(rp, f, d);
+		/* The next cut one interval after this one at the earliest. */
+		d->dec_armed = 1;
+		dcqcn_arm(rp, f, DCQCN_T_DEC, p->rate_decrease_interval);
+		dcqcn_out(d, o);
 	}
 }
 
@@ -279,6 +397,7 @@ static void dcqcn_describe(const struct rp *rp, const struct flow *f, struct jw 
 	jw_u64(w, "byte_stage", d->inc.byte_stage);
 	jw_u64(w, "time_stage", d->inc.time_stage);
 	jw_u64(w, "cnps", d->cnps);
+	jw_u64(w, "cuts", d->cuts);
 	jw_u64(w, "increases", d->inc.increases);
 	jw_u64(w, "alpha_decays", d->alpha_decays);
 }

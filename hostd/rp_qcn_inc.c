@@ -54,20 +54,32 @@ static bool qcn_past_fr(const struct qcn_inc_cfg *c, const struct qcn_inc *s)
 	return s->byte_stage >= c->rpg_threshold || s->time_stage >= c->rpg_threshold;
 }
 
-/* One step, after the counter that fired was incremented. */
-static void qcn_step(const struct qcn_inc_cfg *c, struct qcn_inc *s)
+/* One step, after the counter that fired (the byte counter when `bytes`)
+ * was incremented. */
+static void qcn_step(const struct qcn_inc_cfg *c, struct qcn_inc *s, bool bytes)
 {
 	uint32_t f = c->rpg_threshold;
-	uint32_t lo = s->byte_stage < s->time_stage ? s->byte_stage : s->time_stage;
+	uint32_t bs = s->byte_stage, ts = s->time_stage, lo;
 
+	if (c->stage_before) {
+		if (bytes)
+			bs--;
+		else
+			ts--;
+	}
+	lo = bs < ts ? bs : ts;
 	/* A target left over from a much higher rate: the first step after a
 	 * decrease brings it closer (802.1Qau). */
 	if (s->byte_stage + s->time_stage == 1 && s->rt > 10.0 * s->rc)
 		s->rt /= 8.0;
-	if (s->byte_stage >= f && s->time_stage >= f) {
-		s->rt += (c->hai_by_stage ? (double)(lo - f + 1) : 1.0) * c->rpg_hai_rate;
+	/* Without a byte counter the time counter decides alone. */
+	if (!c->rpg_byte_reset ? ts > f : bs >= f && ts >= f) {
+		/* i counts the hyper-active steps: 1 at the first */
+		uint32_t i = !c->rpg_byte_reset ? ts - f : lo - f + 1;
+
+		s->rt += (c->hai_by_stage ? (double)i : 1.0) * c->rpg_hai_rate;
 		s->stage = QCN_HYPER;
-	} else if (qcn_past_fr(c, s)) {
+	} else if (!c->rpg_byte_reset ? ts == f : bs >= f || ts >= f) {
 		s->rt += c->rpg_ai_rate;
 		s->stage = QCN_ACTIVE;
 	} else {
@@ -89,7 +101,7 @@ bool qcn_inc_bytes(const struct qcn_inc_cfg *c, struct qcn_inc *s, uint32_t len)
 
 	if (s->stage == QCN_LINE_RATE || !lim)
 		return false;
-	if (c->halve_after_fr && qcn_past_fr(c, s))
+	if ((c->halve_after_fr && qcn_past_fr(c, s)) || (c->halve_in_hyper && s->stage == QCN_HYPER))
 		lim /= 2;
 	if (c->byte_jitter)
 		lim = lim * s->jit_pm / 1000;
@@ -99,7 +111,7 @@ bool qcn_inc_bytes(const struct qcn_inc_cfg *c, struct qcn_inc *s, uint32_t len)
 	s->bytes = 0;
 	qcn_jitter(c, s);
 	s->byte_stage++;
-	qcn_step(c, s);
+	qcn_step(c, s, true);
 	return true;
 }
 
@@ -108,14 +120,15 @@ void qcn_inc_timer(const struct qcn_inc_cfg *c, struct qcn_inc *s)
 	if (s->stage == QCN_LINE_RATE)
 		return;
 	s->time_stage++;
-	qcn_step(c, s);
+	qcn_step(c, s, false);
 }
 
 uint64_t qcn_inc_period(const struct qcn_inc_cfg *c, const struct qcn_inc *s)
 {
 	if (s->stage == QCN_LINE_RATE)
 		return 0;
-	return c->halve_after_fr && qcn_past_fr(c, s) ? c->rpg_time_reset / 2 : c->rpg_time_reset;
+	return (c->halve_after_fr && qcn_past_fr(c, s)) || (c->halve_in_hyper && s->stage == QCN_HYPER)
+	       ? c->rpg_time_reset / 2 : c->rpg_time_reset;
 }
 
 const char *qcn_inc_stage_name(const struct qcn_inc *s)

@@ -12,8 +12,10 @@
  *                   average
  *
  * A counter counts its events since the last decrease, this one included
- * (as the DCQCN reference simulators do: with F = 5 the first four steps
- * are fast recovery). i is 1 (hai_by_stage false: DCQCN's simulators add
+ * (as the authors' ns-3 code does: with F = 5 the first four steps are fast
+ * recovery), or not (stage_before, the HPCC simulator). Without a byte
+ * counter (rpg_byte_reset 0, the HPCC simulator) the time counter alone
+ * decides: below F fast recovery, at F active, above F hyper-active. i is 1 (hai_by_stage false: DCQCN's simulators add
  * R_HAI per step) or min(byte stage, time stage) - F + 1 (802.1Qau's
  * growing step; its pseudo-code writes min - F, which makes the first
  * hyper-active step add nothing: implementations differ by one there, and
@@ -53,6 +55,14 @@ struct qcn_inc_cfg {
 	 * 1.15] (802.1Qau), so flows cut by one burst of CNMs do not step in
 	 * lockstep; DCQCN's simulators count exactly. */
 	bool byte_jitter;
+	/* The authors' ns-3 code halves B and T while hyper-active only
+	 * (qbb-net-device.cc, the hyper-increase events). */
+	bool halve_in_hyper;
+	/* A step compares the counter that fired as it was before this event
+	 * counted (the HPCC simulator's RateIncEventTimerMlx: with F = 1 the
+	 * first step is fast recovery, the second active, the third
+	 * hyper-active); else as it is after (802.1Qau, DCQCN's paper). */
+	bool stage_before;
 };
 
 enum qcn_inc_stage {

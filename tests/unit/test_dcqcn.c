@@ -154,6 +154,68 @@ static void test_qcn_inc_guard_floor_release(void)
 	CHECK_EQ(qcn_inc_period(&c, &s), 0);
 }
 
+/* The HPCC simulator's increase (rdma-hw.cc RateIncEventTimerMlx): no byte
+ * counter, the time stage compared before it counts (F = 1): fast
+ * recovery, then active (Rt + R_AI), then hyper-active (Rt + R_HAI, the
+ * same every step). Counted after (the ns-3 code's order) the first step
+ * is already active. */
+static void test_qcn_inc_stage_before(void)
+{
+	struct qcn_inc_cfg c = { .rpg_time_reset = 300000, .rpg_byte_reset = 0,
+				 .rpg_threshold = 1, .rpg_ai_rate = 5e6, .rpg_hai_rate = 50e6,
+				 .rpg_min_rate = 1e6, .max_rate = 10000e6, .stage_before = true };
+	static const double rt[] = { 1000e6, 1005e6, 1055e6, 1105e6 };
+	static const double rc[] = { 750e6, 877.5e6, 966.25e6, 1035.625e6 };
+	static const uint8_t stage[] = { QCN_FAST_RECOVERY, QCN_ACTIVE, QCN_HYPER, QCN_HYPER };
+	struct qcn_inc s;
+
+	qcn_inc_init(&s, 1000e6);
+	qcn_inc_decrease(&c, &s, 500e6, true);
+	for (int i = 0; i < 4; i++) {
+		qcn_inc_timer(&c, &s);
+		CHECK_EQ(s.stage, stage[i]);
+		CHECK_NEAR(s.rt, rt[i], 1e-3);
+		CHECK_NEAR(s.rc, rc[i], 1e-3);
+	}
+	c.stage_before = false;
+	qcn_inc_decrease(&c, &s, 500e6, true);
+	qcn_inc_timer(&c, &s);
+	CHECK_EQ(s.stage, QCN_ACTIVE);
+	qcn_inc_timer(&c, &s);
+	CHECK_EQ(s.stage, QCN_HYPER);
+}
+
+/* The ns-3 code's hyper-active stage: R_HAI x (min(stages) - F + 1), and B
+ * and T halved while in it (not before: active keeps them). */
+static void test_qcn_inc_halve_in_hyper(void)
+{
+	struct qcn_inc_cfg c = { .rpg_time_reset = 1000000, .rpg_byte_reset = 1000,
+				 .rpg_threshold = 1, .rpg_ai_rate = 1e6, .rpg_hai_rate = 10e6,
+				 .rpg_min_rate = 1e6, .max_rate = 10000e6, .hai_by_stage = true,
+				 .halve_in_hyper = true };
+	struct qcn_inc s;
+
+	qcn_inc_init(&s, 1000e6);
+	qcn_inc_decrease(&c, &s, 500e6, true);
+	CHECK(qcn_inc_bytes(&c, &s, 1000));             /* byte stage 1: active */
+	CHECK_EQ(s.stage, QCN_ACTIVE);
+	CHECK_NEAR(s.rt, 1001e6, 1e-3);
+	CHECK_EQ(qcn_inc_period(&c, &s), 1000000);
+	qcn_inc_timer(&c, &s);                          /* both at 1: hyper, i = 1 */
+	CHECK_EQ(s.stage, QCN_HYPER);
+	CHECK_NEAR(s.rt, 1011e6, 1e-3);
+	CHECK_EQ(qcn_inc_period(&c, &s), 500000);
+	CHECK(!qcn_inc_bytes(&c, &s, 499));
+	CHECK(qcn_inc_bytes(&c, &s, 1));                /* min(2, 1): i = 1 */
+	CHECK_NEAR(s.rt, 1021e6, 1e-3);
+	qcn_inc_timer(&c, &s);                          /* min(2, 2): i = 2 */
+	CHECK_NEAR(s.rt, 1041e6, 1e-3);
+	/* A cut leaves hyper-active: the full B and T again. */
+	qcn_inc_decrease(&c, &s, 500e6, true);
+	CHECK_EQ(qcn_inc_period(&c, &s), 1000000);
+	CHECK(!qcn_inc_bytes(&c, &s, 999));
+}
+
 /* ---- the law, by hand ------------------------------------------------------------------- */
 
 struct lt {
@@ -232,17 +294,50 @@ static void test_dcqcn_presets_scaled(void)
 	CHECK_NEAR(p->inc.rpg_hai_rate, 500e3, 1e-6);
 	CHECK_NEAR(p->inc.rpg_min_rate, 250e3, 1e-6);
 	CHECK_NEAR(p->inc.max_rate, 100e6, 1e-6);
+	CHECK_EQ(p->rate_decrease_interval, 0);         /* a cut per CNP */
+	CHECK(p->clamp && !p->alpha_periodic && !p->alpha_before_cut);
+	CHECK(!p->inc.stage_before && !p->inc.hai_by_stage && !p->inc.halve_in_hyper);
+	CHECK_NEAR(p->alpha0, 1.0, 0);
 	lt_free(&t);
-	/* HPCC's simulator at 25G: s = 1/250. */
+	/* HPCC's simulator at 25G (run.py --cc dcqcn): s = 1/250. */
 	CHECK_EQ(lt_new(&t, "preset = hpcc\n", "100M"), 0);
 	p = dcqcn_params(t.rp);
-	CHECK_EQ(p->alpha_timer, 250000);
+	CHECK_EQ(p->alpha_timer, 250000);               /* 1 us x 250 */
 	CHECK_EQ(p->cnp_interval, 0);                   /* a CNP per marked frame */
-	CHECK_EQ(p->inc.rpg_time_reset, 225000000);
+	CHECK_EQ(p->rate_decrease_interval, 1000000);   /* 4 us x 250 */
+	CHECK_EQ(p->inc.rpg_time_reset, 75000000);      /* RP_TIMER 300 us x 250 */
 	CHECK_EQ(p->inc.rpg_byte_reset, 0);
 	CHECK_EQ(p->inc.rpg_threshold, 1);
 	CHECK_NEAR(p->inc.rpg_ai_rate, 20e3, 1e-6);
 	CHECK_NEAR(p->inc.rpg_hai_rate, 200e3, 1e-6);
+	CHECK_NEAR(p->inc.rpg_min_rate, 4e6, 1e-6);     /* MIN_RATE 1000 Mb/s / 250 */
+	CHECK(!p->clamp && p->alpha_periodic && p->inc.stage_before);
+	lt_free(&t);
+	/* The authors' ns-3 code at 40G, as it is (s = 1). */
+	CHECK_EQ(lt_new(&t, "preset = ns3-rdma\n", "40G"), 0);
+	p = dcqcn_params(t.rp);
+	CHECK_EQ(p->inc.rpg_time_reset, 60000);
+	CHECK_EQ(p->inc.rpg_byte_reset, 300000000);     /* BYTE_COUNTER */
+	CHECK_NEAR(p->alpha0, 0.5, 0);
+	CHECK(p->clamp && p->alpha_before_cut && !p->alpha_periodic);
+	CHECK(p->inc.hai_by_stage && p->inc.halve_in_hyper && !p->inc.stage_before);
+	lt_free(&t);
+	/* The NIC's defaults: g = 5/1024 (dce_tcp_g 1019 is what alpha keeps). */
+	CHECK_EQ(lt_new(&t, "preset = nic\n", "40G"), 0);
+	p = dcqcn_params(t.rp);
+	CHECK_NEAR(p->g, 5.0 / 1024, 1e-15);
+	CHECK_NEAR(p->alpha0, 1023.0 / 1024, 1e-15);
+	CHECK_EQ(p->alpha_timer, 1000);
+	CHECK_EQ(p->rate_decrease_interval, 4000);
+	CHECK(!p->clamp && p->alpha_periodic);
+	lt_free(&t);
+	/* The rules' keys replace the preset's. */
+	CHECK_EQ(lt_new(&t, "preset = hpcc\nclamp_target_rate = yes\n"
+			"rate_decrease_interval = 2ms\nrate_on_first_cnp = 10M\n", "100M"), 0);
+	p = dcqcn_params(t.rp);
+	CHECK(p->clamp);
+	CHECK_EQ(p->rate_decrease_interval, 2000000);
+	CHECK_NEAR(p->rate_on_first_cnp, 10e6, 0);
 	lt_free(&t);
 	/* The NIC's, with keys that replace the preset's as given. */
 	CHECK_EQ(lt_new(&t, "preset = nic\nrpg_ai_rate = 1M\ng = 0.5\nalpha_timer = 1ms\n",
@@ -332,6 +427,101 @@ static void test_dcqcn_cut_alpha(void)
 	t.law->on_tx(t.rp, &t.f, 9999, 1000, RP_LIMIT_RATE, &t.o);
 	CHECK_EQ(lt_d(&t)->inc.byte_stage, 1);
 	CHECK_EQ(t.o.rate_bps, (uint64_t)llround((rc + 100e6) / 2));
+	lt_free(&t);
+}
+
+static void lt_timer(struct lt *t, unsigned timer)
+{
+	t->law->on_timer(t->rp, &t->f, timer, &t->o);
+}
+
+/* The HPCC simulator's rules (rdma-hw.cc *Mlx) at its own 25G (s = 1),
+ * event by event: a CNP does not cut at once but marks the decrease
+ * interval (4 us), whose end cuts once however many CNPs came; alpha moves
+ * on its 1 us clock only, + g in a period with a CNP (the first CNP just
+ * starts the clock); Rt <- Rc only when an increase came since the last
+ * cut (CLAMP_TARGET_RATE 0); the increase counts its stage before the
+ * event (F = 1: fast recovery first). */
+static void test_dcqcn_hpcc_rules(void)
+{
+	const double g = 1.0 / 256;
+	double a, rc, rt;
+	struct lt t;
+
+	CHECK_EQ(lt_new(&t, "preset = hpcc\n", "25G"), 0);
+	CHECK_EQ(t.o.rate_bps, 25000000000ull);
+	lt_cnp(&t);
+	lt_cnp(&t);
+	CHECK_EQ(t.o.rate_bps, 25000000000ull);         /* no cut yet */
+	CHECK_EQ(lt_d(&t)->cuts, 0);
+	CHECK(lt_d(&t)->dec_pending && lt_d(&t)->dec_armed && lt_d(&t)->alpha_armed);
+	lt_timer(&t, DCQCN_T_ALPHA);                    /* CNP 2 came: + g */
+	a = 1.0;
+	CHECK_NEAR(lt_d(&t)->alpha, a, 1e-12);
+	lt_timer(&t, DCQCN_T_ALPHA);                    /* none: decays */
+	a *= 1 - g;
+	CHECK_NEAR(lt_d(&t)->alpha, a, 1e-12);
+	lt_timer(&t, DCQCN_T_DEC);                      /* the one cut */
+	rc = 25e9 * (1 - a / 2);
+	rt = 25e9;
+	CHECK_EQ(lt_d(&t)->cuts, 1);
+	CHECK_EQ(t.o.rate_bps, (uint64_t)llround(rc));
+	CHECK_NEAR(lt_d(&t)->inc.rt, rt, 1e-3);
+	lt_timer(&t, DCQCN_T_DEC);                      /* no CNP since: nothing */
+	CHECK_EQ(lt_d(&t)->cuts, 1);
+	CHECK(!lt_d(&t)->dec_armed);
+	/* Two cuts without an increase between: Rt is kept. */
+	lt_cnp(&t);
+	lt_timer(&t, DCQCN_T_DEC);
+	rc *= 1 - a / 2;
+	CHECK_EQ(t.o.rate_bps, (uint64_t)llround(rc));
+	CHECK_NEAR(lt_d(&t)->inc.rt, rt, 1e-3);
+	/* The rate timer: fast recovery first (stage 0 before it counts). */
+	lt_timer(&t, DCQCN_T_RATE);
+	rc = (rc + rt) / 2;
+	CHECK_EQ(lt_d(&t)->inc.stage, QCN_FAST_RECOVERY);
+	CHECK_EQ(t.o.rate_bps, (uint64_t)llround(rc));
+	/* After an increase the cut sets Rt <- Rc. */
+	lt_cnp(&t);
+	lt_timer(&t, DCQCN_T_DEC);
+	CHECK_NEAR(lt_d(&t)->inc.rt, rc, 1e-3);
+	CHECK_EQ(t.o.rate_bps, (uint64_t)llround(rc * (1 - a / 2)));
+	lt_free(&t);
+	/* The paper's rule with clamp_target_rate = no: the second cut keeps
+	 * Rt at the line rate (the paper would take Rt = 50M). */
+	CHECK_EQ(lt_new(&t, "g = 0.5\nclamp_target_rate = no\n", "100M"), 0);
+	lt_cnp(&t);
+	lt_cnp(&t);
+	CHECK_NEAR(lt_d(&t)->inc.rt, 100e6, 1e-3);
+	CHECK_EQ(t.o.rate_bps, 25000000);
+	lt_free(&t);
+}
+
+/* The ns-3 code's alpha: 0.5 at the start, and the CNP counted before the
+ * cut: alpha = 0.5 (1 - g) + g = 257/512, Rc = 40G (1 - 257/1024). The
+ * NIC's first CNP with rate_to_set_on_first_cnp (10G): Rc = Rt = 10G at
+ * once, then one cut at the end of its 4 us monitor period with alpha =
+ * initial_alpha_value 1023/1024. */
+static void test_dcqcn_ns3_nic_rules(void)
+{
+	struct lt t;
+
+	CHECK_EQ(lt_new(&t, "preset = ns3-rdma\n", "40G"), 0);
+	CHECK_NEAR(lt_d(&t)->alpha, 0.5, 0);
+	lt_cnp(&t);
+	CHECK_NEAR(lt_d(&t)->alpha, 257.0 / 512, 1e-15);
+	CHECK_EQ(t.o.rate_bps, 29960937500ull);
+	lt_free(&t);
+	CHECK_EQ(lt_new(&t, "preset = nic\nrate_on_first_cnp = 10G\n", "40G"), 0);
+	lt_cnp(&t);
+	CHECK_EQ(t.o.rate_bps, 10000000000ull);
+	CHECK_NEAR(lt_d(&t)->inc.rt, 10e9, 1e-3);
+	lt_timer(&t, DCQCN_T_DEC);
+	CHECK_EQ(t.o.rate_bps, (uint64_t)llround(10e9 * (1 - 1023.0 / 2048)));
+	/* Only the first CNP sets it. */
+	lt_cnp(&t);
+	lt_timer(&t, DCQCN_T_DEC);
+	CHECK(t.o.rate_bps < 5000000000ull);
 	lt_free(&t);
 }
 
@@ -429,8 +619,12 @@ int main(void)
 	RUN(test_qcn_inc_stages);
 	RUN(test_qcn_inc_guard_floor_release);
 	RUN(test_qcn_inc_byte_jitter);
+	RUN(test_qcn_inc_stage_before);
+	RUN(test_qcn_inc_halve_in_hyper);
 	RUN(test_dcqcn_presets_scaled);
 	RUN(test_dcqcn_cut_alpha);
+	RUN(test_dcqcn_hpcc_rules);
+	RUN(test_dcqcn_ns3_nic_rules);
 	RUN(test_dcqcn_core_sender);
 	RUN(test_dcqcn_core_receiver);
 	return check_summary();
