@@ -106,13 +106,7 @@ static void prc_feedback_speed(struct hdt *t, int from, uint16_t flow, uint32_t 
 
 static void prc_feedback(struct hdt *t, int from, uint16_t flow, uint32_t seq, uint16_t level)
 {
-	struct wire_feedback fb = { .flow = flow, .seq = seq, .level = level, .hop = 3,
-				    .max_hop = 2 };
-	uint8_t buf[128], me[6], src[6];
-
-	vt_mac(me, ME);
-	vt_mac(src, (uint8_t)from);
-	hdt_up_raw(t, buf, wire_build_feedback(buf, sizeof(buf), me, src, &fb));
+	prc_feedback_speed(t, from, flow, seq, level, 0);
 }
 
 /* The index in the log of the first frame on the uplink of ethertype et. */
