@@ -359,15 +359,16 @@ static void fuzz_l2ci_transit(const uint8_t *data, size_t size)
 	}
 	memcpy(b, data + 10, size - 10);
 	if (wire_parse_feedback(b, size - 10, &f) == 0) {
-		r = wire_feedback_transit(b, size - 10, level, mac);
+		r = wire_feedback_transit(b, size - 10, level, mac, bps);
 		check(r == 0 || r == 1);
 		check(wire_parse_feedback(b, size - 10, &f2) == 0);
 		check(f2.hop == (f.hop == 255 ? 255 : f.hop + 1) && f2.max_hop <= f2.hop);
 		check(f2.level == (level > f.level ? level : f.level));
 		check(r == (level > f.level));
 		check(!r || (f2.max_hop == f2.hop && memcmp(f2.setter, mac, 6) == 0));
+		check(f2.speed_mbps == (r ? wire_speed_mbps(bps) : f.speed_mbps));
 	} else {
-		r = wire_feedback_transit(b, size - 10, level, mac);
+		r = wire_feedback_transit(b, size - 10, level, mac, bps);
 		check(r == -EINVAL || r == 0 || r == 1);
 	}
 }
