@@ -96,12 +96,12 @@ msdu = tagged[12:]
 cnm = (hsa + cpmac + struct.pack(">HH8shhH6sH", 0x22e7, 21, cpmac + b"\x03\x00", -5, 3, 0,
                                  hda, len(msdu)) + msdu[:64])
 # L2CI (priority-tagged PCP 7): a DISCOVER after three switches (10M) and the
-# FEEDBACK whose 70 % was set at hop 2 by 02:00:00:00:02:01
+# FEEDBACK whose 70 % was set at hop 2 by 02:00:00:00:02:01, a 100M port
 vlan7 = bytes.fromhex("8100e000")
 disc = pad(hda + hsa + vlan7 + struct.pack(">HBBHHBBIQQ", 0x88b6, 1, 4, 24, 7, 3, 0, 1,
                                            10000000, 123456789))
 fb = pad(hsa + hda + vlan7 + struct.pack(">HBBHHBBIHH6s", 0x88b6, 1, 6, 18, 7, 3, 2, 42,
-                                         7000, 0, bytes.fromhex("020000000201")))
+                                         7000, 100, bytes.fromhex("020000000201")))
 if unit_frame("disc_frame") != disc:
     sys.exit("DISCOVER frame differs from disc_frame[] in test_wire.c")
 if unit_frame("fb_frame") != fb:
@@ -216,6 +216,7 @@ expect '^    Sent at \(ns\): 123456789$'
 expect '^l2cc control, FEEDBACK$'
 expect '^    Set at hop: 2$'
 expect '^    Level \(0\.01 %\): 7000 = 70\.00 %$'
+expect '^    Speed of the setter \(Mbit/s\): 100$'
 expect '^    Set by: 02:00:00:00:02:01'
 expect '^    Flow ID \(RPID\): 4660$'
 n=$(TS -Y 'cntag.rpid == 4660 && udp.dstport == 5001' 2>/dev/null | wc -l)
