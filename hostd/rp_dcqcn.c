@@ -279,6 +279,15 @@ static void dcqcn_cut(struct rp *rp, struct flow *f, struct dcqcn *d)
 	qcn_inc_decrease(&rp->p.inc, &d->inc, d->inc.rc * (1.0 - d->alpha / 2.0), clamp);
 	d->cuts++;
 	dcqcn_arm(rp, f, DCQCN_T_RATE, qcn_inc_period(&rp->p.inc, &d->inc));
+	if (!rp->p.alpha_periodic) {
+		/* Zhu et al. §3.3: the cut used alpha as it was; now alpha
+		 * moves toward 1 (unless it took the CNP before the cut), and
+		 * decays only after a period without a cut. With a decrease
+		 * interval that is once per cut, not per CNP. */
+		if (!rp->p.alpha_before_cut)
+			d->alpha = (1.0 - rp->p.g) * d->alpha + rp->p.g;
+		dcqcn_alpha_arm(rp, f, d);
+	}
 }
 
 static void dcqcn_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb *fb,
@@ -321,14 +330,6 @@ static void dcqcn_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb 
 	}
 	/* One cut per CNP, however many marks it stands for. */
 	dcqcn_cut(rp, f, d);
-	if (!p->alpha_periodic) {
-		/* Zhu et al. §3.3: the cut used alpha as it was; now alpha
-		 * moves toward 1, and decays only after a period without a
-		 * CNP. */
-		if (!p->alpha_before_cut)
-			d->alpha = (1.0 - p->g) * d->alpha + p->g;
-		dcqcn_alpha_arm(rp, f, d);
-	}
 	dcqcn_out(d, o);
 }
 

@@ -112,7 +112,7 @@ MUTANTS=(
 "red_drop_sent@@switchd/switch.c@@s/if \(sw_mark\(s, p, prio, idx, len\) == CP_DROP\) \{/if (sw_mark(s, p, prio, idx, len) == CP_DROP \&\& 0) {/@@test_red@@test_red_drop"
 "ce_checksum_kept@@daemon/wire.c@@s/ip\[11\] = \(uint8_t\)~sum;//@@test_red@@test_ce_ipv4"
 "ce_ipv6_wrong_bits@@daemon/wire.c@@s/ip\[1\] \|= IP_ECN_CE << 4;/ip[1] |= IP_ECN_CE;/@@test_red@@test_ce_ipv6_tagged"
-"dcqcn_alpha_no_cnp@@hostd/rp_dcqcn.c@@s/\(!p->alpha_before_cut\)\n\t\t\td->alpha = \(1.0 - p->g\) \* d->alpha \+ p->g;/(!p->alpha_before_cut)\n\t\t\td->alpha = (1.0 - p->g) * d->alpha;/@@test_dcqcn@@test_dcqcn_cut_alpha"
+"dcqcn_alpha_no_cnp@@hostd/rp_dcqcn.c@@s/\(!rp->p.alpha_before_cut\)\n\t\t\td->alpha = \(1.0 - rp->p.g\) \* d->alpha \+ rp->p.g;/(!rp->p.alpha_before_cut)\n\t\t\td->alpha = (1.0 - rp->p.g) * d->alpha;/@@test_dcqcn@@test_dcqcn_cut_alpha"
 "dcqcn_cut_by_alpha@@hostd/rp_dcqcn.c@@s/d->inc.rc \* \(1.0 - d->alpha \/ 2.0\)/d->inc.rc * (1.0 - d->alpha)/@@test_dcqcn@@test_dcqcn_cut_alpha"
 "qcn_fast_recovery_one_more@@hostd/rp_qcn_inc.c@@s/: bs >= f \|\| ts >= f\) \{/: bs > f || ts > f) {/@@test_dcqcn@@test_qcn_inc_stages"
 "qcn_no_hyper@@hostd/rp_qcn_inc.c@@s/\? ts > f : bs >= f && ts >= f\) \{/? ts > f : 0) {/@@test_dcqcn@@test_qcn_inc_stages"

@@ -487,6 +487,23 @@ static void test_dcqcn_hpcc_rules(void)
 	CHECK_NEAR(lt_d(&t)->inc.rt, rc, 1e-3);
 	CHECK_EQ(t.o.rate_bps, (uint64_t)llround(rc * (1 - a / 2)));
 	lt_free(&t);
+	/* The paper's alpha with a decrease interval (g = 1/2): two CNPs, one
+	 * cut at the interval's end with alpha as it was (1: 100M -> 50M),
+	 * then alpha takes it once (still 1), and its timer runs. */
+	CHECK_EQ(lt_new(&t, "g = 0.5\nrate_decrease_interval = 1ms\n", "100M"), 0);
+	lt_cnp(&t);
+	lt_cnp(&t);
+	CHECK_EQ(t.o.rate_bps, 100000000);
+	lt_timer(&t, DCQCN_T_DEC);
+	CHECK_EQ(t.o.rate_bps, 50000000);
+	CHECK(lt_d(&t)->alpha_armed);
+	lt_timer(&t, DCQCN_T_ALPHA);
+	CHECK_NEAR(lt_d(&t)->alpha, 0.5, 1e-12);
+	lt_cnp(&t);
+	lt_timer(&t, DCQCN_T_DEC);                      /* cut by 1/4, then alpha 3/4 */
+	CHECK_EQ(t.o.rate_bps, 37500000);
+	CHECK_NEAR(lt_d(&t)->alpha, 0.75, 1e-12);
+	lt_free(&t);
 	/* The paper's rule with clamp_target_rate = no: the second cut keeps
 	 * Rt at the line rate (the paper would take Rt = 50M). */
 	CHECK_EQ(lt_new(&t, "g = 0.5\nclamp_target_rate = no\n", "100M"), 0);
