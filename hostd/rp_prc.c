@@ -68,7 +68,7 @@ struct prc_flow {
 	uint8_t max_hop;        /* of the last feedback: who set its level */
 	uint64_t rate;          /* bit/s */
 	uint64_t path_bps;
-	uint64_t unit_bps;      /* U: the last feedback's setter's speed, else our link */
+	uint64_t unit_bps;      /* the last feedback's setter's speed; 0: not given */
 	uint64_t min_rtt_ns;
 	uint64_t last_fb_ns;
 	uint64_t fb_gap_ns;     /* mean gap between feedbacks (EWMA 1/8) */
@@ -183,6 +183,12 @@ static uint64_t prc_fb_timeout(const struct rp *rp, const struct prc_flow *s)
 	return a > b ? a : b;
 }
 
+/* U: the speed of the port that set the last feedback's level, else our link. */
+static uint64_t prc_unit(const struct rp *rp, const struct prc_flow *s)
+{
+	return s->unit_bps ? s->unit_bps : rp->env.link_bps;
+}
+
 /* A step at `level`, dt_ns after the path's previous one (0: the first). */
 static void prc_step_level(struct rp *rp, struct flow *f, struct prc_flow *s, uint16_t level,
 			   uint64_t dt_ns)
@@ -191,8 +197,8 @@ static void prc_step_level(struct rp *rp, struct flow *f, struct prc_flow *s, ui
 	s->level = level;
 	if (f->pinned)
 		return;
-	s->rate = prc_step(rp->k, s->rate, s->path_bps, s->unit_bps ? s->unit_bps : rp->env.link_bps,
-			   s->level / 100.0, s->prev / 100.0, dt_ns);
+	s->rate = prc_step(rp->k, s->rate, s->path_bps, prc_unit(rp, s), s->level / 100.0,
+			   s->prev / 100.0, dt_ns);
 }
 
 static void prc_on_feedback(struct rp *rp, struct flow *f, const struct rp_fb *fb,
@@ -292,7 +298,7 @@ static void prc_describe(const struct rp *rp, const struct flow *f, struct jw *w
 	jw_str(w, "state", prc_state_names[s->state < 4 ? s->state : 0]);
 	jw_u64(w, "hops", s->hops);
 	jw_u64(w, "path_bps", s->path_bps);
-	jw_u64(w, "unit_bps", s->unit_bps ? s->unit_bps : rp->env.link_bps);
+	jw_u64(w, "unit_bps", prc_unit(rp, s));
 	jw_u64(w, "rate_bps", s->state == PRC_NO_L2CI && rp->env.h ?
 				      rp_current(rp->env.h, f)->rate_bps : s->rate);
 	jw_double(w, "min_rtt_us", s->min_rtt_ns / 1e3);
